@@ -1,0 +1,2 @@
+//! The `horde` command-line app.
+fn main() {}
