@@ -74,6 +74,52 @@ impl Terrain {
         Self::ALL.get(usize::from(value)).copied()
     }
 
+    /// The character that stands for this kind in horde's ASCII maps (see [`Terrain::from_char`]).
+    #[must_use]
+    pub const fn to_char(self) -> char {
+        match self {
+            Terrain::Empty => '.',
+            Terrain::BrickWall => '#',
+            Terrain::SteelPlate => 'X',
+            Terrain::Forest => 'F',
+            Terrain::Water => '~',
+            Terrain::Snow => ':',
+            Terrain::Lair => 'L',
+            Terrain::Swamp => 'S',
+            Terrain::Blocked => '@',
+        }
+    }
+
+    /// The kind a character of an ASCII map stands for. The legend is a superset of the
+    /// Moving AI `.map` body, so every Moving AI map is also a valid ASCII map:
+    ///
+    /// | char            | kind        |
+    /// |-----------------|-------------|
+    /// | `.` `G`         | empty       |
+    /// | `#`             | brick wall  |
+    /// | `X`             | steel plate |
+    /// | `F`             | forest      |
+    /// | `~` `W`         | water       |
+    /// | `:`             | snow        |
+    /// | `L`             | lair        |
+    /// | `S`             | swamp       |
+    /// | `@` `O` `T`     | blocked     |
+    #[must_use]
+    pub const fn from_char(c: char) -> Option<Self> {
+        Some(match c {
+            '.' | 'G' => Terrain::Empty,
+            '#' => Terrain::BrickWall,
+            'X' => Terrain::SteelPlate,
+            'F' => Terrain::Forest,
+            '~' | 'W' => Terrain::Water,
+            ':' => Terrain::Snow,
+            'L' => Terrain::Lair,
+            'S' => Terrain::Swamp,
+            '@' | 'O' | 'T' => Terrain::Blocked,
+            _ => return None,
+        })
+    }
+
     /// Lower-case name, as used in scenario files and reports.
     #[must_use]
     pub const fn name(self) -> &'static str {
@@ -225,6 +271,11 @@ mod tests {
         assert_eq!(t.cost(Terrain::Forest, Layer::Ground), 3);
         assert!(Terrain::Snow.props().slippery);
         assert_eq!(Terrain::from_u8(9), None);
+        for kind in Terrain::ALL {
+            assert_eq!(Terrain::from_char(kind.to_char()), Some(kind));
+        }
+        assert_eq!(Terrain::from_char('T'), Some(Terrain::Blocked));
+        assert_eq!(Terrain::from_char('?'), None);
     }
 
     #[test]
