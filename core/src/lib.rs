@@ -8,7 +8,10 @@
 mod cost_field;
 mod direction;
 mod grid;
+mod integration;
 mod map;
+mod map_format;
+pub mod reference;
 mod terrain;
 
 pub use cost_field::{CostField, CostFieldError};
@@ -16,3 +19,9 @@ pub use direction::{DIAG_STEP, Direction, ORTHO_STEP};
 pub use grid::{Cell, Grid, GridError, MAX_GRID_SIDE};
 pub use terrain::{CostTable, Layer, OPEN, Terrain, TerrainProps, WALL, ZeroCost};
 pub use map::{Map, TerrainLengthError};
+pub use integration::{FieldError, IntegrationField, UNREACHABLE};
+pub use map_format::{
+    MapFormat, MapFormatError, MapFormatErrorKind, Scenario, ScenarioLine, load_map, load_scenario,
+    movingai_char, parse_ascii_map, parse_movingai_map, parse_scenario, write_ascii_map,
+    write_movingai_map,
+};

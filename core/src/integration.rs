@@ -1,0 +1,378 @@
+//! [`IntegrationField`]: the cost of walking from every cell to the nearest goal.
+//!
+//! A multi-source, 8-neighbour Dijkstra over a [`CostField`]. Moving from a cell into a
+//! neighbour costs the *entered* cell's cost times [`ORTHO_STEP`] or [`DIAG_STEP`]; diagonal
+//! moves never cut a corner (see [`CostField`]'s move mask). Values are `u32` and saturate at
+//! [`UNREACHABLE`], which also marks walls and cells with no path.
+//!
+//! # Algorithm
+//!
+//! A bucket queue whose buckets are [`ORTHO_STEP`] wide. The cheapest possible step is one
+//! orthogonal move into a cost-1 cell, which is exactly one bucket wide, so relaxing any cell
+//! of bucket `k` only ever pushes into buckets `> k`: every cell in a bucket is final when the
+//! bucket is reached, in whatever order its cells are taken. That makes the queue exact (equal
+//! to a binary-heap Dijkstra, which the tests check cell for cell) and lets it work through a
+//! bucket as a plain array. The largest step (cost 254, diagonal) spans 360 buckets, so a ring
+//! of 512 buckets never wraps onto the one being drained.
+
+use crate::cost_field::CostField;
+use crate::direction::{DIAG_STEP, ORTHO_STEP};
+use crate::grid::Cell;
+use crate::terrain::WALL;
+
+/// Value of walls and of cells from which no goal can be reached.
+pub const UNREACHABLE: u32 = u32::MAX;
+
+const RING: usize = 512;
+const _: () = assert!((WALL as u32 - 1) * DIAG_STEP / ORTHO_STEP + 1 < RING as u32);
+
+/// A field could not be built.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum FieldError {
+    /// A goal cell lies outside the grid.
+    #[error("goal {cell} lies outside the {width}x{height} grid")]
+    GoalOutside {
+        /// The goal.
+        cell: Cell,
+        /// Grid width.
+        width: u32,
+        /// Grid height.
+        height: u32,
+    },
+    /// The field and the cost field have different sizes.
+    #[error("field is {field:?} but the cost field is {cost:?}")]
+    SizeMismatch {
+        /// Size of the field.
+        field: (u32, u32),
+        /// Size of the cost field.
+        cost: (u32, u32),
+    },
+}
+
+/// The ring of buckets used by [`IntegrationField`]; kept between builds to reuse memory.
+#[derive(Clone, Debug, Default)]
+struct BucketQueue {
+    buckets: Vec<Vec<u32>>,
+    spare: Vec<u32>,
+}
+
+impl BucketQueue {
+    fn reset(&mut self) {
+        if self.buckets.len() != RING {
+            self.buckets = vec![Vec::new(); RING];
+        }
+        for b in &mut self.buckets {
+            b.clear();
+        }
+    }
+}
+
+/// Cost-to-goal of every cell, in units of [`ORTHO_STEP`] per cost-1 orthogonal step.
+///
+/// Stored in the same padded layout as [`CostField`] (a border slot around the grid) so the
+/// flow field reads neighbours without bounds checks.
+#[derive(Clone, Debug)]
+pub struct IntegrationField {
+    width: u32,
+    height: u32,
+    values: Vec<u32>,
+    queue: BucketQueue,
+}
+
+impl PartialEq for IntegrationField {
+    fn eq(&self, other: &Self) -> bool {
+        self.width == other.width && self.height == other.height && self.values == other.values
+    }
+}
+
+impl Eq for IntegrationField {}
+
+impl IntegrationField {
+    /// A field of `cost`'s size in which every cell is [`UNREACHABLE`].
+    #[must_use]
+    pub fn unreachable(cost: &CostField) -> Self {
+        Self {
+            width: cost.width(),
+            height: cost.height(),
+            values: vec![UNREACHABLE; cost.padded_costs().len()],
+            queue: BucketQueue::default(),
+        }
+    }
+
+    /// Builds the field toward `goals` (all start at 0). Goal cells that are walls for this
+    /// cost field are skipped; with no usable goal every cell is [`UNREACHABLE`].
+    pub fn build(cost: &CostField, goals: &[Cell]) -> Result<Self, FieldError> {
+        let mut field = Self::unreachable(cost);
+        field.rebuild(cost, goals)?;
+        Ok(field)
+    }
+
+    /// Rebuilds in place (reusing memory) toward `goals`.
+    pub fn rebuild(&mut self, cost: &CostField, goals: &[Cell]) -> Result<(), FieldError> {
+        self.rebuild_until(cost, goals, None)
+    }
+
+    /// Like [`Self::rebuild`], but may stop as soon as `target`'s value is final: the value of
+    /// `target` (and of every cell closer to the goals) is exact, farther cells may be left
+    /// too high. Used to check point-to-point distances quickly.
+    pub fn rebuild_until(
+        &mut self,
+        cost: &CostField,
+        goals: &[Cell],
+        target: Option<Cell>,
+    ) -> Result<(), FieldError> {
+        if (self.width, self.height) != (cost.width(), cost.height()) {
+            return Err(FieldError::SizeMismatch {
+                field: (self.width, self.height),
+                cost: (cost.width(), cost.height()),
+            });
+        }
+        for &cell in goals.iter().chain(target.as_ref()) {
+            if cell.x >= self.width || cell.y >= self.height {
+                return Err(FieldError::GoalOutside {
+                    cell,
+                    width: self.width,
+                    height: self.height,
+                });
+            }
+        }
+        self.values.fill(UNREACHABLE);
+        self.queue.reset();
+        let costs = cost.padded_costs();
+        let mut pending = 0usize;
+        for &goal in goals {
+            let i = cost.padded_index(goal);
+            if costs[i] != WALL && self.values[i] != 0 {
+                self.values[i] = 0;
+                self.queue.buckets[0].push(i as u32);
+                pending += 1;
+            }
+        }
+        let stop = target.map(|t| cost.padded_index(t));
+        propagate(
+            &mut self.values,
+            costs,
+            cost.padded_moves(),
+            cost.neighbour_offsets(),
+            &mut self.queue,
+            pending,
+            stop,
+        );
+        Ok(())
+    }
+
+    /// Number of columns.
+    #[must_use]
+    pub fn width(&self) -> u32 {
+        self.width
+    }
+
+    /// Number of rows.
+    #[must_use]
+    pub fn height(&self) -> u32 {
+        self.height
+    }
+
+    /// Value at `cell` ([`UNREACHABLE`] for walls and cells with no path).
+    #[must_use]
+    pub fn get(&self, cell: Cell) -> u32 {
+        self.values[(cell.y as usize + 1) * (self.width as usize + 2) + cell.x as usize + 1]
+    }
+
+    /// Path cost from `cell` to the nearest goal in cost-1 orthogonal steps (a Moving AI
+    /// "optimal length" when every cell costs 1), or `None` when there is no path.
+    #[must_use]
+    pub fn distance(&self, cell: Cell) -> Option<f64> {
+        let v = self.get(cell);
+        (v != UNREACHABLE).then(|| f64::from(v) / f64::from(ORTHO_STEP))
+    }
+
+    /// The values in the padded layout of [`CostField::padded_costs`].
+    #[must_use]
+    pub fn padded_values(&self) -> &[u32] {
+        &self.values
+    }
+
+    /// The values, row-major, without the border.
+    #[must_use]
+    pub fn to_values(&self) -> Vec<u32> {
+        let s = self.width as usize + 2;
+        (0..self.height as usize)
+            .flat_map(|y| {
+                let row = (y + 1) * s + 1;
+                self.values[row..row + self.width as usize].iter().copied()
+            })
+            .collect()
+    }
+
+    /// Bytes of memory per cell held by the values (the padded `u32` array).
+    #[must_use]
+    pub fn bytes_per_cell(&self) -> f64 {
+        (self.values.len() * 4) as f64 / (self.width as f64 * self.height as f64)
+    }
+}
+
+/// Drains the bucket ring: the Dijkstra proper. `pending` entries are queued in bucket 0.
+///
+/// Each settled cell first compares all eight neighbours without branching (walls and the
+/// border hold [`UNREACHABLE`] or lose the comparison), then walks only the improved ones:
+/// the comparison outcome is unpredictable, and one data-dependent loop over a bit mask
+/// costs far fewer mispredictions than eight `if`s (about twice as fast, see PERFORMANCE.md).
+fn propagate(
+    values: &mut [u32],
+    costs: &[u8],
+    moves: &[u8],
+    offsets: [isize; 8],
+    queue: &mut BucketQueue,
+    mut pending: usize,
+    stop: Option<usize>,
+) {
+    let mut current: u32 = 0;
+    let mut list = std::mem::take(&mut queue.spare);
+    while pending > 0 {
+        if let Some(s) = stop
+            && values[s] / ORTHO_STEP < current
+        {
+            break;
+        }
+        let slot = current as usize & (RING - 1);
+        std::mem::swap(&mut list, &mut queue.buckets[slot]);
+        pending -= list.len();
+        let low = current * ORTHO_STEP;
+        for &u in &list {
+            let u = u as usize;
+            let d = values[u];
+            if d.wrapping_sub(low) >= ORTHO_STEP {
+                continue; // stale: the cell was settled from an earlier bucket
+            }
+            let c = u32::from(costs[u]);
+            let steps = [d.saturating_add(c * ORTHO_STEP), d.saturating_add(c * DIAG_STEP)];
+            let mut better = 0u32;
+            for (dir, &offset) in offsets.iter().enumerate() {
+                let v = u.wrapping_add_signed(offset);
+                better |= u32::from(steps[dir & 1] < values[v]) << dir;
+            }
+            better &= u32::from(moves[u]);
+            while better != 0 {
+                let dir = better.trailing_zeros() as usize;
+                better &= better - 1;
+                let v = u.wrapping_add_signed(offsets[dir]);
+                let nd = steps[dir & 1];
+                values[v] = nd;
+                queue.buckets[(nd / ORTHO_STEP) as usize & (RING - 1)].push(v as u32);
+                pending += 1;
+            }
+        }
+        list.clear();
+        current += 1;
+    }
+    queue.spare = list;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grid::Grid;
+    use crate::reference::dijkstra_binary_heap;
+    use proptest::prelude::*;
+
+    /// A random cost grid: mostly open, some rough, some walls.
+    fn arb_costs() -> impl Strategy<Value = (u32, u32, Vec<u8>, Vec<(u32, u32)>)> {
+        (1u32..40, 1u32..40).prop_flat_map(|(w, h)| {
+            let n = (w * h) as usize;
+            let cost = prop_oneof![
+                6 => Just(1u8),
+                2 => 2u8..=254,
+                2 => Just(WALL),
+                1 => Just(254u8),
+            ];
+            (
+                Just(w),
+                Just(h),
+                proptest::collection::vec(cost, n),
+                proptest::collection::vec((0..w, 0..h), 1..5),
+            )
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+        #[test]
+        fn equals_binary_heap_dijkstra((w, h, costs, goals) in arb_costs()) {
+            let grid = Grid::new(w, h).unwrap();
+            let cost = CostField::from_costs(&grid, &costs).unwrap();
+            let goals: Vec<Cell> = goals.into_iter().map(|(x, y)| Cell::new(x, y)).collect();
+            let field = IntegrationField::build(&cost, &goals).unwrap();
+            prop_assert_eq!(field.to_values(), dijkstra_binary_heap(&cost, &goals));
+        }
+
+        #[test]
+        fn early_stop_is_exact_at_the_target((w, h, costs, goals) in arb_costs(), t in (0u32..40, 0u32..40)) {
+            let grid = Grid::new(w, h).unwrap();
+            let cost = CostField::from_costs(&grid, &costs).unwrap();
+            let goals: Vec<Cell> = goals.into_iter().map(|(x, y)| Cell::new(x, y)).collect();
+            let target = Cell::new(t.0 % w, t.1 % h);
+            let mut field = IntegrationField::unreachable(&cost);
+            field.rebuild_until(&cost, &goals, Some(target)).unwrap();
+            let full = dijkstra_binary_heap(&cost, &goals);
+            prop_assert_eq!(field.get(target), full[grid.index(target)]);
+        }
+    }
+
+    #[test]
+    fn straight_and_diagonal_distances() {
+        let grid = Grid::new(10, 10).unwrap();
+        let cost = CostField::filled(&grid, 1);
+        let f = IntegrationField::build(&cost, &[Cell::new(0, 0)]).unwrap();
+        assert_eq!(f.get(Cell::new(9, 0)), 9 * ORTHO_STEP);
+        assert_eq!(f.get(Cell::new(9, 9)), 9 * DIAG_STEP);
+        assert_eq!(f.get(Cell::new(9, 4)), 4 * DIAG_STEP + 5 * ORTHO_STEP);
+        let d = f.distance(Cell::new(3, 3)).unwrap();
+        assert!((d - 3.0 * std::f64::consts::SQRT_2).abs() < 1e-3);
+    }
+
+    #[test]
+    fn walls_rough_cells_and_corners() {
+        // S . #
+        // # . .
+        // . . G
+        let grid = Grid::new(3, 3).unwrap();
+        let costs = [1, 1, WALL, WALL, 5, 1, 1, 1, 1];
+        let cost = CostField::from_costs(&grid, &costs).unwrap();
+        let f = IntegrationField::build(&cost, &[Cell::new(2, 2)]).unwrap();
+        assert_eq!(f.get(Cell::new(2, 0)), UNREACHABLE);
+        // (1,0) cannot step diagonally to (2,1): the wall at (2,0) is a corner. It must enter
+        // the rough (1,1) (cost 5) and then step diagonally onto the goal.
+        assert_eq!(f.get(Cell::new(1, 0)), 5 * ORTHO_STEP + DIAG_STEP);
+        // (0,0) cannot cut past the wall at (0,1) either.
+        assert_eq!(f.get(Cell::new(0, 0)), f.get(Cell::new(1, 0)) + ORTHO_STEP);
+    }
+
+    #[test]
+    fn bad_goals_and_sizes() {
+        let grid = Grid::new(4, 4).unwrap();
+        let cost = CostField::filled(&grid, 1);
+        assert!(matches!(
+            IntegrationField::build(&cost, &[Cell::new(4, 0)]),
+            Err(FieldError::GoalOutside { .. })
+        ));
+        let mut small = IntegrationField::unreachable(&CostField::filled(&Grid::new(2, 2).unwrap(), 1));
+        assert!(matches!(small.rebuild(&cost, &[Cell::new(0, 0)]), Err(FieldError::SizeMismatch { .. })));
+        let walled = CostField::filled(&grid, WALL);
+        let f = IntegrationField::build(&walled, &[Cell::new(1, 1)]).unwrap();
+        assert!(f.to_values().iter().all(|&v| v == UNREACHABLE));
+    }
+
+    #[test]
+    fn values_saturate_instead_of_wrapping() {
+        // A long corridor of cost-254 cells overflows u32 well before its end.
+        let grid = Grid::new(8000, 1).unwrap();
+        let cost = CostField::filled(&grid, 254);
+        let f = IntegrationField::build(&cost, &[Cell::new(0, 0)]).unwrap();
+        let values = f.to_values();
+        assert!(values.windows(2).all(|w| w[0] <= w[1]));
+        assert_eq!(values[1], 254 * ORTHO_STEP);
+        assert_eq!(dijkstra_binary_heap(&cost, &[Cell::new(0, 0)]), values);
+    }
+}
