@@ -1,0 +1,255 @@
+//! [`FieldCache`]: integration and flow fields keyed by (goal set, layer), rebuilt only when
+//! their goals or the costs they depend on change.
+
+use std::collections::HashMap;
+
+use crate::flow::{FlowConfig, FlowField};
+use crate::grid::Cell;
+use crate::integration::{FieldError, IntegrationField};
+use crate::map::Map;
+use crate::terrain::Layer;
+
+/// A non-empty, sorted, duplicate-free set of goal cells.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct GoalSet(Vec<Cell>);
+
+/// A goal set was empty.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("a goal set needs at least one cell")]
+pub struct EmptyGoalSet;
+
+impl GoalSet {
+    /// The set of `cells` (sorted and deduplicated).
+    pub fn new(cells: impl IntoIterator<Item = Cell>) -> Result<Self, EmptyGoalSet> {
+        let mut cells: Vec<Cell> = cells.into_iter().collect();
+        if cells.is_empty() {
+            return Err(EmptyGoalSet);
+        }
+        cells.sort_unstable_by_key(|c| (c.y, c.x));
+        cells.dedup();
+        Ok(Self(cells))
+    }
+
+    /// A single goal cell.
+    #[must_use]
+    pub fn single(cell: Cell) -> Self {
+        Self(vec![cell])
+    }
+
+    /// The cells, sorted by row then column.
+    #[must_use]
+    pub fn cells(&self) -> &[Cell] {
+        &self.0
+    }
+}
+
+/// What a cached field is for.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FieldKey {
+    /// Where units go.
+    pub goals: GoalSet,
+    /// Which cost field they follow.
+    pub layer: Layer,
+}
+
+/// Handle of a field in a [`FieldCache`]; stable for the cache's lifetime.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FieldId(pub u32);
+
+/// An integration field and the flow field derived from it, for one [`FieldKey`].
+#[derive(Clone, Debug)]
+pub struct NavField {
+    key: FieldKey,
+    integration: IntegrationField,
+    flow: FlowField,
+    /// Version of the layer's cost field the field was built from; `None` = never built.
+    built_from: Option<u64>,
+}
+
+impl NavField {
+    fn new(key: FieldKey, map: &Map) -> Self {
+        let cost = map.cost_field(key.layer);
+        Self {
+            integration: IntegrationField::unreachable(cost),
+            flow: FlowField::empty(cost.width(), cost.height()),
+            key,
+            built_from: None,
+        }
+    }
+
+    /// What the field is for.
+    #[must_use]
+    pub fn key(&self) -> &FieldKey {
+        &self.key
+    }
+
+    /// Cost-to-goal of every cell.
+    #[must_use]
+    pub fn integration(&self) -> &IntegrationField {
+        &self.integration
+    }
+
+    /// Direction to walk from every cell.
+    #[must_use]
+    pub fn flow(&self) -> &FlowField {
+        &self.flow
+    }
+
+    /// Whether the field is out of date for `map` (never built, or the layer's costs changed).
+    #[must_use]
+    pub fn is_dirty(&self, map: &Map) -> bool {
+        self.built_from != Some(map.cost_field(self.key.layer).version())
+    }
+
+    /// Rebuilds both fields from `map` (whether or not they are dirty).
+    pub fn rebuild(&mut self, map: &Map, config: &FlowConfig) -> Result<(), FieldError> {
+        let cost = map.cost_field(self.key.layer);
+        let goals = self.key.goals.cells();
+        self.integration.rebuild(cost, goals)?;
+        self.flow.rebuild(cost, &self.integration, goals, config);
+        self.built_from = Some(cost.version());
+        Ok(())
+    }
+}
+
+/// Fields keyed by (goal set, layer). Asking for a key that is already cached returns the
+/// same [`FieldId`]; a field is rebuilt only when it is dirty (new, or its layer's costs
+/// changed since it was built).
+///
+/// Iteration is always in [`FieldId`] order (creation order), never hash-map order, so the
+/// cache is deterministic.
+#[derive(Clone, Debug, Default)]
+pub struct FieldCache {
+    fields: Vec<NavField>,
+    lookup: HashMap<FieldKey, FieldId>,
+    config: FlowConfig,
+}
+
+impl FieldCache {
+    /// An empty cache building flow fields with `config`.
+    #[must_use]
+    pub fn new(config: FlowConfig) -> Self {
+        Self {
+            config,
+            ..Self::default()
+        }
+    }
+
+    /// How flow fields are built.
+    #[must_use]
+    pub fn config(&self) -> &FlowConfig {
+        &self.config
+    }
+
+    /// The field for `key`, created (dirty) if it is not cached yet. Goals outside the map
+    /// are an error.
+    pub fn request(&mut self, key: FieldKey, map: &Map) -> Result<FieldId, FieldError> {
+        if let Some(&id) = self.lookup.get(&key) {
+            return Ok(id);
+        }
+        for &cell in key.goals.cells() {
+            if cell.x >= map.width() || cell.y >= map.height() {
+                return Err(FieldError::GoalOutside {
+                    cell,
+                    width: map.width(),
+                    height: map.height(),
+                });
+            }
+        }
+        let id = FieldId(self.fields.len() as u32);
+        self.fields.push(NavField::new(key.clone(), map));
+        self.lookup.insert(key, id);
+        Ok(id)
+    }
+
+    /// The field with handle `id`.
+    ///
+    /// # Panics
+    /// If `id` did not come from this cache.
+    #[must_use]
+    pub fn get(&self, id: FieldId) -> &NavField {
+        &self.fields[id.0 as usize]
+    }
+
+    /// Number of cached fields.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.fields.len()
+    }
+
+    /// Whether the cache holds no field.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.fields.is_empty()
+    }
+
+    /// Every field, in [`FieldId`] order.
+    pub fn iter(&self) -> impl Iterator<Item = (FieldId, &NavField)> {
+        self.fields
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (FieldId(i as u32), f))
+    }
+
+    /// The dirty fields, in [`FieldId`] order, for callers that rebuild them in parallel
+    /// with [`NavField::rebuild`].
+    pub fn dirty_mut<'a>(&'a mut self, map: &'a Map) -> impl Iterator<Item = &'a mut NavField> {
+        self.fields.iter_mut().filter(move |f| f.is_dirty(map))
+    }
+
+    /// Rebuilds every dirty field, one after another. Returns how many were rebuilt.
+    pub fn rebuild_dirty(&mut self, map: &Map) -> Result<usize, FieldError> {
+        let config = self.config;
+        let mut rebuilt = 0;
+        for field in self.dirty_mut(map) {
+            field.rebuild(map, &config)?;
+            rebuilt += 1;
+        }
+        Ok(rebuilt)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grid::Grid;
+    use crate::terrain::Terrain;
+
+    #[test]
+    fn fields_are_shared_and_rebuilt_only_when_dirty() {
+        let mut map = Map::new(Grid::new(16, 16).unwrap());
+        let mut cache = FieldCache::default();
+        let key = |x, layer| FieldKey {
+            goals: GoalSet::new([Cell::new(x, 3), Cell::new(x, 3)]).unwrap(),
+            layer,
+        };
+        let a = cache.request(key(3, Layer::Ground), &map).unwrap();
+        assert_eq!(cache.request(key(3, Layer::Ground), &map).unwrap(), a);
+        let air = cache.request(key(3, Layer::Air), &map).unwrap();
+        assert_ne!(a, air);
+        assert_eq!(cache.rebuild_dirty(&map).unwrap(), 2);
+        assert_eq!(cache.rebuild_dirty(&map).unwrap(), 0);
+        assert_eq!(cache.get(a).integration().get(Cell::new(3, 3)), 0);
+
+        // A wall on the ground layer dirties the ground field only.
+        assert_ne!(map.set_terrain(Cell::new(4, 3), Terrain::BrickWall), 0);
+        assert!(cache.get(a).is_dirty(&map));
+        assert!(!cache.get(air).is_dirty(&map));
+        assert_eq!(cache.rebuild_dirty(&map).unwrap(), 1);
+        let fresh = IntegrationField::build(map.cost_field(Layer::Ground), &[Cell::new(3, 3)]).unwrap();
+        assert_eq!(cache.get(a).integration(), &fresh);
+    }
+
+    #[test]
+    fn bad_requests() {
+        let map = Map::new(Grid::new(4, 4).unwrap());
+        let mut cache = FieldCache::default();
+        assert_eq!(GoalSet::new([]), Err(EmptyGoalSet));
+        let key = FieldKey {
+            goals: GoalSet::single(Cell::new(9, 0)),
+            layer: Layer::Ground,
+        };
+        assert!(matches!(cache.request(key, &map), Err(FieldError::GoalOutside { .. })));
+        assert!(cache.is_empty());
+    }
+}

@@ -1,0 +1,385 @@
+//! [`FlowField`]: one byte per cell, the direction a unit in that cell should walk.
+
+use std::ops::Range;
+
+use glam::Vec2;
+
+use crate::cost_field::CostField;
+use crate::direction::Direction;
+use crate::grid::{Cell, Grid};
+use crate::integration::{IntegrationField, UNREACHABLE};
+use crate::terrain::WALL;
+
+/// Low bits of a flow byte that mean "no direction" (goal, wall or unreachable cell).
+pub const NO_DIRECTION: u8 = 8;
+/// Bit of a flow byte set when the cell sees the goal in a straight line.
+pub const LINE_OF_SIGHT: u8 = 0x80;
+
+/// How a flow field is made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FlowConfig {
+    /// Cells within this many cells (Chebyshev distance) of a single-cell goal are tested for
+    /// line of sight to it; units in cells that see the goal walk straight at it.
+    /// Default 16; 0 turns line of sight off.
+    pub line_of_sight_radius: u32,
+}
+
+impl Default for FlowConfig {
+    fn default() -> Self {
+        Self {
+            line_of_sight_radius: 16,
+        }
+    }
+}
+
+/// The direction to walk from every cell: toward the neighbour with the lowest integration
+/// value (legal moves only: no corner cutting), or none for goals, walls and unreachable
+/// cells. One byte per cell: bits 0-3 hold a [`Direction`] or [`NO_DIRECTION`], bit 7
+/// ([`LINE_OF_SIGHT`]) marks cells that see the goal.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FlowField {
+    width: u32,
+    height: u32,
+    cells: Vec<u8>,
+    /// The goal cell that line-of-sight cells steer at (single-cell goals only).
+    sight_goal: Option<Cell>,
+}
+
+impl FlowField {
+    /// A field of the given size with no direction anywhere.
+    #[must_use]
+    pub fn empty(width: u32, height: u32) -> Self {
+        Self {
+            width,
+            height,
+            cells: vec![NO_DIRECTION; width as usize * height as usize],
+            sight_goal: None,
+        }
+    }
+
+    /// Builds the flow from a finished integration field (made from `cost` toward `goals`).
+    #[must_use]
+    pub fn build(
+        cost: &CostField,
+        integration: &IntegrationField,
+        goals: &[Cell],
+        config: &FlowConfig,
+    ) -> Self {
+        let mut field = Self::empty(cost.width(), cost.height());
+        field.rebuild(cost, integration, goals, config);
+        field
+    }
+
+    /// Rebuilds in place; see [`Self::build`].
+    pub fn rebuild(
+        &mut self,
+        cost: &CostField,
+        integration: &IntegrationField,
+        goals: &[Cell],
+        config: &FlowConfig,
+    ) {
+        self.resize(cost.width(), cost.height());
+        let height = self.height;
+        fill_direction_rows(cost, integration, 0..height, &mut self.cells);
+        self.mark_line_of_sight(cost, integration, goals, config);
+    }
+
+    /// Resizes to `width x height` (clearing the field when the size changes).
+    pub fn resize(&mut self, width: u32, height: u32) {
+        if (self.width, self.height) != (width, height) {
+            *self = Self::empty(width, height);
+        }
+    }
+
+    /// The raw bytes, row-major, for callers that fill rows in parallel with
+    /// [`fill_direction_rows`] before calling [`Self::mark_line_of_sight`].
+    pub fn bytes_mut(&mut self) -> &mut [u8] {
+        &mut self.cells
+    }
+
+    /// The raw bytes, row-major.
+    #[must_use]
+    pub fn bytes(&self) -> &[u8] {
+        &self.cells
+    }
+
+    /// Sets the line-of-sight bit on every cell within the configured radius of a
+    /// single-cell goal whose centre sees the goal's centre without crossing a wall or
+    /// squeezing diagonally between two walls. Other goal sets get no line of sight.
+    pub fn mark_line_of_sight(
+        &mut self,
+        cost: &CostField,
+        integration: &IntegrationField,
+        goals: &[Cell],
+        config: &FlowConfig,
+    ) {
+        self.sight_goal = None;
+        let r = config.line_of_sight_radius;
+        let [goal] = goals else { return };
+        if r == 0 || goal.x >= self.width || goal.y >= self.height || integration.get(*goal) != 0 {
+            return;
+        }
+        self.sight_goal = Some(*goal);
+        let (x0, x1) = (goal.x.saturating_sub(r), (goal.x + r).min(self.width - 1));
+        let (y0, y1) = (goal.y.saturating_sub(r), (goal.y + r).min(self.height - 1));
+        for y in y0..=y1 {
+            for x in x0..=x1 {
+                let cell = Cell::new(x, y);
+                if integration.get(cell) != UNREACHABLE && segment_is_clear(cost, cell, *goal) {
+                    self.cells[y as usize * self.width as usize + x as usize] |= LINE_OF_SIGHT;
+                }
+            }
+        }
+    }
+
+    /// Number of columns.
+    #[must_use]
+    pub fn width(&self) -> u32 {
+        self.width
+    }
+
+    /// Number of rows.
+    #[must_use]
+    pub fn height(&self) -> u32 {
+        self.height
+    }
+
+    /// The direction to walk from `cell`, or `None` at goals, walls and unreachable cells.
+    #[must_use]
+    pub fn direction(&self, cell: Cell) -> Option<Direction> {
+        let low = self.cells[self.index(cell)] & 0x0F;
+        (low < NO_DIRECTION).then(|| Direction::from_index(low))
+    }
+
+    /// Whether `cell` sees the goal in a straight line.
+    #[must_use]
+    pub fn has_line_of_sight(&self, cell: Cell) -> bool {
+        self.cells[self.index(cell)] & LINE_OF_SIGHT != 0
+    }
+
+    /// The goal that line-of-sight cells steer at, if the field has one.
+    #[must_use]
+    pub fn sight_goal(&self) -> Option<Cell> {
+        self.sight_goal
+    }
+
+    /// The unit direction to walk from world position `pos` on `grid` (the grid the field
+    /// was built on): straight at the goal's centre where the cell sees it, else the cell's
+    /// flow direction; zero outside the grid, at goals, in walls and where no path exists.
+    #[must_use]
+    pub fn sample(&self, grid: &Grid, pos: Vec2) -> Vec2 {
+        let Some(cell) = grid.cell_at(pos) else {
+            return Vec2::ZERO;
+        };
+        let byte = self.cells[self.index(cell)];
+        if byte & LINE_OF_SIGHT != 0
+            && let Some(goal) = self.sight_goal
+        {
+            return (grid.cell_centre(goal) - pos).normalize_or_zero();
+        }
+        let low = byte & 0x0F;
+        if low < NO_DIRECTION {
+            Direction::from_index(low).unit_vector()
+        } else {
+            Vec2::ZERO
+        }
+    }
+
+    fn index(&self, cell: Cell) -> usize {
+        cell.y as usize * self.width as usize + cell.x as usize
+    }
+}
+
+/// Fills the direction bytes of `rows` (line-of-sight bits cleared). `out` holds exactly
+/// those rows, row-major. Rows are independent, so callers may split a field into row bands
+/// and fill them on several threads.
+pub fn fill_direction_rows(
+    cost: &CostField,
+    integration: &IntegrationField,
+    rows: Range<u32>,
+    out: &mut [u8],
+) {
+    let w = cost.width() as usize;
+    assert_eq!(out.len(), rows.len() * w, "`out` must hold exactly the given rows");
+    let values = integration.padded_values();
+    let moves = cost.padded_moves();
+    let offsets = cost.neighbour_offsets();
+    let stride = cost.stride();
+    for (row, y) in out.chunks_exact_mut(w).zip(rows) {
+        let base = (y as usize + 1) * stride + 1;
+        for (x, byte) in row.iter_mut().enumerate() {
+            let i = base + x;
+            let here = values[i];
+            let m = moves[i];
+            let mut best = here;
+            let mut best_dir = NO_DIRECTION;
+            for (dir, &offset) in offsets.iter().enumerate() {
+                let v = if m & (1 << dir) != 0 {
+                    values[i.wrapping_add_signed(offset)]
+                } else {
+                    UNREACHABLE
+                };
+                if v < best {
+                    best = v;
+                    best_dir = dir as u8;
+                }
+            }
+            *byte = best_dir;
+        }
+    }
+}
+
+/// Whether the straight segment between the centres of `from` and `to` crosses only
+/// passable cells, and never passes exactly through a corner between two cells of which
+/// one is a wall (no corner cutting).
+#[must_use]
+pub fn segment_is_clear(cost: &CostField, from: Cell, to: Cell) -> bool {
+    let passable = |x: i64, y: i64| cost.get_or_wall(x, y) != WALL;
+    let (mut x, mut y) = (i64::from(from.x), i64::from(from.y));
+    let (tx, ty) = (i64::from(to.x), i64::from(to.y));
+    let (dx, dy) = ((tx - x).abs(), (ty - y).abs());
+    let (sx, sy) = ((tx - x).signum(), (ty - y).signum());
+    if !passable(x, y) {
+        return false;
+    }
+    let (mut ix, mut iy) = (0, 0);
+    while ix < dx || iy < dy {
+        let decision = (1 + 2 * ix) * dy - (1 + 2 * iy) * dx;
+        if decision == 0 {
+            if !(passable(x + sx, y) && passable(x, y + sy)) {
+                return false;
+            }
+            x += sx;
+            y += sy;
+            ix += 1;
+            iy += 1;
+        } else if decision < 0 {
+            x += sx;
+            ix += 1;
+        } else {
+            y += sy;
+            iy += 1;
+        }
+        if !passable(x, y) {
+            return false;
+        }
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::terrain::OPEN;
+
+    fn field_from(rows: &[&str]) -> (Grid, CostField) {
+        let grid = Grid::new(rows[0].len() as u32, rows.len() as u32).unwrap();
+        let costs: Vec<u8> = rows
+            .iter()
+            .flat_map(|r| r.bytes().map(|b| if b == b'#' { WALL } else { OPEN }))
+            .collect();
+        let cost = CostField::from_costs(&grid, &costs).unwrap();
+        (grid, cost)
+    }
+
+    #[test]
+    fn every_direction_goes_downhill_to_the_goal() {
+        let (grid, cost) = field_from(&[
+            "..........",
+            "..####....",
+            ".....#..#.",
+            "..#..#..#.",
+            "..#.....#.",
+            "..#######.",
+            "..........",
+        ]);
+        let goal = Cell::new(4, 3);
+        let integ = IntegrationField::build(&cost, &[goal]).unwrap();
+        let flow = FlowField::build(&cost, &integ, &[goal], &FlowConfig::default());
+        for i in 0..grid.len() {
+            let c = grid.cell(i);
+            match flow.direction(c) {
+                None => assert!(c == goal || integ.get(c) == UNREACHABLE),
+                Some(d) => {
+                    assert!(cost.moves(c) & (1 << d as u8) != 0, "illegal move at {c}");
+                    let (dx, dy) = d.offset();
+                    let n = Cell::new((c.x as i32 + dx) as u32, (c.y as i32 + dy) as u32);
+                    assert!(integ.get(n) < integ.get(c));
+                }
+            }
+        }
+        // Following the flow from any reachable cell ends at the goal.
+        let c = Cell::new(9, 6);
+        let mut at = c;
+        for _ in 0..100 {
+            let Some(d) = flow.direction(at) else { break };
+            let (dx, dy) = d.offset();
+            at = Cell::new((at.x as i32 + dx) as u32, (at.y as i32 + dy) as u32);
+        }
+        assert_eq!(at, goal);
+    }
+
+    #[test]
+    fn line_of_sight_stops_at_walls_and_corners() {
+        let (grid, cost) = field_from(&[
+            ".....", //
+            ".#...", //
+            "..G..", //
+            "...#.", //
+            ".....",
+        ]);
+        let goal = Cell::new(2, 2);
+        let integ = IntegrationField::build(&cost, &[goal]).unwrap();
+        let flow = FlowField::build(&cost, &integ, &[goal], &FlowConfig::default());
+        assert!(flow.has_line_of_sight(Cell::new(4, 0)));
+        assert!(!flow.has_line_of_sight(Cell::new(0, 0)), "behind the wall at (1,1)");
+        assert!(!flow.has_line_of_sight(Cell::new(4, 4)), "behind the wall at (3,3)");
+        assert!(flow.has_line_of_sight(Cell::new(0, 4)));
+        assert!(flow.has_line_of_sight(Cell::new(0, 3)));
+        assert!(!flow.has_line_of_sight(Cell::new(0, 1)), "the segment clips the wall at (1,1)");
+        // Sampling in a line-of-sight cell points straight at the goal centre.
+        let pos = Vec2::new(4.2, 0.3);
+        let dir = flow.sample(&grid, pos);
+        let want = (grid.cell_centre(goal) - pos).normalize();
+        assert!((dir - want).length() < 1e-6);
+        // Without line of sight the sample is the cell's flow direction.
+        let flat = FlowField::build(&cost, &integ, &[goal], &FlowConfig { line_of_sight_radius: 0 });
+        assert_eq!(flat.sample(&grid, pos), flat.direction(Cell::new(4, 0)).unwrap().unit_vector());
+        assert_eq!(flat.sample(&grid, Vec2::new(-1.0, 0.0)), Vec2::ZERO);
+        // Multi-cell goals get no line of sight.
+        let two = [goal, Cell::new(0, 0)];
+        let integ2 = IntegrationField::build(&cost, &two).unwrap();
+        let flow2 = FlowField::build(&cost, &integ2, &two, &FlowConfig::default());
+        assert!(flow2.bytes().iter().all(|b| b & LINE_OF_SIGHT == 0));
+    }
+
+    #[test]
+    fn segment_clearance_is_symmetric() {
+        let (grid, cost) = field_from(&[
+            "...#....", //
+            "........", //
+            "..#.....", //
+            "......#.", //
+            "........",
+        ]);
+        for a in 0..grid.len() {
+            for b in 0..grid.len() {
+                let (ca, cb) = (grid.cell(a), grid.cell(b));
+                assert_eq!(segment_is_clear(&cost, ca, cb), segment_is_clear(&cost, cb, ca), "{ca} {cb}");
+            }
+        }
+    }
+
+    #[test]
+    fn row_bands_equal_the_whole_field() {
+        let (_, cost) = field_from(&["....#...", "..#.....", "........", ".###....", "........"]);
+        let goal = [Cell::new(7, 4)];
+        let integ = IntegrationField::build(&cost, &goal).unwrap();
+        let whole = FlowField::build(&cost, &integ, &goal, &FlowConfig { line_of_sight_radius: 0 });
+        let mut banded = vec![0u8; 40];
+        let (top, bottom) = banded.split_at_mut(16);
+        fill_direction_rows(&cost, &integ, 0..2, top);
+        fill_direction_rows(&cost, &integ, 2..5, bottom);
+        assert_eq!(banded, whole.bytes());
+    }
+}
