@@ -9,6 +9,7 @@ mod cost_field;
 mod direction;
 mod grid;
 mod integration;
+mod level;
 mod map;
 mod map_format;
 pub mod reference;
@@ -25,3 +26,4 @@ pub use map_format::{
     movingai_char, parse_ascii_map, parse_movingai_map, parse_scenario, write_ascii_map,
     write_movingai_map,
 };
+pub use level::{Level, LevelConfig, LevelError, LevelWeights, generate_level};
