@@ -1,6 +1,9 @@
 //! horde: moves huge RTS armies.
 //!
-//! This facade re-exports [`horde_core`] (data and algorithms) and [`horde_systems`]
-//! (stages and the job graph).
-pub use horde_core as core;
-pub use horde_systems as systems;
+//! This facade re-exports everything public from [`horde_core`] (data and algorithms with no
+//! threads: grid, terrain, fields, map formats, level generator) and [`horde_systems`] (the
+//! frame's stages and the job graph), so `use horde::*` is all an engine needs.
+#![warn(missing_docs)]
+
+pub use horde_core::*;
+pub use horde_systems::*;

@@ -7,12 +7,15 @@
 
 mod cost_field;
 mod direction;
+mod field_cache;
+mod flow;
 mod grid;
 mod integration;
 mod level;
 mod map;
 mod map_format;
 pub mod reference;
+mod scenario_check;
 mod terrain;
 
 pub use cost_field::{CostField, CostFieldError};
@@ -27,3 +30,8 @@ pub use map_format::{
     write_movingai_map,
 };
 pub use level::{Level, LevelConfig, LevelError, LevelWeights, generate_level};
+pub use flow::{FlowConfig, FlowField, LINE_OF_SIGHT, NO_DIRECTION, fill_direction_rows, segment_is_clear};
+pub use field_cache::{EmptyGoalSet, FieldCache, FieldId, FieldKey, GoalSet, NavField};
+pub use scenario_check::{
+    RELATIVE_TOLERANCE, ScenarioMismatch, ScenarioReport, check_scenario_lines, uniform_cost_field,
+};

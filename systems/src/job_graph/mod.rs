@@ -1,0 +1,21 @@
+//! The frame as a job graph: stages that declare what they touch, checked once when the graph is
+//! built, then run every frame on a persistent [`WorkerPool`] (SPEC §9).
+//!
+//! - `access`: what a stage reads and writes ([`Access`], [`Resource`]).
+//! - `pool`: the worker threads and scoped batch parallelism ([`WorkerPool`]); the only module
+//!   with `unsafe` code, explained in its docs and in `README.md`.
+//! - `graph`: stages, their order and the conflict check ([`JobGraphBuilder`], [`JobGraph`],
+//!   [`StageContext`], [`FrameReport`]).
+//! - `error`: [`PoolError`], [`GraphBuildError`], [`JobPanic`].
+
+mod access;
+mod error;
+mod graph;
+mod pool;
+#[cfg(test)]
+mod test;
+
+pub use access::{Access, Resource};
+pub use error::{GraphBuildError, JobPanic, PoolError};
+pub use graph::{FrameReport, JobGraph, JobGraphBuilder, StageContext, StageTime};
+pub use pool::WorkerPool;
