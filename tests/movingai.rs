@@ -52,6 +52,11 @@ fn distances_match_the_optimal_lengths() {
         );
         assert!(report.lines >= 20);
         assert!(buckets.len() >= 5.min(scen.lines.last().unwrap().bucket as usize));
-        assert!(report.mismatches.is_empty(), "{}: {:?}", map_path.display(), report.mismatches);
+        assert!(
+            report.mismatches.is_empty(),
+            "{}: {:?}",
+            map_path.display(),
+            report.mismatches
+        );
     }
 }

@@ -200,31 +200,45 @@ pub fn fill_direction_rows(
     out: &mut [u8],
 ) {
     let w = cost.width() as usize;
-    assert_eq!(out.len(), rows.len() * w, "`out` must hold exactly the given rows");
+    assert_eq!(
+        out.len(),
+        rows.len() * w,
+        "`out` must hold exactly the given rows"
+    );
     let values = integration.padded_values();
     let moves = cost.padded_moves();
-    let offsets = cost.neighbour_offsets();
     let stride = cost.stride();
     for (row, y) in out.chunks_exact_mut(w).zip(rows) {
-        let base = (y as usize + 1) * stride + 1;
-        for (x, byte) in row.iter_mut().enumerate() {
-            let i = base + x;
-            let here = values[i];
-            let m = moves[i];
-            let mut best = here;
-            let mut best_dir = NO_DIRECTION;
-            for (dir, &offset) in offsets.iter().enumerate() {
-                let v = if m & (1 << dir) != 0 {
-                    values[i.wrapping_add_signed(offset)]
+        // Three rows of values, each from one column left of the row to one right of it, so
+        // neighbour `x + dx` of cell `x` sits at `x + 1 + dx`.
+        let mid = (y as usize + 1) * stride;
+        let up = &values[mid - stride..mid - stride + w + 2];
+        let here = &values[mid..mid + w + 2];
+        let down = &values[mid + stride..mid + stride + w + 2];
+        let masks = &moves[mid + 1..mid + 1 + w];
+        for (x, (byte, &m)) in row.iter_mut().zip(masks).enumerate() {
+            // Branch-free arg-min: pack (value, direction) into one u64 so `min` picks the
+            // lowest value and, on ties, the lowest direction index.
+            let key = |value: u32, dir: u8| {
+                if m & (1 << dir) != 0 {
+                    (u64::from(value) << 4) | u64::from(dir)
                 } else {
-                    UNREACHABLE
-                };
-                if v < best {
-                    best = v;
-                    best_dir = dir as u8;
+                    u64::MAX
                 }
-            }
-            *byte = best_dir;
+            };
+            let best = key(up[x + 1], 0)
+                .min(key(up[x + 2], 1))
+                .min(key(here[x + 2], 2))
+                .min(key(down[x + 2], 3))
+                .min(key(down[x + 1], 4))
+                .min(key(down[x], 5))
+                .min(key(here[x], 6))
+                .min(key(up[x], 7));
+            *byte = if (best >> 4) < u64::from(here[x + 1]) {
+                (best & 0x0F) as u8
+            } else {
+                NO_DIRECTION
+            };
         }
     }
 }
@@ -332,19 +346,38 @@ mod tests {
         let integ = IntegrationField::build(&cost, &[goal]).unwrap();
         let flow = FlowField::build(&cost, &integ, &[goal], &FlowConfig::default());
         assert!(flow.has_line_of_sight(Cell::new(4, 0)));
-        assert!(!flow.has_line_of_sight(Cell::new(0, 0)), "behind the wall at (1,1)");
-        assert!(!flow.has_line_of_sight(Cell::new(4, 4)), "behind the wall at (3,3)");
+        assert!(
+            !flow.has_line_of_sight(Cell::new(0, 0)),
+            "behind the wall at (1,1)"
+        );
+        assert!(
+            !flow.has_line_of_sight(Cell::new(4, 4)),
+            "behind the wall at (3,3)"
+        );
         assert!(flow.has_line_of_sight(Cell::new(0, 4)));
         assert!(flow.has_line_of_sight(Cell::new(0, 3)));
-        assert!(!flow.has_line_of_sight(Cell::new(0, 1)), "the segment clips the wall at (1,1)");
+        assert!(
+            !flow.has_line_of_sight(Cell::new(0, 1)),
+            "the segment clips the wall at (1,1)"
+        );
         // Sampling in a line-of-sight cell points straight at the goal centre.
         let pos = Vec2::new(4.2, 0.3);
         let dir = flow.sample(&grid, pos);
         let want = (grid.cell_centre(goal) - pos).normalize();
         assert!((dir - want).length() < 1e-6);
         // Without line of sight the sample is the cell's flow direction.
-        let flat = FlowField::build(&cost, &integ, &[goal], &FlowConfig { line_of_sight_radius: 0 });
-        assert_eq!(flat.sample(&grid, pos), flat.direction(Cell::new(4, 0)).unwrap().unit_vector());
+        let flat = FlowField::build(
+            &cost,
+            &integ,
+            &[goal],
+            &FlowConfig {
+                line_of_sight_radius: 0,
+            },
+        );
+        assert_eq!(
+            flat.sample(&grid, pos),
+            flat.direction(Cell::new(4, 0)).unwrap().unit_vector()
+        );
         assert_eq!(flat.sample(&grid, Vec2::new(-1.0, 0.0)), Vec2::ZERO);
         // Multi-cell goals get no line of sight.
         let two = [goal, Cell::new(0, 0)];
@@ -365,7 +398,11 @@ mod tests {
         for a in 0..grid.len() {
             for b in 0..grid.len() {
                 let (ca, cb) = (grid.cell(a), grid.cell(b));
-                assert_eq!(segment_is_clear(&cost, ca, cb), segment_is_clear(&cost, cb, ca), "{ca} {cb}");
+                assert_eq!(
+                    segment_is_clear(&cost, ca, cb),
+                    segment_is_clear(&cost, cb, ca),
+                    "{ca} {cb}"
+                );
             }
         }
     }
@@ -375,7 +412,14 @@ mod tests {
         let (_, cost) = field_from(&["....#...", "..#.....", "........", ".###....", "........"]);
         let goal = [Cell::new(7, 4)];
         let integ = IntegrationField::build(&cost, &goal).unwrap();
-        let whole = FlowField::build(&cost, &integ, &goal, &FlowConfig { line_of_sight_radius: 0 });
+        let whole = FlowField::build(
+            &cost,
+            &integ,
+            &goal,
+            &FlowConfig {
+                line_of_sight_radius: 0,
+            },
+        );
         let mut banded = vec![0u8; 40];
         let (top, bottom) = banded.split_at_mut(16);
         fill_direction_rows(&cost, &integ, 0..2, top);

@@ -1,0 +1,101 @@
+//! Integration and flow fields on a 1024x1024 map, side by side with a plain binary-heap
+//! Dijkstra and the `pathfinding` crate's `dijkstra_all` on the same graph, in one run.
+//!
+//! Uses `Cauldron.map` from `../shared/data/movingai` when present, else a generated level
+//! of the same size. Run: `cargo bench --bench fields`.
+#![allow(missing_docs)] // criterion_group! generates undocumented functions
+
+use std::hint::black_box;
+use std::path::Path;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use horde::{
+    Cell, CostField, Direction, FlowConfig, FlowField, IntegrationField, Layer, LevelConfig, Map,
+    WALL, fill_direction_rows, generate_level, load_map, reference,
+};
+
+fn bench_map() -> (String, Map) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/movingai/Cauldron.map");
+    match load_map(&path) {
+        Ok(map) => ("Cauldron.map".into(), map),
+        Err(e) => {
+            eprintln!("{e}; using a generated 1024x1024 level instead");
+            let config = LevelConfig::default()
+                .with_size(256, 256)
+                .with_cells_per_tile(4);
+            let level = generate_level(7, &config).expect("valid config");
+            ("generated 1024x1024".into(), level.into_map())
+        }
+    }
+}
+
+/// The passable cell nearest the middle of the map.
+fn central_goal(cost: &CostField) -> Cell {
+    let (w, h) = (cost.width(), cost.height());
+    (0..h)
+        .flat_map(|y| (0..w).map(move |x| Cell::new(x, y)))
+        .filter(|&c| cost.is_passable(c))
+        .min_by_key(|c| {
+            (i64::from(c.x) - i64::from(w / 2)).abs() + (i64::from(c.y) - i64::from(h / 2)).abs()
+        })
+        .expect("the map has a passable cell")
+}
+
+/// `pathfinding::dijkstra_all` over the same graph: entered-cell cost, no corner cutting.
+fn pathfinding_dijkstra_all(cost: &CostField, goal: Cell) -> usize {
+    let successors = |&(x, y): &(i64, i64)| {
+        let c = u32::from(cost.get_or_wall(x, y));
+        let mut out = Vec::with_capacity(8);
+        for d in Direction::ALL {
+            if cost.moves(Cell::new(x as u32, y as u32)) & (1 << d as u8) != 0 {
+                let (dx, dy) = d.offset();
+                out.push(((x + i64::from(dx), y + i64::from(dy)), c * d.step()));
+            }
+        }
+        out
+    };
+    let start = (i64::from(goal.x), i64::from(goal.y));
+    pathfinding::prelude::dijkstra_all(&start, successors).len()
+}
+
+fn fields(c: &mut Criterion) {
+    let (name, map) = bench_map();
+    let cost = map.cost_field(Layer::Ground);
+    let goal = central_goal(cost);
+    let mut integration = IntegrationField::build(cost, &[goal]).unwrap();
+    assert_eq!(
+        integration.to_values(),
+        reference::dijkstra_binary_heap(cost, &[goal])
+    );
+    let reachable = integration
+        .to_values()
+        .iter()
+        .filter(|&&v| v != u32::MAX)
+        .count();
+    assert_eq!(pathfinding_dijkstra_all(cost, goal) + 1, reachable);
+    assert!(cost.to_costs().iter().any(|&c| c == WALL));
+
+    let mut group = c.benchmark_group(format!("fields/{name}"));
+    group.sample_size(10);
+    group.bench_function("horde_integration", |b| {
+        b.iter(|| integration.rebuild(cost, black_box(&[goal])).unwrap())
+    });
+    group.bench_function("binary_heap_dijkstra", |b| {
+        b.iter(|| reference::dijkstra_binary_heap(cost, black_box(&[goal])))
+    });
+    group.bench_function("pathfinding_dijkstra_all", |b| {
+        b.iter(|| pathfinding_dijkstra_all(cost, black_box(goal)))
+    });
+    let config = FlowConfig::default();
+    let mut flow = FlowField::build(cost, &integration, &[goal], &config);
+    group.bench_function("horde_flow_1_thread", |b| {
+        b.iter(|| flow.rebuild(cost, &integration, black_box(&[goal]), &config))
+    });
+    group.bench_function("horde_flow_rows_only", |b| {
+        b.iter(|| fill_direction_rows(cost, &integration, 0..cost.height(), flow.bytes_mut()))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, fields);
+criterion_main!(benches);
