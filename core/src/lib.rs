@@ -9,6 +9,7 @@ mod cost_field;
 mod direction;
 mod field_cache;
 mod flow;
+mod force;
 mod grid;
 mod integration;
 mod level;
@@ -16,22 +17,30 @@ mod map;
 mod map_format;
 pub mod reference;
 mod scenario_check;
+mod spatial_grid;
 mod terrain;
 
 pub use cost_field::{CostField, CostFieldError};
 pub use direction::{DIAG_STEP, Direction, ORTHO_STEP};
+pub use field_cache::{EmptyGoalSet, FieldCache, FieldId, FieldKey, GoalSet, NavField};
+pub use flow::{
+    FlowConfig, FlowField, LINE_OF_SIGHT, NO_DIRECTION, fill_direction_rows, segment_is_clear,
+};
+pub use force::{
+    ForceField, ForceFieldError, ForceFieldId, ForceKind, ForceManager, KnockbackParams,
+    KnockbackParamsError, apply_impulse, decay_external,
+};
 pub use grid::{Cell, Grid, GridError, MAX_GRID_SIDE};
-pub use terrain::{CostTable, Layer, OPEN, Terrain, TerrainProps, WALL, ZeroCost};
-pub use map::{Map, TerrainLengthError};
 pub use integration::{FieldError, IntegrationField, UNREACHABLE};
+pub use level::{Level, LevelConfig, LevelError, LevelWeights, generate_level};
+pub use map::{Map, TerrainLengthError};
 pub use map_format::{
     MapFormat, MapFormatError, MapFormatErrorKind, Scenario, ScenarioLine, load_map, load_scenario,
     movingai_char, parse_ascii_map, parse_movingai_map, parse_scenario, write_ascii_map,
     write_movingai_map,
 };
-pub use level::{Level, LevelConfig, LevelError, LevelWeights, generate_level};
-pub use flow::{FlowConfig, FlowField, LINE_OF_SIGHT, NO_DIRECTION, fill_direction_rows, segment_is_clear};
-pub use field_cache::{EmptyGoalSet, FieldCache, FieldId, FieldKey, GoalSet, NavField};
 pub use scenario_check::{
     RELATIVE_TOLERANCE, ScenarioMismatch, ScenarioReport, check_scenario_lines, uniform_cost_field,
 };
+pub use spatial_grid::{SpatialGrid, SpatialGridError};
+pub use terrain::{CostTable, Layer, OPEN, Terrain, TerrainProps, WALL, ZeroCost};

@@ -1,0 +1,556 @@
+//! [`SpatialGrid`]: a uniform bucket grid that answers "which units are near this point" in
+//! O(1) per query, so separation (SPEC §6 step 5) is O(N) overall instead of all pairs.
+
+use glam::Vec2;
+
+use crate::grid::Grid;
+
+/// Why a [`SpatialGrid`] could not be made or rebuilt.
+#[derive(Clone, Copy, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SpatialGridError {
+    /// The bucket size is not a finite number greater than zero.
+    #[error("spatial grid cell size {0} must be finite and > 0")]
+    BadCellSize(f32),
+    /// The world rectangle has a non-finite corner or a negative size.
+    #[error("spatial grid rectangle at {origin} of size {size} must be finite and not negative")]
+    BadBounds {
+        /// Top-left corner.
+        origin: Vec2,
+        /// Width and height.
+        size: Vec2,
+    },
+    /// The rectangle holds more than [`SpatialGrid::MAX_BUCKETS`] buckets of this size.
+    #[error(
+        "{columns}x{rows} buckets exceed the limit of {max}: use larger buckets",
+        max = SpatialGrid::MAX_BUCKETS
+    )]
+    TooManyBuckets {
+        /// Buckets across (saturated at `u64::MAX`).
+        columns: u64,
+        /// Buckets down (saturated at `u64::MAX`).
+        rows: u64,
+    },
+    /// More units than a `u32` index can name.
+    #[error("{0} units do not fit u32 indices")]
+    TooManyUnits(usize),
+    /// [`SpatialGrid::rebuild_from_buckets`] got a bucket index that does not exist.
+    #[error("unit {unit} is in bucket {bucket}, but there are only {buckets} buckets")]
+    BadBucket {
+        /// Index of the unit.
+        unit: usize,
+        /// Its bucket.
+        bucket: u32,
+        /// Number of buckets.
+        buckets: u32,
+    },
+}
+
+/// Units sorted into square buckets for neighbour queries.
+///
+/// ```text
+///   origin                         bucket b = by * columns + bx
+///     +------+------+------+
+///     |  0   |  1   |  2   |       cell_start[b] .. cell_start[b + 1]  is the slice of
+///     +------+------+------+       `order` holding the units of bucket b, in input order
+///     |  3   |  4   |  5   |
+///     +------+------+------+       order:      [u2 u7 | u0 u3 u4 | ... ]
+///                                  cell_start: [0      2          5 ...  N]
+/// ```
+///
+/// Buckets are squares of side `cell_size` laid over the world rectangle from the same
+/// corner as the map's [`Grid`] (a bucket is not a map cell: it is usually several cells).
+/// [`SpatialGrid::rebuild`] sorts the unit indices by bucket with a stable counting sort;
+/// the caller may instead compute [`SpatialGrid::bucket_of`] for every unit in parallel and
+/// pass the result to [`SpatialGrid::rebuild_from_buckets`]. Both give the same, deterministic
+/// result, and neither allocates once the vectors have grown to the unit count.
+///
+/// ```
+/// use glam::Vec2;
+/// use horde_core::{Grid, SpatialGrid};
+///
+/// let map = Grid::new(64, 64).unwrap();
+/// let mut grid = SpatialGrid::new(&map, SpatialGrid::cell_size_for_radius(0.5))?;
+/// let positions = [Vec2::new(10.0, 10.0), Vec2::new(10.6, 10.2), Vec2::new(40.0, 3.0)];
+/// grid.rebuild(&positions)?;
+/// let mut near = Vec::new();
+/// grid.for_each_neighbour(positions[0], 1.0, |unit| near.push(unit));
+/// near.retain(|&u| positions[u as usize].distance(positions[0]) <= 1.0);
+/// assert_eq!(near, [0, 1]);
+/// # Ok::<(), horde_core::SpatialGridError>(())
+/// ```
+///
+/// Positions outside the world rectangle are clamped into the border buckets (so they are
+/// still found by queries near them), and a position with a NaN coordinate goes to bucket 0.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SpatialGrid {
+    origin: Vec2,
+    cell_size: f32,
+    columns: u32,
+    rows: u32,
+    /// Prefix sums: the units of bucket `b` are `order[cell_start[b]..cell_start[b + 1]]`.
+    cell_start: Vec<u32>,
+    /// Unit indices sorted by bucket, input order within a bucket.
+    order: Vec<u32>,
+    /// Scratch for [`Self::rebuild`]: the bucket of every unit.
+    buckets: Vec<u32>,
+}
+
+impl SpatialGrid {
+    /// Most buckets a grid may have (16M: 64 MiB of `cell_start`).
+    pub const MAX_BUCKETS: u64 = 1 << 24;
+
+    /// Bucket side used when no unit radius is known: `1.0` world unit.
+    pub const DEFAULT_CELL_SIZE: f32 = 1.0;
+
+    /// The default bucket side for units of radius at most `max_unit_radius`: twice it (a
+    /// bucket as wide as the largest unit, so touching units are at most one bucket apart),
+    /// or [`DEFAULT_CELL_SIZE`](Self::DEFAULT_CELL_SIZE) when the radius is not a finite
+    /// number `> 0`.
+    #[must_use]
+    pub fn cell_size_for_radius(max_unit_radius: f32) -> f32 {
+        let size = 2.0 * max_unit_radius;
+        if size.is_finite() && size > 0.0 {
+            size
+        } else {
+            Self::DEFAULT_CELL_SIZE
+        }
+    }
+
+    /// An empty grid of `cell_size` buckets over the world rectangle of `map`.
+    pub fn new(map: &Grid, cell_size: f32) -> Result<Self, SpatialGridError> {
+        Self::from_rect(map.origin(), map.world_size(), cell_size)
+    }
+
+    /// An empty grid of `cell_size` buckets over the rectangle `origin .. origin + size`
+    /// (world units). The last column and row may stick out past the rectangle; a zero size
+    /// gives a single bucket.
+    pub fn from_rect(origin: Vec2, size: Vec2, cell_size: f32) -> Result<Self, SpatialGridError> {
+        if !(cell_size.is_finite() && cell_size > 0.0) {
+            return Err(SpatialGridError::BadCellSize(cell_size));
+        }
+        if !(origin.is_finite() && size.is_finite() && size.x >= 0.0 && size.y >= 0.0) {
+            return Err(SpatialGridError::BadBounds { origin, size });
+        }
+        let count = |extent: f32| (f64::from(extent) / f64::from(cell_size)).ceil().max(1.0);
+        let (columns, rows) = (count(size.x), count(size.y));
+        // f64 -> u64 saturates; the product of two saturated values is checked too.
+        let (c, r) = (columns as u64, rows as u64);
+        if c.checked_mul(r).is_none_or(|n| n > Self::MAX_BUCKETS) {
+            return Err(SpatialGridError::TooManyBuckets {
+                columns: c,
+                rows: r,
+            });
+        }
+        let (columns, rows) = (c as u32, r as u32);
+        Ok(Self {
+            origin,
+            cell_size,
+            columns,
+            rows,
+            cell_start: vec![0; columns as usize * rows as usize + 1],
+            order: Vec::new(),
+            buckets: Vec::new(),
+        })
+    }
+
+    /// World position of the top-left corner of bucket 0.
+    #[must_use]
+    pub fn origin(&self) -> Vec2 {
+        self.origin
+    }
+
+    /// Side of a bucket, world units.
+    #[must_use]
+    pub fn cell_size(&self) -> f32 {
+        self.cell_size
+    }
+
+    /// Buckets across.
+    #[must_use]
+    pub fn columns(&self) -> u32 {
+        self.columns
+    }
+
+    /// Buckets down.
+    #[must_use]
+    pub fn rows(&self) -> u32 {
+        self.rows
+    }
+
+    /// Number of buckets (`columns * rows`).
+    #[must_use]
+    pub fn bucket_count(&self) -> u32 {
+        self.columns * self.rows
+    }
+
+    /// Number of units of the last rebuild.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.order.len()
+    }
+
+    /// Whether the last rebuild had no units.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.order.is_empty()
+    }
+
+    /// Prefix sums of the bucket sizes: `bucket_count() + 1` entries, the first `0`, the last
+    /// the unit count.
+    #[must_use]
+    pub fn cell_start(&self) -> &[u32] {
+        &self.cell_start
+    }
+
+    /// Unit indices sorted by bucket (input order within a bucket).
+    #[must_use]
+    pub fn order(&self) -> &[u32] {
+        &self.order
+    }
+
+    /// The bucket holding world position `pos`: outside positions are clamped into the border
+    /// buckets; a position with a NaN coordinate gives bucket 0. Pure, so callers may compute
+    /// it for many units in parallel and pass the result to
+    /// [`rebuild_from_buckets`](Self::rebuild_from_buckets).
+    #[must_use]
+    pub fn bucket_of(&self, pos: Vec2) -> u32 {
+        if pos.is_nan() {
+            return 0;
+        }
+        let x = self.column_of(pos.x);
+        let y = self.row_of(pos.y);
+        y * self.columns + x
+    }
+
+    /// The column and row of `bucket`, or `None` when there is no such bucket.
+    #[must_use]
+    pub fn bucket_coords(&self, bucket: u32) -> Option<(u32, u32)> {
+        (bucket < self.bucket_count()).then(|| (bucket % self.columns, bucket / self.columns))
+    }
+
+    /// Sorts the units at `positions` (unit `i` at `positions[i]`) into their buckets.
+    /// On error the grid is left empty.
+    pub fn rebuild(&mut self, positions: &[Vec2]) -> Result<(), SpatialGridError> {
+        let mut buckets = std::mem::take(&mut self.buckets);
+        buckets.clear();
+        buckets.extend(positions.iter().map(|&p| self.bucket_of(p)));
+        let result = self.rebuild_from_buckets(&buckets);
+        self.buckets = buckets;
+        result
+    }
+
+    /// Sorts the units into the given buckets (unit `i` in `buckets[i]`, for instance from
+    /// [`bucket_of`](Self::bucket_of)) with a stable counting sort: count per bucket, prefix
+    /// sums, then place the units from last to first. On error (a bucket that does not exist,
+    /// too many units) the grid is left empty.
+    pub fn rebuild_from_buckets(&mut self, buckets: &[u32]) -> Result<(), SpatialGridError> {
+        let bucket_count = self.bucket_count();
+        self.cell_start.clear();
+        self.cell_start.resize(bucket_count as usize + 1, 0);
+        self.order.clear();
+        if u32::try_from(buckets.len()).is_err() {
+            return Err(SpatialGridError::TooManyUnits(buckets.len()));
+        }
+        for (unit, &bucket) in buckets.iter().enumerate() {
+            match self.cell_start.get_mut(bucket as usize) {
+                Some(count) if bucket < bucket_count => *count += 1,
+                _ => {
+                    self.cell_start.fill(0);
+                    return Err(SpatialGridError::BadBucket {
+                        unit,
+                        bucket,
+                        buckets: bucket_count,
+                    });
+                }
+            }
+        }
+        // Inclusive prefix sums: cell_start[b] = end of bucket b.
+        let mut sum = 0u32;
+        for count in &mut self.cell_start {
+            sum += *count;
+            *count = sum;
+        }
+        // Back to front, so units of one bucket keep their input order; afterwards
+        // cell_start[b] is the start of bucket b and cell_start[bucket_count] the unit count.
+        self.order.resize(buckets.len(), 0);
+        for (unit, &bucket) in buckets.iter().enumerate().rev() {
+            let slot = &mut self.cell_start[bucket as usize];
+            *slot -= 1;
+            self.order[*slot as usize] = unit as u32;
+        }
+        Ok(())
+    }
+
+    /// The units in `bucket`, in input order; empty for a bucket that does not exist.
+    #[must_use]
+    pub fn bucket_range(&self, bucket: u32) -> &[u32] {
+        if bucket >= self.bucket_count() {
+            return &[];
+        }
+        let b = bucket as usize;
+        &self.order[self.cell_start[b] as usize..self.cell_start[b + 1] as usize]
+    }
+
+    /// Calls `visit` with every unit in the buckets that overlap the square of half-side
+    /// `radius` around `pos` (clamped to the grid, like the positions were). That is every
+    /// unit within `radius` of `pos`, each once, plus some further away: filter by distance.
+    /// With `radius <= cell_size` these are at most the 3x3 buckets around `pos`. Buckets are
+    /// visited row by row, units in bucket order, so the order is deterministic. A NaN `pos`
+    /// or a NaN or negative `radius` visits nothing.
+    pub fn for_each_neighbour(&self, pos: Vec2, radius: f32, mut visit: impl FnMut(u32)) {
+        if pos.is_nan() || radius.is_nan() || radius < 0.0 {
+            return;
+        }
+        let (x0, x1) = (
+            self.column_of(pos.x - radius),
+            self.column_of(pos.x + radius),
+        );
+        let (y0, y1) = (self.row_of(pos.y - radius), self.row_of(pos.y + radius));
+        for y in y0..=y1 {
+            let row = y * self.columns;
+            let start = self.cell_start[(row + x0) as usize] as usize;
+            let end = self.cell_start[(row + x1) as usize + 1] as usize;
+            // The buckets x0..=x1 of one row are contiguous in `order`.
+            for &unit in &self.order[start..end] {
+                visit(unit);
+            }
+        }
+    }
+
+    /// The clamped column of world x coordinate `x` (NaN gives 0).
+    fn column_of(&self, x: f32) -> u32 {
+        axis_index((x - self.origin.x) / self.cell_size, self.columns)
+    }
+
+    /// The clamped row of world y coordinate `y` (NaN gives 0).
+    fn row_of(&self, y: f32) -> u32 {
+        axis_index((y - self.origin.y) / self.cell_size, self.rows)
+    }
+}
+
+/// `floor(local)` clamped to `0..count`; NaN gives 0 (`f32::max` and `as` both map it so).
+fn axis_index(local: f32, count: u32) -> u32 {
+    local.floor().max(0.0).min((count - 1) as f32) as u32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use rand_core::{RngCore, SeedableRng};
+    use rand_pcg::Pcg32;
+
+    fn grid(width: u32, height: u32, cell: f32) -> SpatialGrid {
+        let map = Grid::new(width, height)
+            .unwrap()
+            .with_placement(1.0, Vec2::new(-3.0, 2.0))
+            .unwrap();
+        SpatialGrid::new(&map, cell).unwrap()
+    }
+
+    fn random_points(rng: &mut Pcg32, n: usize, lo: Vec2, hi: Vec2) -> Vec<Vec2> {
+        let mut unit = || (rng.next_u32() >> 8) as f32 / (1u32 << 24) as f32;
+        (0..n)
+            .map(|_| lo + (hi - lo) * Vec2::new(unit(), unit()))
+            .collect()
+    }
+
+    fn neighbours(grid: &SpatialGrid, pos: Vec2, radius: f32) -> Vec<u32> {
+        let mut out = Vec::new();
+        grid.for_each_neighbour(pos, radius, |u| out.push(u));
+        out
+    }
+
+    /// Every pair within `radius` is found, no unit is visited twice.
+    fn check_against_brute_force(grid: &SpatialGrid, points: &[Vec2], radius: f32) {
+        for (i, &p) in points.iter().enumerate() {
+            let found = neighbours(grid, p, radius);
+            let mut seen = vec![false; points.len()];
+            for &u in &found {
+                assert!(!seen[u as usize], "unit {u} visited twice from {i}");
+                seen[u as usize] = true;
+            }
+            for (j, &q) in points.iter().enumerate() {
+                if p.distance(q) <= radius {
+                    assert!(seen[j], "unit {j} at {q} is within {radius} of {i} at {p}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn finds_every_pair_that_brute_force_finds() {
+        let mut rng = Pcg32::seed_from_u64(7);
+        for (cell, radius) in [(1.0, 1.0), (1.5, 0.7), (2.0, 2.0), (0.6, 1.7)] {
+            let g0 = grid(40, 30, cell);
+            let mut g = g0.clone();
+            // Some points outside the map on every side.
+            let points =
+                random_points(&mut rng, 1500, Vec2::new(-6.0, -1.0), Vec2::new(40.0, 35.0));
+            g.rebuild(&points).unwrap();
+            check_against_brute_force(&g, &points, radius);
+            assert_eq!(g.len(), points.len());
+            assert_eq!(*g.cell_start().last().unwrap() as usize, points.len());
+            let mut sorted = g.order().to_vec();
+            sorted.sort_unstable();
+            assert!(sorted.iter().copied().eq(0..points.len() as u32));
+        }
+    }
+
+    #[test]
+    fn small_radius_visits_at_most_three_by_three_buckets() {
+        let mut g = grid(20, 20, 1.0);
+        let points: Vec<Vec2> = (0..400)
+            .map(|i| Vec2::new(-3.0 + (i % 20) as f32 + 0.5, 2.0 + (i / 20) as f32 + 0.5))
+            .collect();
+        g.rebuild(&points).unwrap();
+        assert!(g.cell_start().windows(2).all(|w| w[1] - w[0] == 1));
+        assert_eq!(neighbours(&g, points[210], 1.0).len(), 9);
+        assert_eq!(neighbours(&g, points[0], 1.0).len(), 4);
+        assert_eq!(neighbours(&g, points[210], 0.0).len(), 1);
+        assert!(neighbours(&g, Vec2::NAN, 1.0).is_empty());
+        assert!(neighbours(&g, points[0], -1.0).is_empty());
+        assert_eq!(neighbours(&g, points[0], f32::INFINITY).len(), 400);
+    }
+
+    #[test]
+    fn rebuild_is_stable_and_deterministic() {
+        let mut rng = Pcg32::seed_from_u64(99);
+        let mut g = grid(16, 16, 4.0);
+        let mut points = random_points(&mut rng, 600, Vec2::new(-3.0, 2.0), Vec2::new(13.0, 18.0));
+        points.extend_from_slice(&points.clone()[..50]); // duplicates share a bucket
+        g.rebuild(&points).unwrap();
+        for b in 0..g.bucket_count() {
+            let units = g.bucket_range(b);
+            assert!(
+                units.windows(2).all(|w| w[0] < w[1]),
+                "bucket {b} not in input order"
+            );
+            assert!(units.iter().all(|&u| g.bucket_of(points[u as usize]) == b));
+        }
+        let first = g.clone();
+        g.rebuild(&points).unwrap();
+        assert_eq!(g, first);
+        // The split build gives the same result.
+        let buckets: Vec<u32> = points.iter().map(|&p| g.bucket_of(p)).collect();
+        let mut split = grid(16, 16, 4.0);
+        split.rebuild_from_buckets(&buckets).unwrap();
+        assert_eq!(split.order(), first.order());
+        assert_eq!(split.cell_start(), first.cell_start());
+    }
+
+    #[test]
+    fn outside_positions_clamp_to_the_border_and_nan_to_zero() {
+        let g = grid(10, 6, 2.0); // 5x3 buckets over x -3..7, y 2..8
+        assert_eq!((g.columns(), g.rows()), (5, 3));
+        assert_eq!(g.bucket_of(Vec2::new(-3.0, 2.0)), 0);
+        assert_eq!(g.bucket_of(Vec2::new(-100.0, -100.0)), 0);
+        assert_eq!(g.bucket_of(Vec2::new(1e30, -5.0)), 4);
+        assert_eq!(g.bucket_of(Vec2::new(f32::INFINITY, f32::INFINITY)), 14);
+        assert_eq!(g.bucket_of(Vec2::new(f32::NEG_INFINITY, 7.9)), 10);
+        assert_eq!(g.bucket_of(Vec2::new(0.5, 100.0)), 11);
+        assert_eq!(g.bucket_of(Vec2::new(f32::NAN, 7.0)), 0);
+        assert_eq!(g.bucket_of(Vec2::new(6.0, f32::NAN)), 0);
+        assert_eq!(g.bucket_coords(11), Some((1, 2)));
+        assert_eq!(g.bucket_coords(15), None);
+        // A clamped unit is still found by a query near it.
+        let mut g = g;
+        let points = [Vec2::new(7.3, 8.2), Vec2::new(6.9, 7.9)];
+        g.rebuild(&points).unwrap();
+        assert_eq!(neighbours(&g, points[0], 0.5), [0, 1]);
+        assert_eq!(neighbours(&g, points[1], 0.5), [0, 1]);
+    }
+
+    #[test]
+    fn empty_input_and_reuse() {
+        let mut g = grid(30, 30, 1.5);
+        g.rebuild(&[]).unwrap();
+        assert!(g.is_empty());
+        assert!(g.cell_start().iter().all(|&s| s == 0));
+        assert_eq!(g.cell_start().len(), g.bucket_count() as usize + 1);
+        assert!(neighbours(&g, Vec2::new(5.0, 5.0), 3.0).is_empty());
+        assert!(g.bucket_range(0).is_empty() && g.bucket_range(u32::MAX).is_empty());
+
+        let mut rng = Pcg32::seed_from_u64(3);
+        let points = random_points(&mut rng, 500, Vec2::new(-3.0, 2.0), Vec2::new(27.0, 32.0));
+        g.rebuild(&points).unwrap();
+        let ptrs = (
+            g.order().as_ptr(),
+            g.cell_start().as_ptr(),
+            g.buckets.as_ptr(),
+        );
+        for n in [500, 120, 0, 499] {
+            g.rebuild(&points[..n]).unwrap();
+            assert_eq!(g.len(), n);
+            let now = (
+                g.order().as_ptr(),
+                g.cell_start().as_ptr(),
+                g.buckets.as_ptr(),
+            );
+            assert_eq!(now, ptrs, "rebuild of {n} units reallocated");
+        }
+        check_against_brute_force(&g, &points[..499], 1.5);
+    }
+
+    #[test]
+    fn bad_input_is_an_error() {
+        let map = Grid::new(8, 8).unwrap();
+        for cell in [0.0, -1.0, f32::NAN, f32::INFINITY] {
+            assert!(matches!(
+                SpatialGrid::new(&map, cell),
+                Err(SpatialGridError::BadCellSize(_))
+            ));
+        }
+        assert!(matches!(
+            SpatialGrid::new(&map, 1e-6),
+            Err(SpatialGridError::TooManyBuckets { .. })
+        ));
+        assert!(matches!(
+            SpatialGrid::from_rect(Vec2::ZERO, Vec2::new(f32::MAX, f32::MAX), f32::MIN_POSITIVE),
+            Err(SpatialGridError::TooManyBuckets { .. })
+        ));
+        assert!(matches!(
+            SpatialGrid::from_rect(Vec2::ZERO, Vec2::new(-1.0, 4.0), 1.0),
+            Err(SpatialGridError::BadBounds { .. })
+        ));
+        let zero = SpatialGrid::from_rect(Vec2::ZERO, Vec2::ZERO, 1.0).unwrap();
+        assert_eq!(zero.bucket_count(), 1);
+
+        let mut g = SpatialGrid::new(&map, 2.0).unwrap();
+        g.rebuild(&[Vec2::ONE, Vec2::splat(5.0)]).unwrap();
+        assert_eq!(
+            g.rebuild_from_buckets(&[0, 3, 16, 2]),
+            Err(SpatialGridError::BadBucket {
+                unit: 2,
+                bucket: 16,
+                buckets: 16
+            })
+        );
+        assert!(g.is_empty() && g.cell_start().iter().all(|&s| s == 0));
+        assert!(g.rebuild_from_buckets(&[u32::MAX]).is_err());
+    }
+
+    #[test]
+    fn default_cell_size() {
+        assert_eq!(SpatialGrid::cell_size_for_radius(0.75), 1.5);
+        assert_eq!(SpatialGrid::cell_size_for_radius(0.0), 1.0);
+        assert_eq!(SpatialGrid::cell_size_for_radius(f32::NAN), 1.0);
+        assert_eq!(SpatialGrid::cell_size_for_radius(f32::MAX), 1.0);
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        #[test]
+        fn neighbour_queries_match_brute_force(
+            points in proptest::collection::vec((-8.0f32..20.0, -8.0f32..20.0), 0..80),
+            cell in 0.5f32..4.0,
+            radius_fraction in 0.0f32..=1.0,
+        ) {
+            let points: Vec<Vec2> = points.into_iter().map(|(x, y)| Vec2::new(x, y)).collect();
+            let mut g = SpatialGrid::from_rect(Vec2::ZERO, Vec2::new(12.0, 9.0), cell).unwrap();
+            g.rebuild(&points).unwrap();
+            check_against_brute_force(&g, &points, cell * radius_fraction);
+        }
+    }
+}
