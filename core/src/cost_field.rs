@@ -242,7 +242,10 @@ mod tests {
         // . #
         // . .
         let mut f = CostField::filled(&grid(2, 2), 1);
-        assert_eq!(f.moves(Cell::new(0, 1)) & (1 << Direction::NE as u8), 1 << 1);
+        assert_eq!(
+            f.moves(Cell::new(0, 1)) & (1 << Direction::NE as u8),
+            1 << 1
+        );
         f.set(Cell::new(1, 0), WALL);
         assert_eq!(f.moves(Cell::new(0, 1)) & (1 << Direction::NE as u8), 0);
         // corners of the grid never move outwards
@@ -276,7 +279,9 @@ mod tests {
     #[test]
     fn moves_are_symmetric() {
         let g = grid(7, 6);
-        let costs: Vec<u8> = (0..42u32).map(|i| if (i * 7 + 3) % 5 == 0 { WALL } else { 1 }).collect();
+        let costs: Vec<u8> = (0..42u32)
+            .map(|i| if (i * 7 + 3) % 5 == 0 { WALL } else { 1 })
+            .collect();
         let f = CostField::from_costs(&g, &costs).unwrap();
         for i in 0..g.len() {
             let c = g.cell(i);

@@ -115,7 +115,10 @@ mod tests {
     #[test]
     fn step_ratio_is_close_to_sqrt2() {
         let ratio = f64::from(DIAG_STEP) / f64::from(ORTHO_STEP);
-        assert!((ratio / std::f64::consts::SQRT_2 - 1.0).abs() < 1e-4, "{ratio}");
+        assert!(
+            (ratio / std::f64::consts::SQRT_2 - 1.0).abs() < 1e-4,
+            "{ratio}"
+        );
     }
 
     #[test]

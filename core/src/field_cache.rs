@@ -236,7 +236,8 @@ mod tests {
         assert!(cache.get(a).is_dirty(&map));
         assert!(!cache.get(air).is_dirty(&map));
         assert_eq!(cache.rebuild_dirty(&map).unwrap(), 1);
-        let fresh = IntegrationField::build(map.cost_field(Layer::Ground), &[Cell::new(3, 3)]).unwrap();
+        let fresh =
+            IntegrationField::build(map.cost_field(Layer::Ground), &[Cell::new(3, 3)]).unwrap();
         assert_eq!(cache.get(a).integration(), &fresh);
     }
 
@@ -249,7 +250,10 @@ mod tests {
             goals: GoalSet::single(Cell::new(9, 0)),
             layer: Layer::Ground,
         };
-        assert!(matches!(cache.request(key, &map), Err(FieldError::GoalOutside { .. })));
+        assert!(matches!(
+            cache.request(key, &map),
+            Err(FieldError::GoalOutside { .. })
+        ));
         assert!(cache.is_empty());
     }
 }

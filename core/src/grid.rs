@@ -224,7 +224,13 @@ mod tests {
         assert!(Grid::new(0, 3).is_err());
         assert!(Grid::new(3, MAX_GRID_SIDE + 1).is_err());
         let g = Grid::new(3, 3).unwrap();
-        assert_eq!(g.with_placement(0.0, Vec2::ZERO), Err(GridError::BadCellSize(0.0)));
-        assert!(g.with_placement(1.0, Vec2::new(f32::INFINITY, 0.0)).is_err());
+        assert_eq!(
+            g.with_placement(0.0, Vec2::ZERO),
+            Err(GridError::BadCellSize(0.0))
+        );
+        assert!(
+            g.with_placement(1.0, Vec2::new(f32::INFINITY, 0.0))
+                .is_err()
+        );
     }
 }

@@ -247,7 +247,10 @@ fn propagate(
                 continue; // stale: the cell was settled from an earlier bucket
             }
             let c = u32::from(costs[u]);
-            let steps = [d.saturating_add(c * ORTHO_STEP), d.saturating_add(c * DIAG_STEP)];
+            let steps = [
+                d.saturating_add(c * ORTHO_STEP),
+                d.saturating_add(c * DIAG_STEP),
+            ];
             let mut better = 0u32;
             for (dir, &offset) in offsets.iter().enumerate() {
                 let v = u.wrapping_add_signed(offset);
@@ -357,8 +360,12 @@ mod tests {
             IntegrationField::build(&cost, &[Cell::new(4, 0)]),
             Err(FieldError::GoalOutside { .. })
         ));
-        let mut small = IntegrationField::unreachable(&CostField::filled(&Grid::new(2, 2).unwrap(), 1));
-        assert!(matches!(small.rebuild(&cost, &[Cell::new(0, 0)]), Err(FieldError::SizeMismatch { .. })));
+        let mut small =
+            IntegrationField::unreachable(&CostField::filled(&Grid::new(2, 2).unwrap(), 1));
+        assert!(matches!(
+            small.rebuild(&cost, &[Cell::new(0, 0)]),
+            Err(FieldError::SizeMismatch { .. })
+        ));
         let walled = CostField::filled(&grid, WALL);
         let f = IntegrationField::build(&walled, &[Cell::new(1, 1)]).unwrap();
         assert!(f.to_values().iter().all(|&v| v == UNREACHABLE));

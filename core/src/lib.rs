@@ -5,6 +5,7 @@
 //! cached per goal set and layer in a [`FieldCache`].
 #![warn(missing_docs)]
 
+mod clearance;
 mod cost_field;
 mod direction;
 mod field_cache;
@@ -18,7 +19,9 @@ mod map_format;
 pub mod reference;
 mod scenario_check;
 mod spatial_grid;
+mod steering;
 mod terrain;
+mod unit;
 
 pub use cost_field::{CostField, CostFieldError};
 pub use direction::{DIAG_STEP, Direction, ORTHO_STEP};
@@ -44,3 +47,10 @@ pub use scenario_check::{
 };
 pub use spatial_grid::{SpatialGrid, SpatialGridError};
 pub use terrain::{CostTable, Layer, OPEN, Terrain, TerrainProps, WALL, ZeroCost};
+pub use unit::{
+    Agent, ExternalForce, GroupId, Mass, Position, SpawnError, Steering, Stun, UnitId, UnitSpec, Velocity,
+};
+pub use clearance::Clearance;
+pub use steering::{
+    RayHit, SteeringConfig, avoid_walls, blend_and_turn, cast_ray, probe, rotate, separation_push, unit_noise,
+};

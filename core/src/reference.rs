@@ -16,7 +16,8 @@ use crate::terrain::WALL;
 pub fn dijkstra_binary_heap(cost: &CostField, goals: &[Cell]) -> Vec<u32> {
     let (w, h) = (i64::from(cost.width()), i64::from(cost.height()));
     let idx = |x: i64, y: i64| (y * w + x) as usize;
-    let passable = |x: i64, y: i64| cost.get_or_wall(x, y) != WALL && x >= 0 && y >= 0 && x < w && y < h;
+    let passable =
+        |x: i64, y: i64| cost.get_or_wall(x, y) != WALL && x >= 0 && y >= 0 && x < w && y < h;
     let mut dist = vec![UNREACHABLE; (w * h) as usize];
     let mut heap = BinaryHeap::new();
     for g in goals {

@@ -64,7 +64,11 @@ pub fn check_scenario_lines<'a>(
         let found = field.distance(line.start);
         let expected = line.optimal_length;
         let error = found.map_or(f64::INFINITY, |f| (f - expected).abs());
-        let rel = if expected > 0.0 { error / expected } else { error };
+        let rel = if expected > 0.0 {
+            error / expected
+        } else {
+            error
+        };
         report.lines += 1;
         report.max_rel_error = report.max_rel_error.max(rel.min(1.0));
         if error <= RELATIVE_TOLERANCE * expected + line.length_tolerance() {

@@ -54,7 +54,9 @@ impl Terrain {
     pub const fn props(self) -> TerrainProps {
         let (blocks_ground, blocks_projectiles, blocks_vision, slippery) = match self {
             Terrain::Empty | Terrain::Swamp => (false, false, false, false),
-            Terrain::BrickWall | Terrain::SteelPlate | Terrain::Blocked => (true, true, true, false),
+            Terrain::BrickWall | Terrain::SteelPlate | Terrain::Blocked => {
+                (true, true, true, false)
+            }
             Terrain::Forest => (false, false, true, false),
             Terrain::Water => (true, false, false, false),
             Terrain::Snow => (false, false, false, true),
@@ -264,7 +266,10 @@ mod tests {
         let t = CostTable::default();
         for kind in Terrain::ALL {
             assert_eq!(t.cost(kind, Layer::Air), OPEN);
-            assert_eq!(t.cost(kind, Layer::Ground) == WALL, kind.props().blocks_ground);
+            assert_eq!(
+                t.cost(kind, Layer::Ground) == WALL,
+                kind.props().blocks_ground
+            );
             assert_eq!(Terrain::from_u8(kind as u8), Some(kind));
         }
         assert_eq!(t.cost(Terrain::Water, Layer::Hover), OPEN);
@@ -284,6 +289,10 @@ mod tests {
             .with(Terrain::Forest, Layer::Ground, 9)
             .unwrap();
         assert_eq!(t.cost(Terrain::Forest, Layer::Ground), 9);
-        assert!(CostTable::default().with(Terrain::Empty, Layer::Air, 0).is_err());
+        assert!(
+            CostTable::default()
+                .with(Terrain::Empty, Layer::Air, 0)
+                .is_err()
+        );
     }
 }

@@ -1,0 +1,318 @@
+//! Steering maths (SPEC §6, article 004 steps 1-7): ray probes against the cost grid, the
+//! 120-degree fan, wall sliding, separation, blending and bounded turning.
+//!
+//! Pure functions of one unit and what it sees; the steering stage calls them for every unit.
+//! Angles go through `libm` rather than the platform's maths library so results are the same
+//! on every machine (lockstep), and nothing here uses fused multiply-add.
+
+use glam::Vec2;
+
+use crate::cost_field::CostField;
+use crate::grid::Grid;
+use crate::terrain::WALL;
+
+/// Steering parameters. Lengths are in world units, angles in radians.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SteeringConfig {
+    /// How far ahead of the unit's edge the probe rays look (default 1.5).
+    pub probe_length: f32,
+    /// The side rays start at `radius * probe_inflate` from the centre (default 1.1).
+    pub probe_inflate: f32,
+    /// Angle between fan directions (default 10 degrees).
+    pub fan_step: f32,
+    /// Number of fan steps on each side (default 6: 60 degrees each way, a 120-degree fan).
+    pub fan_steps: u32,
+    /// Weight of the avoidance direction in the blend (default 1.0).
+    pub avoid_weight: f32,
+    /// Weight of separation in the blend (default 1.5).
+    pub separation_weight: f32,
+    /// Neighbours closer than `(r_a + r_b) * separation_range` push each other apart
+    /// (default 1.2).
+    pub separation_range: f32,
+    /// Largest random turn added each frame to break symmetric deadlocks (default 0.03 rad).
+    pub jitter: f32,
+    /// A unit whose path distance to the goal is at most this many cells has arrived and
+    /// stops (default 0.5).
+    pub arrival_distance: f32,
+    /// Units slow down linearly within this many cells of the goal (default 1.5).
+    pub slow_distance: f32,
+}
+
+impl Default for SteeringConfig {
+    fn default() -> Self {
+        Self {
+            probe_length: 1.5,
+            probe_inflate: 1.1,
+            fan_step: 10f32.to_radians(),
+            fan_steps: 6,
+            avoid_weight: 1.0,
+            separation_weight: 1.5,
+            separation_range: 1.2,
+            jitter: 0.03,
+            arrival_distance: 0.5,
+            slow_distance: 1.5,
+        }
+    }
+}
+
+/// Where a ray met a wall.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RayHit {
+    /// Distance from the ray's origin (world units).
+    pub distance: f32,
+    /// Unit normal of the wall face that was hit, pointing back toward the ray.
+    pub normal: Vec2,
+}
+
+/// Casts a ray from `origin` along unit vector `dir` for `length` world units through the
+/// cells of `cost` (a grid walk, Amanatides-Woo). Returns the first wall cell's face hit, or
+/// `None` when the ray stays in passable cells. Leaving the map counts as hitting a wall.
+#[must_use]
+pub fn cast_ray(cost: &CostField, grid: &Grid, origin: Vec2, dir: Vec2, length: f32) -> Option<RayHit> {
+    let size = grid.cell_size();
+    let local = (origin - grid.origin()) / size;
+    let (mut cx, mut cy) = (local.x.floor() as i64, local.y.floor() as i64);
+    if cost.get_or_wall(cx, cy) == WALL {
+        return Some(RayHit {
+            distance: 0.0,
+            normal: -dir,
+        });
+    }
+    let max_t = length / size;
+    let step_x: i64 = if dir.x > 0.0 { 1 } else { -1 };
+    let step_y: i64 = if dir.y > 0.0 { 1 } else { -1 };
+    let delta_x = if dir.x != 0.0 { (1.0 / dir.x).abs() } else { f32::INFINITY };
+    let delta_y = if dir.y != 0.0 { (1.0 / dir.y).abs() } else { f32::INFINITY };
+    let next_x = if dir.x > 0.0 { cx as f32 + 1.0 - local.x } else { local.x - cx as f32 };
+    let next_y = if dir.y > 0.0 { cy as f32 + 1.0 - local.y } else { local.y - cy as f32 };
+    let mut t_x = if dir.x != 0.0 { next_x * delta_x } else { f32::INFINITY };
+    let mut t_y = if dir.y != 0.0 { next_y * delta_y } else { f32::INFINITY };
+    loop {
+        let (t, normal) = if t_x < t_y {
+            cx += step_x;
+            let t = t_x;
+            t_x += delta_x;
+            (t, Vec2::new(-step_x as f32, 0.0))
+        } else {
+            cy += step_y;
+            let t = t_y;
+            t_y += delta_y;
+            (t, Vec2::new(0.0, -step_y as f32))
+        };
+        if t > max_t {
+            return None;
+        }
+        if cost.get_or_wall(cx, cy) == WALL {
+            return Some(RayHit {
+                distance: t * size,
+                normal,
+            });
+        }
+    }
+}
+
+/// The three-ray probe of step 2: one ray from the centre and one from each edge point
+/// (`radius * probe_inflate` to the sides), each `radius + probe_length` long. Returns the
+/// nearest hit.
+#[must_use]
+pub fn probe(
+    cost: &CostField,
+    grid: &Grid,
+    pos: Vec2,
+    dir: Vec2,
+    radius: f32,
+    config: &SteeringConfig,
+) -> Option<RayHit> {
+    let side = dir.perp() * (radius * config.probe_inflate);
+    let length = radius + config.probe_length;
+    [pos, pos + side, pos - side]
+        .into_iter()
+        .filter_map(|o| cast_ray(cost, grid, o, dir, length))
+        .min_by(|a, b| a.distance.total_cmp(&b.distance))
+}
+
+/// Rotates `v` by `angle` radians (positive = from `+x` toward `+y`).
+#[must_use]
+pub fn rotate(v: Vec2, angle: f32) -> Vec2 {
+    let (s, c) = (libm::sinf(angle), libm::cosf(angle));
+    Vec2::new(v.x * c - v.y * s, v.x * s + v.y * c)
+}
+
+/// Steps 2-4: keeps `ideal` when the probe is clear; otherwise tries the fan at
+/// `fan_step` increments, alternating sides and starting on `side` (the remembered one),
+/// and takes the first clear direction; when the whole fan is blocked, slides along the
+/// wall (drops the part of `ideal` that goes into the nearest hit's normal). Returns the
+/// direction (unit length or zero) and the side to remember.
+#[must_use]
+pub fn avoid_walls(
+    cost: &CostField,
+    grid: &Grid,
+    pos: Vec2,
+    ideal: Vec2,
+    radius: f32,
+    side: i8,
+    config: &SteeringConfig,
+) -> (Vec2, i8) {
+    let Some(hit) = probe(cost, grid, pos, ideal, radius, config) else {
+        return (ideal, side);
+    };
+    let first = if side < 0 { -1i8 } else { 1 };
+    for k in 1..=config.fan_steps {
+        for s in [first, -first] {
+            let dir = rotate(ideal, f32::from(s) * k as f32 * config.fan_step);
+            if probe(cost, grid, pos, dir, radius, config).is_none() {
+                return (dir, s);
+            }
+        }
+    }
+    let into_wall = ideal.dot(hit.normal).min(0.0);
+    ((ideal - hit.normal * into_wall).normalize_or_zero(), first)
+}
+
+/// Step 5 for one neighbour: the push on a unit at `pos` (radius `radius`) from a neighbour
+/// at `other` (radius `other_radius`): away from the neighbour, growing linearly from 0 at
+/// `(radius + other_radius) * separation_range` to 1 when the centres meet. Two units on the
+/// same spot are pushed along `tie_break` (a unit vector chosen by the caller).
+#[must_use]
+pub fn separation_push(
+    pos: Vec2,
+    radius: f32,
+    other: Vec2,
+    other_radius: f32,
+    tie_break: Vec2,
+    config: &SteeringConfig,
+) -> Vec2 {
+    let range = (radius + other_radius) * config.separation_range;
+    let away = pos - other;
+    let d2 = away.length_squared();
+    if d2 >= range * range {
+        return Vec2::ZERO;
+    }
+    let d = d2.sqrt();
+    let strength = 1.0 - d / range;
+    if d > 1e-6 {
+        away * (strength / d)
+    } else {
+        tie_break * strength
+    }
+}
+
+/// Step 6: blends the avoidance direction and the separation push, turns `heading` toward
+/// the result by at most `max_turn` radians, then adds `jitter` radians. Returns the new unit
+/// heading (zero when there is nowhere to go).
+#[must_use]
+pub fn blend_and_turn(
+    heading: Vec2,
+    avoid: Vec2,
+    separation: Vec2,
+    max_turn: f32,
+    jitter: f32,
+    config: &SteeringConfig,
+) -> Vec2 {
+    let desired = avoid * config.avoid_weight + separation * config.separation_weight;
+    let Some(desired) = desired.try_normalize() else {
+        return heading;
+    };
+    let turned = if heading == Vec2::ZERO {
+        desired
+    } else {
+        let angle = libm::atan2f(heading.perp_dot(desired), heading.dot(desired));
+        rotate(heading, angle.clamp(-max_turn, max_turn))
+    };
+    rotate(turned, jitter).normalize_or_zero()
+}
+
+/// A deterministic number in `[-1, 1)` from (seed, unit, frame): the per-unit randomness of
+/// SPEC §10, the same on every thread count and machine.
+#[must_use]
+pub fn unit_noise(seed: u64, unit: u32, frame: u64) -> f32 {
+    // SplitMix64 finaliser over the three inputs.
+    let mut z = seed ^ (u64::from(unit).wrapping_mul(0x9E37_79B9_7F4A_7C15)) ^ frame.wrapping_mul(0xD1B5_4A32_D192_ED03);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^= z >> 31;
+    ((z >> 40) as f32 / (1u64 << 23) as f32) - 1.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grid::Cell;
+
+    fn walled(rows: &[&str]) -> (Grid, CostField) {
+        let grid = Grid::new(rows[0].len() as u32, rows.len() as u32).unwrap();
+        let costs: Vec<u8> = rows.iter().flat_map(|r| r.bytes().map(|b| if b == b'#' { WALL } else { 1 })).collect();
+        (grid, CostField::from_costs(&grid, &costs).unwrap())
+    }
+
+    #[test]
+    fn rays_hit_the_first_wall_face() {
+        let (grid, cost) = walled(&["......", "....#.", "......"]);
+        let hit = cast_ray(&cost, &grid, Vec2::new(0.5, 1.5), Vec2::X, 10.0).unwrap();
+        assert!((hit.distance - 3.5).abs() < 1e-5);
+        assert_eq!(hit.normal, Vec2::new(-1.0, 0.0));
+        assert!(cast_ray(&cost, &grid, Vec2::new(0.5, 1.5), Vec2::X, 3.0).is_none());
+        // Leaving the map is a wall too.
+        let up = cast_ray(&cost, &grid, Vec2::new(0.5, 1.5), -Vec2::Y, 5.0).unwrap();
+        assert!((up.distance - 1.5).abs() < 1e-5);
+        assert_eq!(up.normal, Vec2::Y);
+        assert!(cast_ray(&cost, &grid, Vec2::new(4.5, 1.5), Vec2::X, 1.0).unwrap().distance == 0.0);
+        let _ = Cell::new(0, 0);
+    }
+
+    #[test]
+    fn fan_turns_to_the_remembered_side_first_and_slides_when_boxed_in() {
+        let (grid, cost) = walled(&[
+            "..........",
+            "..........",
+            "......#...",
+            "......#...",
+            "......#...",
+            "..........",
+            "..........",
+        ]);
+        let config = SteeringConfig::default();
+        let pos = Vec2::new(4.5, 3.5);
+        let (dir, side) = avoid_walls(&cost, &grid, pos, Vec2::X, 0.3, 1, &config);
+        assert_eq!(side, 1);
+        assert!(dir.y > 0.0, "turned toward +y first: {dir}");
+        let (dir, side) = avoid_walls(&cost, &grid, pos, Vec2::X, 0.3, -1, &config);
+        assert_eq!(side, -1);
+        assert!(dir.y < 0.0);
+        // Clear way ahead: unchanged.
+        let (dir, _) = avoid_walls(&cost, &grid, Vec2::new(1.5, 0.5), Vec2::X, 0.3, 1, &config);
+        assert_eq!(dir, Vec2::X);
+        // In a dead-end pocket the fan is blocked: slide along the wall.
+        let (grid, cost) = walled(&["#####", "#...#", "#.#.#"]);
+        let (dir, _) = avoid_walls(&cost, &grid, Vec2::new(2.5, 1.5), Vec2::new(0.6, -0.8), 0.4, 1, &config);
+        assert!(dir.y.abs() < 1e-6 && dir.x > 0.99, "{dir}");
+    }
+
+    #[test]
+    fn separation_and_turning() {
+        let c = SteeringConfig::default();
+        let p = separation_push(Vec2::ZERO, 0.5, Vec2::new(0.5, 0.0), 0.5, Vec2::Y, &c);
+        assert!(p.x < 0.0 && p.y == 0.0);
+        let far = separation_push(Vec2::ZERO, 0.5, Vec2::new(2.0, 0.0), 0.5, Vec2::Y, &c);
+        assert_eq!(far, Vec2::ZERO);
+        let same = separation_push(Vec2::ZERO, 0.5, Vec2::ZERO, 0.5, Vec2::Y, &c);
+        assert_eq!(same, Vec2::Y);
+        // The turn is bounded.
+        let h = blend_and_turn(Vec2::X, Vec2::Y, Vec2::ZERO, 0.1, 0.0, &c);
+        assert!((libm::atan2f(h.y, h.x) - 0.1).abs() < 1e-5);
+        let h = blend_and_turn(Vec2::X, Vec2::Y, Vec2::ZERO, 4.0, 0.0, &c);
+        assert!((h - Vec2::Y).length() < 1e-5);
+        assert_eq!(blend_and_turn(Vec2::X, Vec2::ZERO, Vec2::ZERO, 1.0, 0.0, &c), Vec2::X);
+    }
+
+    #[test]
+    fn noise_is_deterministic_and_spread() {
+        let a: Vec<f32> = (0..1000).map(|u| unit_noise(7, u, 3)).collect();
+        let b: Vec<f32> = (0..1000).map(|u| unit_noise(7, u, 3)).collect();
+        assert_eq!(a, b);
+        assert!(a.iter().all(|v| (-1.0..1.0).contains(v)));
+        let mean = a.iter().sum::<f32>() / 1000.0;
+        assert!(mean.abs() < 0.1);
+        assert_ne!(unit_noise(7, 1, 3), unit_noise(7, 1, 4));
+    }
+}

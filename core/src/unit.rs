@@ -1,0 +1,255 @@
+//! The components a unit is made of (SPEC §5), and the validated description used to spawn
+//! one. They are plain data: any ECS can store them; horde's stages use hecs.
+
+use glam::Vec2;
+
+use crate::grid::Grid;
+use crate::map::Map;
+use crate::terrain::{Layer, WALL};
+
+/// Where the unit's centre is (world units).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Position(pub Vec2);
+
+/// The unit's own, self-propelled velocity from steering (world units per second).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Velocity(pub Vec2);
+
+/// Velocity given by force fields (the article's `externalVelocity`); decays by drag.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ExternalForce(pub Vec2);
+
+/// Seconds of lost control left; a stunned unit does not steer.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Stun(pub f32);
+
+/// Mass (> 0): heavier units are pushed less by the same force.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Mass(pub f32);
+
+/// A unit's stable number, given at spawn in spawn order. Per-unit random numbers come from
+/// (seed, id, frame) and the state hash orders units by it, so neither depends on storage
+/// order or thread count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct UnitId(pub u32);
+
+/// The group a unit belongs to; each group has a goal (a field to follow).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct GroupId(pub u16);
+
+/// What a unit is: fixed parameters set at spawn.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Agent {
+    /// Body radius (world units, > 0).
+    pub radius: f32,
+    /// Top self-propelled speed (world units per second, >= 0).
+    pub max_speed: f32,
+    /// Largest heading change per second (radians, > 0).
+    pub turn_rate: f32,
+    /// Which cost field the unit walks on.
+    pub layer: Layer,
+    /// Which group's goal it follows.
+    pub group: GroupId,
+    /// Player-controlled; force fields may be set to leave such units alone.
+    pub controllable: bool,
+}
+
+/// What steering remembers between frames.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Steering {
+    /// Smoothed unit heading (zero until the unit first moves).
+    pub heading: Vec2,
+    /// Side the fan turned to the last time the way ahead was blocked: `1` = positive angles
+    /// (clockwise on screen, since world `+y` points down the map), `-1` negative angles.
+    /// The next fan starts on this side, which stops units flip-flopping at corners.
+    pub avoid_side: i8,
+    /// The unit has reached its group's goal and stands still.
+    pub arrived: bool,
+}
+
+impl Default for Steering {
+    fn default() -> Self {
+        Self {
+            heading: Vec2::ZERO,
+            avoid_side: 1,
+            arrived: false,
+        }
+    }
+}
+
+/// Everything needed to spawn a unit. Checked by [`UnitSpec::validate`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct UnitSpec {
+    /// Initial centre (world units).
+    pub position: Vec2,
+    /// Body radius (default 0.5).
+    pub radius: f32,
+    /// Top speed (default 4.0 world units per second).
+    pub max_speed: f32,
+    /// Largest heading change per second (default 2π radians).
+    pub turn_rate: f32,
+    /// Mass (default 1.0).
+    pub mass: f32,
+    /// Movement layer (default ground).
+    pub layer: Layer,
+    /// Group (default 0).
+    pub group: GroupId,
+    /// Player-controlled (default true).
+    pub controllable: bool,
+}
+
+impl UnitSpec {
+    /// A unit at `position` with every other parameter at its default.
+    #[must_use]
+    pub fn at(position: Vec2) -> Self {
+        Self {
+            position,
+            radius: 0.5,
+            max_speed: 4.0,
+            turn_rate: std::f32::consts::TAU,
+            mass: 1.0,
+            layer: Layer::Ground,
+            group: GroupId(0),
+            controllable: true,
+        }
+    }
+
+    /// Same spec with another radius.
+    #[must_use]
+    pub fn with_radius(mut self, radius: f32) -> Self {
+        self.radius = radius;
+        self
+    }
+
+    /// Same spec with another top speed.
+    #[must_use]
+    pub fn with_max_speed(mut self, max_speed: f32) -> Self {
+        self.max_speed = max_speed;
+        self
+    }
+
+    /// Same spec with another mass.
+    #[must_use]
+    pub fn with_mass(mut self, mass: f32) -> Self {
+        self.mass = mass;
+        self
+    }
+
+    /// Same spec on another layer.
+    #[must_use]
+    pub fn with_layer(mut self, layer: Layer) -> Self {
+        self.layer = layer;
+        self
+    }
+
+    /// Same spec in another group.
+    #[must_use]
+    pub fn with_group(mut self, group: GroupId) -> Self {
+        self.group = group;
+        self
+    }
+
+    /// Same spec, player-controlled or not.
+    #[must_use]
+    pub fn with_controllable(mut self, controllable: bool) -> Self {
+        self.controllable = controllable;
+        self
+    }
+
+    /// Same spec with another turn rate (radians per second).
+    #[must_use]
+    pub fn with_turn_rate(mut self, turn_rate: f32) -> Self {
+        self.turn_rate = turn_rate;
+        self
+    }
+
+    /// Checks every number and that the position is inside the map, in a cell the unit's
+    /// layer can enter.
+    pub fn validate(&self, map: &Map) -> Result<(), SpawnError> {
+        let positive = |name: &'static str, v: f32| {
+            if v.is_finite() && v > 0.0 {
+                Ok(())
+            } else {
+                Err(SpawnError::BadNumber { name, value: v })
+            }
+        };
+        positive("radius", self.radius)?;
+        positive("mass", self.mass)?;
+        positive("turn_rate", self.turn_rate)?;
+        if !(self.max_speed.is_finite() && self.max_speed >= 0.0) {
+            return Err(SpawnError::BadNumber {
+                name: "max_speed",
+                value: self.max_speed,
+            });
+        }
+        if !self.position.is_finite() {
+            return Err(SpawnError::NonFinitePosition(self.position));
+        }
+        let grid: &Grid = map.grid();
+        let Some(cell) = grid.cell_at(self.position) else {
+            return Err(SpawnError::OutsideMap(self.position));
+        };
+        if map.cost_field(self.layer).get(cell) == WALL {
+            return Err(SpawnError::Blocked {
+                position: self.position,
+                layer: self.layer,
+            });
+        }
+        Ok(())
+    }
+}
+
+/// Why a unit could not be spawned.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SpawnError {
+    /// A parameter is NaN, infinite or out of range.
+    #[error("{name} = {value} is invalid: it must be a finite number > 0 (max_speed may be 0)")]
+    BadNumber {
+        /// The parameter.
+        name: &'static str,
+        /// Its value.
+        value: f32,
+    },
+    /// The position is NaN or infinite.
+    #[error("position {0} is not finite")]
+    NonFinitePosition(Vec2),
+    /// The position lies outside the map.
+    #[error("position {0} lies outside the map")]
+    OutsideMap(Vec2),
+    /// The position lies in a cell the unit's layer cannot enter.
+    #[error("position {position} lies in a cell that {layer:?} units cannot enter")]
+    Blocked {
+        /// The position.
+        position: Vec2,
+        /// The unit's layer.
+        layer: Layer,
+    },
+    /// The group does not exist.
+    #[error("group {0} does not exist")]
+    NoSuchGroup(u16),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grid::{Cell, Grid};
+    use crate::terrain::Terrain;
+
+    #[test]
+    fn spawn_validation() {
+        let mut map = Map::new(Grid::new(8, 8).unwrap());
+        map.set_terrain(Cell::new(2, 2), Terrain::Water);
+        let ok = UnitSpec::at(Vec2::new(1.5, 1.5));
+        assert_eq!(ok.validate(&map), Ok(()));
+        assert!(matches!(ok.with_radius(0.0).validate(&map), Err(SpawnError::BadNumber { name: "radius", .. })));
+        assert!(matches!(ok.with_mass(-1.0).validate(&map), Err(SpawnError::BadNumber { name: "mass", .. })));
+        assert!(matches!(ok.with_mass(f32::NAN).validate(&map), Err(SpawnError::BadNumber { .. })));
+        assert!(matches!(ok.with_max_speed(f32::INFINITY).validate(&map), Err(SpawnError::BadNumber { .. })));
+        let at = |x, y| UnitSpec { position: Vec2::new(x, y), ..ok };
+        assert!(matches!(at(f32::NAN, 1.0).validate(&map), Err(SpawnError::NonFinitePosition(_))));
+        assert!(matches!(at(9.0, 1.0).validate(&map), Err(SpawnError::OutsideMap(_))));
+        assert!(matches!(at(2.5, 2.5).validate(&map), Err(SpawnError::Blocked { .. })));
+        assert_eq!(at(2.5, 2.5).with_layer(Layer::Hover).validate(&map), Ok(()));
+    }
+}
