@@ -68,7 +68,13 @@ pub struct RayHit {
 /// cells of `cost` (a grid walk, Amanatides-Woo). Returns the first wall cell's face hit, or
 /// `None` when the ray stays in passable cells. Leaving the map counts as hitting a wall.
 #[must_use]
-pub fn cast_ray(cost: &CostField, grid: &Grid, origin: Vec2, dir: Vec2, length: f32) -> Option<RayHit> {
+pub fn cast_ray(
+    cost: &CostField,
+    grid: &Grid,
+    origin: Vec2,
+    dir: Vec2,
+    length: f32,
+) -> Option<RayHit> {
     let size = grid.cell_size();
     let local = (origin - grid.origin()) / size;
     let (mut cx, mut cy) = (local.x.floor() as i64, local.y.floor() as i64);
@@ -81,12 +87,36 @@ pub fn cast_ray(cost: &CostField, grid: &Grid, origin: Vec2, dir: Vec2, length: 
     let max_t = length / size;
     let step_x: i64 = if dir.x > 0.0 { 1 } else { -1 };
     let step_y: i64 = if dir.y > 0.0 { 1 } else { -1 };
-    let delta_x = if dir.x != 0.0 { (1.0 / dir.x).abs() } else { f32::INFINITY };
-    let delta_y = if dir.y != 0.0 { (1.0 / dir.y).abs() } else { f32::INFINITY };
-    let next_x = if dir.x > 0.0 { cx as f32 + 1.0 - local.x } else { local.x - cx as f32 };
-    let next_y = if dir.y > 0.0 { cy as f32 + 1.0 - local.y } else { local.y - cy as f32 };
-    let mut t_x = if dir.x != 0.0 { next_x * delta_x } else { f32::INFINITY };
-    let mut t_y = if dir.y != 0.0 { next_y * delta_y } else { f32::INFINITY };
+    let delta_x = if dir.x != 0.0 {
+        (1.0 / dir.x).abs()
+    } else {
+        f32::INFINITY
+    };
+    let delta_y = if dir.y != 0.0 {
+        (1.0 / dir.y).abs()
+    } else {
+        f32::INFINITY
+    };
+    let next_x = if dir.x > 0.0 {
+        cx as f32 + 1.0 - local.x
+    } else {
+        local.x - cx as f32
+    };
+    let next_y = if dir.y > 0.0 {
+        cy as f32 + 1.0 - local.y
+    } else {
+        local.y - cy as f32
+    };
+    let mut t_x = if dir.x != 0.0 {
+        next_x * delta_x
+    } else {
+        f32::INFINITY
+    };
+    let mut t_y = if dir.y != 0.0 {
+        next_y * delta_y
+    } else {
+        f32::INFINITY
+    };
     loop {
         let (t, normal) = if t_x < t_y {
             cx += step_x;
@@ -125,9 +155,20 @@ pub fn probe(
 ) -> Option<RayHit> {
     let side = dir.perp() * (radius * config.probe_inflate);
     let length = radius + config.probe_length;
-    [pos, pos + side, pos - side]
+    let centre = cast_ray(cost, grid, pos, dir, length);
+    // An edge point inside a wall (a unit hugging it, or in a corridor narrower than the
+    // inflated body) says nothing about the way ahead: only rays starting in open cells count.
+    let edges = [pos + side, pos - side].into_iter().filter_map(|o| {
+        let local = (o - grid.origin()) / grid.cell_size();
+        if cost.get_or_wall(local.x.floor() as i64, local.y.floor() as i64) == WALL {
+            None
+        } else {
+            cast_ray(cost, grid, o, dir, length)
+        }
+    });
+    centre
         .into_iter()
-        .filter_map(|o| cast_ray(cost, grid, o, dir, length))
+        .chain(edges)
         .min_by(|a, b| a.distance.total_cmp(&b.distance))
 }
 
@@ -141,8 +182,8 @@ pub fn rotate(v: Vec2, angle: f32) -> Vec2 {
 /// Steps 2-4: keeps `ideal` when the probe is clear; otherwise tries the fan at
 /// `fan_step` increments, alternating sides and starting on `side` (the remembered one),
 /// and takes the first clear direction; when the whole fan is blocked, slides along the
-/// wall (drops the part of `ideal` that goes into the nearest hit's normal). Returns the
-/// direction (unit length or zero) and the side to remember.
+/// wall (drops the part of `ideal` that goes into the nearest hit's normal), or keeps
+/// `ideal` when it hits the wall head-on. Returns the direction and the side to remember.
 #[must_use]
 pub fn avoid_walls(
     cost: &CostField,
@@ -165,8 +206,14 @@ pub fn avoid_walls(
             }
         }
     }
+    // Slide: drop the part of `ideal` that goes into the wall. Head-on there is nothing
+    // left to slide along; then keep the flow direction, which is a legal path through the
+    // cells, and let the collision step keep the centre out of the wall.
     let into_wall = ideal.dot(hit.normal).min(0.0);
-    ((ideal - hit.normal * into_wall).normalize_or_zero(), first)
+    let slide = (ideal - hit.normal * into_wall)
+        .try_normalize()
+        .unwrap_or(ideal);
+    (slide, first)
 }
 
 /// Step 5 for one neighbour: the push on a unit at `pos` (radius `radius`) from a neighbour
@@ -227,7 +274,9 @@ pub fn blend_and_turn(
 #[must_use]
 pub fn unit_noise(seed: u64, unit: u32, frame: u64) -> f32 {
     // SplitMix64 finaliser over the three inputs.
-    let mut z = seed ^ (u64::from(unit).wrapping_mul(0x9E37_79B9_7F4A_7C15)) ^ frame.wrapping_mul(0xD1B5_4A32_D192_ED03);
+    let mut z = seed
+        ^ (u64::from(unit).wrapping_mul(0x9E37_79B9_7F4A_7C15))
+        ^ frame.wrapping_mul(0xD1B5_4A32_D192_ED03);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^= z >> 31;
@@ -241,7 +290,10 @@ mod tests {
 
     fn walled(rows: &[&str]) -> (Grid, CostField) {
         let grid = Grid::new(rows[0].len() as u32, rows.len() as u32).unwrap();
-        let costs: Vec<u8> = rows.iter().flat_map(|r| r.bytes().map(|b| if b == b'#' { WALL } else { 1 })).collect();
+        let costs: Vec<u8> = rows
+            .iter()
+            .flat_map(|r| r.bytes().map(|b| if b == b'#' { WALL } else { 1 }))
+            .collect();
         (grid, CostField::from_costs(&grid, &costs).unwrap())
     }
 
@@ -256,7 +308,12 @@ mod tests {
         let up = cast_ray(&cost, &grid, Vec2::new(0.5, 1.5), -Vec2::Y, 5.0).unwrap();
         assert!((up.distance - 1.5).abs() < 1e-5);
         assert_eq!(up.normal, Vec2::Y);
-        assert!(cast_ray(&cost, &grid, Vec2::new(4.5, 1.5), Vec2::X, 1.0).unwrap().distance == 0.0);
+        assert!(
+            cast_ray(&cost, &grid, Vec2::new(4.5, 1.5), Vec2::X, 1.0)
+                .unwrap()
+                .distance
+                == 0.0
+        );
         let _ = Cell::new(0, 0);
     }
 
@@ -284,7 +341,15 @@ mod tests {
         assert_eq!(dir, Vec2::X);
         // In a dead-end pocket the fan is blocked: slide along the wall.
         let (grid, cost) = walled(&["#####", "#...#", "#.#.#"]);
-        let (dir, _) = avoid_walls(&cost, &grid, Vec2::new(2.5, 1.5), Vec2::new(0.6, -0.8), 0.4, 1, &config);
+        let (dir, _) = avoid_walls(
+            &cost,
+            &grid,
+            Vec2::new(2.5, 1.5),
+            Vec2::new(0.6, -0.8),
+            0.4,
+            1,
+            &config,
+        );
         assert!(dir.y.abs() < 1e-6 && dir.x > 0.99, "{dir}");
     }
 
@@ -302,7 +367,10 @@ mod tests {
         assert!((libm::atan2f(h.y, h.x) - 0.1).abs() < 1e-5);
         let h = blend_and_turn(Vec2::X, Vec2::Y, Vec2::ZERO, 4.0, 0.0, &c);
         assert!((h - Vec2::Y).length() < 1e-5);
-        assert_eq!(blend_and_turn(Vec2::X, Vec2::ZERO, Vec2::ZERO, 1.0, 0.0, &c), Vec2::X);
+        assert_eq!(
+            blend_and_turn(Vec2::X, Vec2::ZERO, Vec2::ZERO, 1.0, 0.0, &c),
+            Vec2::X
+        );
     }
 
     #[test]

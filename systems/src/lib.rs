@@ -1,9 +1,23 @@
 //! horde-systems: the frame's stages and the crossbeam job graph that runs them.
+//!
+//! - [`Simulation`]: a crowd with its own `hecs::World`; [`Horde`]: the same stages on a
+//!   world you own.
+//! - The frame (SPEC §9) is a [`JobGraph`] of stages that declare what they read and write:
+//!   `update_forces`, `rebuild_fields`, `bucket_units`, `steer_units`, `apply_forces`,
+//!   `integrate_units`.
 #![warn(missing_docs)]
 
+mod config;
+mod frame;
+mod groups;
 mod job_graph;
+mod simulation;
 
+pub use config::SimConfig;
+pub use frame::{FrameClock, FrameData, NeighbourInfo, Neighbours};
+pub use groups::{Group, Groups};
 pub use job_graph::{
-    Access, FrameReport, GraphBuildError, JobGraph, JobGraphBuilder, JobPanic, PoolError,
-    Resource, StageContext, StageTime, WorkerPool,
+    Access, FrameReport, GraphBuildError, JobGraph, JobGraphBuilder, JobPanic, PoolError, Resource,
+    StageContext, StageTime, WorkerPool,
 };
+pub use simulation::{Horde, SimError, Simulation, UnitState, state_hash, unit_states};

@@ -1,0 +1,55 @@
+//! [`SimConfig`]: every tunable of the simulation, with its default.
+
+use horde_core::{FlowConfig, KnockbackParams, SteeringConfig};
+
+/// How the simulation runs. Every field has a documented default.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SimConfig {
+    /// Seed of the per-unit random numbers (default 0).
+    pub seed: u64,
+    /// Worker threads, the caller included (default 1). Results do not depend on it.
+    pub threads: usize,
+    /// Units per data-parallel batch (default 1024). Batch boundaries depend on the unit count
+    /// and this number only.
+    pub batch_size: usize,
+    /// Steering parameters.
+    pub steering: SteeringConfig,
+    /// Knock-back and stun parameters.
+    pub knockback: KnockbackParams,
+    /// Flow-field parameters.
+    pub flow: FlowConfig,
+    /// A unit touching an arrived unit of its own group also counts as arrived when its path
+    /// distance to the goal is at most this many cells (default 1.5). Big groups settle
+    /// around their goal instead of pushing forever.
+    pub crowd_arrival_distance: f32,
+}
+
+impl Default for SimConfig {
+    fn default() -> Self {
+        Self {
+            seed: 0,
+            threads: 1,
+            batch_size: 1024,
+            steering: SteeringConfig::default(),
+            knockback: KnockbackParams::default(),
+            flow: FlowConfig::default(),
+            crowd_arrival_distance: 1.5,
+        }
+    }
+}
+
+impl SimConfig {
+    /// Same config with another seed.
+    #[must_use]
+    pub fn with_seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
+
+    /// Same config with another thread count.
+    #[must_use]
+    pub fn with_threads(mut self, threads: usize) -> Self {
+        self.threads = threads;
+        self
+    }
+}

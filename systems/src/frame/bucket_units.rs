@@ -1,0 +1,109 @@
+//! Stage `bucket_units`: sorts a snapshot of every unit into the spatial grid, so steering
+//! finds neighbours in the 3x3 buckets around it and reads them from contiguous memory.
+
+use glam::Vec2;
+use horde_core::{Agent, Position, SpatialGrid, Steering, UnitId};
+
+use crate::frame::FrameData;
+use crate::job_graph::StageContext;
+
+/// What steering needs to know about a neighbour, as it was at the start of the frame.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct NeighbourInfo {
+    /// Centre.
+    pub pos: Vec2,
+    /// Radius.
+    pub radius: f32,
+    /// The unit's [`UnitId`].
+    pub id: u32,
+    /// The unit's group.
+    pub group: u16,
+    /// Whether it had arrived.
+    pub arrived: bool,
+}
+
+/// The spatial grid and the units sorted by bucket (`units[k]` is the unit at position `k`
+/// of the grid's order; bucket `b` holds `units[cell_start[b]..cell_start[b + 1]]`).
+#[derive(Clone, Debug)]
+pub struct Neighbours {
+    /// Buckets over the map.
+    pub grid: SpatialGrid,
+    /// Units sorted by bucket.
+    pub units: Vec<NeighbourInfo>,
+    scratch: Vec<NeighbourInfo>,
+    buckets: Vec<u32>,
+}
+
+impl Neighbours {
+    /// An empty snapshot over `grid`.
+    #[must_use]
+    pub fn new(grid: SpatialGrid) -> Self {
+        Self {
+            grid,
+            units: Vec::new(),
+            scratch: Vec::new(),
+            buckets: Vec::new(),
+        }
+    }
+
+    /// Calls `visit` with every unit in the 3x3 buckets around `pos`.
+    pub fn for_each_near(&self, pos: Vec2, mut visit: impl FnMut(&NeighbourInfo)) {
+        let bucket = self.grid.bucket_of(pos);
+        let Some((bx, by)) = self.grid.bucket_coords(bucket) else {
+            return;
+        };
+        let (cols, rows) = (self.grid.columns(), self.grid.rows());
+        let starts = self.grid.cell_start();
+        for y in by.saturating_sub(1)..=(by + 1).min(rows - 1) {
+            let row = y * cols;
+            let first = row + bx.saturating_sub(1);
+            let last = row + (bx + 1).min(cols - 1);
+            // Buckets of one row are adjacent in the sorted order: one contiguous slice.
+            let range = starts[first as usize] as usize..starts[last as usize + 1] as usize;
+            for unit in &self.units[range] {
+                visit(unit);
+            }
+        }
+    }
+}
+
+/// Snapshots every unit and sorts the snapshot by bucket.
+pub(crate) fn bucket_units(data: &FrameData, ctx: &StageContext<'_>) {
+    let mut guard = data.neighbours.write();
+    let n = &mut *guard;
+    n.scratch.clear();
+    let mut query = data
+        .world
+        .query::<(&UnitId, &Position, &Agent, &Steering)>();
+    n.scratch.extend(
+        query
+            .iter()
+            .map(|(id, pos, agent, steering)| NeighbourInfo {
+                pos: pos.0,
+                radius: agent.radius,
+                id: id.0,
+                group: agent.group.0,
+                arrived: steering.arrived,
+            }),
+    );
+    drop(query);
+    n.buckets.resize(n.scratch.len(), 0);
+    let grid = &n.grid;
+    let scratch = &n.scratch;
+    ctx.for_each_chunk_mut(
+        &mut n.buckets,
+        data.config.batch_size.max(1) * 4,
+        |_, range, out| {
+            for (b, unit) in out.iter_mut().zip(&scratch[range]) {
+                *b = grid.bucket_of(unit.pos);
+            }
+        },
+    );
+    if let Err(e) = n.grid.rebuild_from_buckets(&n.buckets) {
+        data.errors.lock().push(format!("bucketing failed: {e}"));
+        return;
+    }
+    n.units.clear();
+    n.units
+        .extend(n.grid.order().iter().map(|&i| n.scratch[i as usize]));
+}

@@ -1,0 +1,172 @@
+//! The frame: the data every stage shares ([`FrameData`]) and the stage graph.
+//!
+//! ```text
+//!   update_forces ─────────────────────────────┐
+//!   rebuild_fields ──┐                         v
+//!                    ├──> steer_units ──> apply_forces ──> integrate_units
+//!   bucket_units ────┘          │                               ^
+//!                               └───────────────────────────────┘
+//! ```
+//!
+//! Each stage lives in its own file, named after the verb it performs.
+
+mod apply_forces;
+mod bucket_units;
+mod integrate_units;
+mod rebuild_fields;
+mod steer_units;
+mod update_forces;
+
+use hecs::World;
+use horde_core::{
+    Agent, Clearance, ExternalForce, FieldCache, ForceManager, Map, Mass, Position, Steering, Stun,
+    UnitId, Velocity,
+};
+use parking_lot::{Mutex, RwLock};
+
+use crate::config::SimConfig;
+use crate::groups::Groups;
+use crate::job_graph::{Access, GraphBuildError, JobGraph, StageContext};
+
+pub use bucket_units::{NeighbourInfo, Neighbours};
+
+/// Per-frame values, fixed while the frame runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct FrameClock {
+    /// Number of the frame being run (the first is 0).
+    pub frame: u64,
+    /// Seconds this frame advances.
+    pub dt: f32,
+}
+
+/// Everything the stages share. Resources sit behind locks so stages that the graph runs
+/// at the same time can each take what they declared; the graph guarantees no two
+/// conflicting stages overlap, so the locks are never contended.
+pub struct FrameData {
+    /// The units. Stages query it through `&World` (hecs checks borrows at run time).
+    pub world: World,
+    /// Terrain and costs.
+    pub map: RwLock<Map>,
+    /// Distance to the nearest wall per layer, for skipping ray probes in open ground.
+    pub clearance: RwLock<Vec<Clearance>>,
+    /// Flow fields.
+    pub fields: RwLock<FieldCache>,
+    /// Goals per group.
+    pub groups: RwLock<Groups>,
+    /// Active force fields.
+    pub forces: RwLock<ForceManager>,
+    /// Spatial grid and the sorted neighbour snapshot.
+    pub neighbours: RwLock<Neighbours>,
+    /// Settings.
+    pub config: SimConfig,
+    /// This frame's number and time step.
+    pub clock: FrameClock,
+    /// Field rebuild failures of the last frame (should stay empty).
+    pub errors: Mutex<Vec<String>>,
+}
+
+impl std::fmt::Debug for FrameData {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FrameData")
+            .field("units", &self.world.len())
+            .field("clock", &self.clock)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Runs `f` on every item of query `Q`, in batches of `batch_size` units spread over the
+/// pool. hecs cuts batches per archetype, so boundaries depend on the world alone.
+pub(crate) fn for_each_unit<Q, F>(world: &World, ctx: &StageContext<'_>, batch_size: usize, f: F)
+where
+    Q: hecs::Query,
+    for<'q> Q::Item<'q>: Send,
+    F: for<'q> Fn(Q::Item<'q>) + Sync,
+{
+    let mut query = world.query::<Q>();
+    let batches: Vec<Mutex<Option<hecs::Batch<'_, Q>>>> = query
+        .iter_batched(batch_size.clamp(1, u32::MAX as usize) as u32)
+        .map(|b| Mutex::new(Some(b)))
+        .collect();
+    ctx.for_each_batch(batches.len(), 1, |i, _| {
+        if let Some(batch) = batches[i].lock().take() {
+            for item in batch {
+                f(item);
+            }
+        }
+    });
+}
+
+/// Builds the frame's stage graph (SPEC §9).
+pub(crate) fn build_graph() -> Result<JobGraph<FrameData>, GraphBuildError> {
+    JobGraph::builder()
+        .stage(
+            "update_forces",
+            Access::new().write::<ForceManager>(),
+            &[],
+            update_forces::update_forces,
+        )
+        .stage(
+            "rebuild_fields",
+            Access::new()
+                .read::<Map>()
+                .read::<Groups>()
+                .write::<FieldCache>()
+                .write::<Clearance>(),
+            &[],
+            rebuild_fields::rebuild_fields,
+        )
+        .stage(
+            "bucket_units",
+            Access::new()
+                .read::<Position>()
+                .read::<Agent>()
+                .read::<UnitId>()
+                .read::<Steering>()
+                .write::<Neighbours>(),
+            &[],
+            bucket_units::bucket_units,
+        )
+        .stage(
+            "steer_units",
+            Access::new()
+                .read::<Position>()
+                .read::<Agent>()
+                .read::<UnitId>()
+                .read::<Stun>()
+                .read::<FieldCache>()
+                .read::<Groups>()
+                .read::<Clearance>()
+                .read::<Neighbours>()
+                .read::<Map>()
+                .write::<Velocity>()
+                .write::<Steering>(),
+            &["rebuild_fields", "bucket_units"],
+            steer_units::steer_units,
+        )
+        .stage(
+            "apply_forces",
+            Access::new()
+                .read::<Position>()
+                .read::<Agent>()
+                .read::<Mass>()
+                .read::<ForceManager>()
+                .read::<Map>()
+                .write::<ExternalForce>()
+                .write::<Stun>(),
+            &["update_forces", "steer_units"],
+            apply_forces::apply_forces,
+        )
+        .stage(
+            "integrate_units",
+            Access::new()
+                .read::<Agent>()
+                .read::<Stun>()
+                .read::<Map>()
+                .write::<Position>()
+                .write::<Velocity>()
+                .write::<ExternalForce>(),
+            &["steer_units", "apply_forces"],
+            integrate_units::integrate_units,
+        )
+        .build()
+}

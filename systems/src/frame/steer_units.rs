@@ -1,0 +1,121 @@
+//! Stage `steer_units` (SPEC §6): every controllable unit picks its velocity from the flow
+//! field, the ray-fan wall probe and separation from its neighbours.
+
+use glam::Vec2;
+use horde_core::{
+    Agent, Position, Steering, Stun, UnitId, Velocity, avoid_walls, blend_and_turn,
+    separation_push, unit_noise,
+};
+
+use crate::frame::{FrameData, for_each_unit};
+use crate::job_graph::StageContext;
+
+/// Steers every unit for this frame.
+pub(crate) fn steer_units(data: &FrameData, ctx: &StageContext<'_>) {
+    let map = data.map.read();
+    let fields = data.fields.read();
+    let groups = data.groups.read();
+    let clearance = data.clearance.read();
+    let neighbours = data.neighbours.read();
+    let config = &data.config;
+    let sc = &config.steering;
+    let grid = map.grid();
+    let cell_size = grid.cell_size();
+    let (dt, frame) = (data.clock.dt, data.clock.frame);
+
+    for_each_unit::<
+        (
+            &UnitId,
+            &Position,
+            &Agent,
+            &Stun,
+            &mut Velocity,
+            &mut Steering,
+        ),
+        _,
+    >(
+        &data.world,
+        ctx,
+        config.batch_size,
+        |(id, pos, agent, stun, velocity, steering)| {
+            if stun.0 > 0.0 {
+                velocity.0 = Vec2::ZERO;
+                return;
+            }
+            let pos = pos.0;
+            let cell = grid.clamped_cell_at(pos);
+            let field = groups
+                .field(agent.group.0, agent.layer)
+                .map(|id| fields.get(id));
+            let distance = field
+                .and_then(|f| f.integration().distance(cell))
+                .map_or(f32::INFINITY, |d| d as f32);
+            let ideal = field.map_or(Vec2::ZERO, |f| f.flow().sample(grid, pos));
+
+            // Step 5: separation, and whether an arrived friend is touching us.
+            let mut separation = Vec2::ZERO;
+            let mut touching_arrived = false;
+            let tie = Vec2::from_angle(unit_noise(config.seed, id.0, 0) * std::f32::consts::PI);
+            neighbours.for_each_near(pos, |other| {
+                if other.id == id.0 {
+                    return;
+                }
+                let push = separation_push(pos, agent.radius, other.pos, other.radius, tie, sc);
+                separation += push;
+                if other.arrived && other.group == agent.group.0 && push != Vec2::ZERO {
+                    touching_arrived = true;
+                }
+            });
+
+            let arrived = distance <= sc.arrival_distance
+                || (touching_arrived && distance <= config.crowd_arrival_distance);
+            steering.arrived = arrived;
+            if arrived {
+                // Stand still, but let separation resolve overlaps.
+                velocity.0 = separation.clamp_length_max(1.0) * (agent.max_speed * 0.5);
+                return;
+            }
+
+            // Steps 2-4: probe only near walls (the clearance field says how far they are).
+            let reach = agent.radius * (1.0 + sc.probe_inflate) + sc.probe_length;
+            let needed = (reach / cell_size).ceil() as u32 + 1;
+            let layer = agent.layer as usize;
+            let avoid = if ideal == Vec2::ZERO
+                || u32::from(clearance[layer].get(cell.x, cell.y)) > needed
+            {
+                ideal
+            } else {
+                let cost = map.cost_field(agent.layer);
+                let (dir, side) = avoid_walls(
+                    cost,
+                    grid,
+                    pos,
+                    ideal,
+                    agent.radius,
+                    steering.avoid_side,
+                    sc,
+                );
+                steering.avoid_side = side;
+                dir
+            };
+
+            // Steps 6-7: blend, bounded turn, jitter, speed.
+            let jitter = unit_noise(config.seed, id.0, frame) * sc.jitter;
+            steering.heading = blend_and_turn(
+                steering.heading,
+                avoid,
+                separation,
+                agent.turn_rate * dt,
+                jitter,
+                sc,
+            );
+            let slow = (distance / sc.slow_distance).clamp(0.25, 1.0);
+            let speed = if avoid == Vec2::ZERO && separation == Vec2::ZERO {
+                0.0
+            } else {
+                agent.max_speed * slow
+            };
+            velocity.0 = steering.heading * speed;
+        },
+    );
+}

@@ -1,0 +1,44 @@
+//! [`Groups`]: each group's goal, and the field each of its layers follows.
+
+use horde_core::{FieldId, GoalSet, Layer};
+
+/// One group of units sharing a goal.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Group {
+    /// Where the group goes.
+    pub goal: GoalSet,
+    /// The field each layer of the group follows, once units of that layer exist.
+    pub fields: [Option<FieldId>; Layer::COUNT],
+}
+
+/// Every group, indexed by [`horde_core::GroupId`].
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Groups {
+    pub(crate) list: Vec<Group>,
+}
+
+impl Groups {
+    /// The group with index `id`.
+    #[must_use]
+    pub fn get(&self, id: u16) -> Option<&Group> {
+        self.list.get(usize::from(id))
+    }
+
+    /// Number of groups.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.list.len()
+    }
+
+    /// Whether there is no group.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+
+    /// The field units of group `id` on `layer` follow.
+    #[must_use]
+    pub fn field(&self, id: u16, layer: Layer) -> Option<FieldId> {
+        self.get(id).and_then(|g| g.fields[layer as usize])
+    }
+}

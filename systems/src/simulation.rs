@@ -1,0 +1,527 @@
+//! [`Horde`] runs horde's stages on a `hecs::World` the caller owns (bring your own world);
+//! [`Simulation`] is a `Horde` with its own world, for callers that have none.
+
+use std::time::Duration;
+
+use glam::Vec2;
+use hecs::{Entity, World};
+use horde_core::{
+    Agent, Cell, Clearance, ExternalForce, FieldCache, FieldError, FieldKey, ForceField,
+    ForceFieldId, ForceManager, GoalSet, GroupId, Layer, Map, Mass, Position, SpatialGrid,
+    SpawnError, Steering, Stun, Terrain, UnitId, UnitSpec, Velocity, WALL,
+};
+use parking_lot::{Mutex, RwLock, RwLockReadGuard};
+
+use crate::config::SimConfig;
+use crate::frame::{FrameClock, FrameData, Neighbours, build_graph};
+use crate::groups::{Group, Groups};
+use crate::job_graph::{FrameReport, GraphBuildError, JobGraph, JobPanic, PoolError, WorkerPool};
+
+/// What went wrong in a [`Horde`] or [`Simulation`] call.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SimError {
+    /// A unit could not be spawned.
+    #[error(transparent)]
+    Spawn(#[from] SpawnError),
+    /// A goal or field problem.
+    #[error(transparent)]
+    Field(#[from] FieldError),
+    /// A goal cell is a wall for ground and hover units alike.
+    #[error("goal cell {0} is a wall")]
+    GoalInWall(Cell),
+    /// A goal set with no cell.
+    #[error("a goal needs at least one cell")]
+    EmptyGoal,
+    /// A cell outside the map.
+    #[error("cell {cell} lies outside the {width}x{height} map")]
+    CellOutside {
+        /// The cell.
+        cell: Cell,
+        /// Map width.
+        width: u32,
+        /// Map height.
+        height: u32,
+    },
+    /// The time step is not a finite number >= 0.
+    #[error("time step {0} must be finite and >= 0")]
+    BadTimeStep(f32),
+    /// A stage panicked; the frame was abandoned part-way.
+    #[error("frame failed: {0}")]
+    Frame(#[from] JobPanic),
+    /// The worker pool could not start.
+    #[error(transparent)]
+    Pool(#[from] PoolError),
+    /// The stage graph is inconsistent (a bug in horde).
+    #[error(transparent)]
+    Graph(#[from] GraphBuildError),
+    /// A stage reported an internal failure.
+    #[error("stage failure: {0}")]
+    Stage(String),
+}
+
+/// Horde's stages, resources and worker pool, running on a world the caller owns.
+///
+/// The caller's `hecs::World` holds the units (spawned with [`Horde::spawn`], which adds
+/// horde's components); the caller may add its own components to them freely.
+pub struct Horde {
+    data: FrameData,
+    graph: JobGraph<FrameData>,
+    pool: WorkerPool,
+    next_unit: u32,
+    last_report: Option<FrameReport>,
+}
+
+impl std::fmt::Debug for Horde {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Horde")
+            .field("frame", &self.data.clock.frame)
+            .field("units", &self.next_unit)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Horde {
+    /// Horde on `map` with `config` (starts `config.threads` threads, the caller included).
+    pub fn new(map: Map, config: SimConfig) -> Result<Self, SimError> {
+        let clearance = Layer::ALL
+            .iter()
+            .map(|&l| Clearance::build(map.cost_field(l)))
+            .collect();
+        let cell = spatial_cell_size(0.5, &config);
+        let grid =
+            SpatialGrid::new(map.grid(), cell).map_err(|e| SimError::Stage(e.to_string()))?;
+        let data = FrameData {
+            world: World::new(),
+            clearance: RwLock::new(clearance),
+            fields: RwLock::new(FieldCache::new(config.flow)),
+            groups: RwLock::new(Groups::default()),
+            forces: RwLock::new(ForceManager::new()),
+            neighbours: RwLock::new(Neighbours::new(grid)),
+            map: RwLock::new(map),
+            config,
+            clock: FrameClock::default(),
+            errors: Mutex::new(Vec::new()),
+        };
+        Ok(Self {
+            data,
+            graph: build_graph()?,
+            pool: WorkerPool::new(config.threads)?,
+            next_unit: 0,
+            last_report: None,
+        })
+    }
+
+    /// The settings.
+    #[must_use]
+    pub fn config(&self) -> &SimConfig {
+        &self.data.config
+    }
+
+    /// The map (terrain and costs).
+    pub fn map(&self) -> RwLockReadGuard<'_, Map> {
+        self.data.map.read()
+    }
+
+    /// The flow fields.
+    pub fn fields(&self) -> RwLockReadGuard<'_, FieldCache> {
+        self.data.fields.read()
+    }
+
+    /// The groups and their goals.
+    pub fn groups(&self) -> RwLockReadGuard<'_, Groups> {
+        self.data.groups.read()
+    }
+
+    /// The active force fields.
+    pub fn forces(&self) -> RwLockReadGuard<'_, ForceManager> {
+        self.data.forces.read()
+    }
+
+    /// Number of frames run so far.
+    #[must_use]
+    pub fn frame(&self) -> u64 {
+        self.data.clock.frame
+    }
+
+    /// Per-stage wall times of the last frame.
+    #[must_use]
+    pub fn last_report(&self) -> Option<&FrameReport> {
+        self.last_report.as_ref()
+    }
+
+    /// Per-stage wall times of the last frame, as `(stage, time)` in declaration order.
+    #[must_use]
+    pub fn stage_times(&self) -> Vec<(String, Duration)> {
+        self.last_report
+            .iter()
+            .flat_map(|r| r.stages().iter().map(|s| (s.name.to_string(), s.duration)))
+            .collect()
+    }
+
+    /// Adds a group heading for `goal`; returns its id.
+    pub fn add_group(&mut self, goal: GoalSet) -> Result<GroupId, SimError> {
+        self.check_goal(&goal)?;
+        let groups = self.data.groups.get_mut();
+        let id = u16::try_from(groups.list.len())
+            .map_err(|_| SimError::Stage("too many groups".into()))?;
+        groups.list.push(Group {
+            goal,
+            fields: [None; Layer::COUNT],
+        });
+        Ok(GroupId(id))
+    }
+
+    /// Gives group `group` a new goal (takes effect next frame; arrived units set off again).
+    pub fn set_group_goal(
+        &mut self,
+        world: &mut World,
+        group: GroupId,
+        goal: GoalSet,
+    ) -> Result<(), SimError> {
+        self.check_goal(&goal)?;
+        let map = self.data.map.get_mut();
+        let fields = self.data.fields.get_mut();
+        let g = self
+            .data
+            .groups
+            .get_mut()
+            .list
+            .get_mut(usize::from(group.0))
+            .ok_or(SpawnError::NoSuchGroup(group.0))?;
+        for layer in Layer::ALL {
+            if g.fields[layer as usize].is_some() {
+                let key = FieldKey {
+                    goals: goal.clone(),
+                    layer,
+                };
+                g.fields[layer as usize] = Some(fields.request(key, map)?);
+            }
+        }
+        g.goal = goal;
+        for (agent, steering) in world.query_mut::<(&Agent, &mut Steering)>() {
+            if agent.group == group {
+                steering.arrived = false;
+            }
+        }
+        Ok(())
+    }
+
+    fn check_goal(&self, goal: &GoalSet) -> Result<(), SimError> {
+        let map = self.data.map.read();
+        for &cell in goal.cells() {
+            if cell.x >= map.width() || cell.y >= map.height() {
+                return Err(SimError::CellOutside {
+                    cell,
+                    width: map.width(),
+                    height: map.height(),
+                });
+            }
+            if map.cost_field(Layer::Ground).get(cell) == WALL
+                && map.cost_field(Layer::Hover).get(cell) == WALL
+            {
+                return Err(SimError::GoalInWall(cell));
+            }
+        }
+        Ok(())
+    }
+
+    /// Spawns a unit into `world` after checking `spec` (see [`UnitSpec::validate`]).
+    pub fn spawn(&mut self, world: &mut World, spec: UnitSpec) -> Result<Entity, SimError> {
+        spec.validate(self.data.map.get_mut())?;
+        let map = self.data.map.get_mut();
+        let group = self
+            .data
+            .groups
+            .get_mut()
+            .list
+            .get_mut(usize::from(spec.group.0))
+            .ok_or(SpawnError::NoSuchGroup(spec.group.0))?;
+        let slot = &mut group.fields[spec.layer as usize];
+        if slot.is_none() {
+            let key = FieldKey {
+                goals: group.goal.clone(),
+                layer: spec.layer,
+            };
+            *slot = Some(self.data.fields.get_mut().request(key, map)?);
+        }
+        // Widen the neighbour buckets if this unit is bigger than any before.
+        let needed = spatial_cell_size(spec.radius, &self.data.config);
+        let neighbours = self.data.neighbours.get_mut();
+        if needed > neighbours.grid.cell_size() {
+            let grid =
+                SpatialGrid::new(map.grid(), needed).map_err(|e| SimError::Stage(e.to_string()))?;
+            *neighbours = Neighbours::new(grid);
+        }
+        let id = UnitId(self.next_unit);
+        self.next_unit += 1;
+        Ok(world.spawn((
+            id,
+            Position(spec.position),
+            Velocity(Vec2::ZERO),
+            ExternalForce(Vec2::ZERO),
+            Stun(0.0),
+            Mass(spec.mass),
+            Agent {
+                radius: spec.radius,
+                max_speed: spec.max_speed,
+                turn_rate: spec.turn_rate,
+                layer: spec.layer,
+                group: spec.group,
+                controllable: spec.controllable,
+            },
+            Steering::default(),
+        )))
+    }
+
+    /// Adds a force field (it acts from the next frame on).
+    pub fn add_force(&mut self, field: ForceField) -> ForceFieldId {
+        self.data.forces.get_mut().add(field)
+    }
+
+    /// Changes the terrain of `cell` (placing or destroying a wall): the fields that depend
+    /// on the changed costs are rebuilt next frame.
+    pub fn set_terrain(&mut self, cell: Cell, terrain: Terrain) -> Result<(), SimError> {
+        let map = self.data.map.get_mut();
+        if cell.x >= map.width() || cell.y >= map.height() {
+            return Err(SimError::CellOutside {
+                cell,
+                width: map.width(),
+                height: map.height(),
+            });
+        }
+        map.set_terrain(cell, terrain);
+        Ok(())
+    }
+
+    /// Runs one frame of `dt` seconds on `world`.
+    pub fn step(&mut self, world: &mut World, dt: f32) -> Result<&FrameReport, SimError> {
+        if !(dt.is_finite() && dt >= 0.0) {
+            return Err(SimError::BadTimeStep(dt));
+        }
+        puffin::profile_function!();
+        self.data.clock.dt = dt;
+        std::mem::swap(&mut self.data.world, world);
+        let outcome = self.graph.run(&self.pool, &self.data);
+        std::mem::swap(&mut self.data.world, world);
+        let report = outcome?;
+        self.data.clock.frame += 1;
+        let errors = std::mem::take(self.data.errors.get_mut());
+        if let Some(first) = errors.into_iter().next() {
+            return Err(SimError::Stage(first));
+        }
+        Ok(self.last_report.insert(report))
+    }
+
+    /// A hash of every unit's state (ids, positions, velocities, external velocities, stun,
+    /// heading, avoidance side, arrival) in [`UnitId`] order: equal on every machine and
+    /// thread count for the same inputs, so lockstep peers can compare it to detect desyncs.
+    #[must_use]
+    pub fn state_hash(&self, world: &World) -> u64 {
+        state_hash(world)
+    }
+}
+
+/// Bucket size that keeps every interaction within the 3x3 buckets around a unit.
+fn spatial_cell_size(max_radius: f32, config: &SimConfig) -> f32 {
+    (2.0 * max_radius * config.steering.separation_range).max(1.0)
+}
+
+/// FNV-1a over the units' state in [`UnitId`] order (see [`Horde::state_hash`]).
+#[must_use]
+pub fn state_hash(world: &World) -> u64 {
+    let mut rows: Vec<(u32, [u32; 12])> = world
+        .query::<(
+            &UnitId,
+            &Position,
+            &Velocity,
+            &ExternalForce,
+            &Stun,
+            &Steering,
+        )>()
+        .iter()
+        .map(|(id, p, v, e, s, st)| {
+            (
+                id.0,
+                [
+                    p.0.x.to_bits(),
+                    p.0.y.to_bits(),
+                    v.0.x.to_bits(),
+                    v.0.y.to_bits(),
+                    e.0.x.to_bits(),
+                    e.0.y.to_bits(),
+                    s.0.to_bits(),
+                    st.heading.x.to_bits(),
+                    st.heading.y.to_bits(),
+                    st.avoid_side as u32,
+                    u32::from(st.arrived),
+                    0,
+                ],
+            )
+        })
+        .collect();
+    rows.sort_unstable_by_key(|r| r.0);
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for (id, words) in rows {
+        for w in std::iter::once(id).chain(words) {
+            for b in w.to_le_bytes() {
+                h ^= u64::from(b);
+                h = h.wrapping_mul(0x0100_0000_01b3);
+            }
+        }
+    }
+    h
+}
+
+/// A snapshot of one unit's state, for callers reading results.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct UnitState {
+    /// The unit's entity.
+    pub entity: Entity,
+    /// Stable id.
+    pub id: UnitId,
+    /// Centre.
+    pub position: Vec2,
+    /// Self-propelled velocity.
+    pub velocity: Vec2,
+    /// Velocity from force fields.
+    pub external: Vec2,
+    /// Seconds of stun left.
+    pub stun: f32,
+    /// Group.
+    pub group: GroupId,
+    /// Layer.
+    pub layer: Layer,
+    /// Radius.
+    pub radius: f32,
+    /// Arrived at the goal.
+    pub arrived: bool,
+}
+
+/// Every unit's state in [`UnitId`] order.
+#[must_use]
+pub fn unit_states(world: &World) -> Vec<UnitState> {
+    let mut out: Vec<UnitState> = world
+        .query::<(
+            Entity,
+            &UnitId,
+            &Position,
+            &Velocity,
+            &ExternalForce,
+            &Stun,
+            &Agent,
+            &Steering,
+        )>()
+        .iter()
+        .map(|(entity, id, p, v, e, s, a, st)| UnitState {
+            entity,
+            id: *id,
+            position: p.0,
+            velocity: v.0,
+            external: e.0,
+            stun: s.0,
+            group: a.group,
+            layer: a.layer,
+            radius: a.radius,
+            arrived: st.arrived,
+        })
+        .collect();
+    out.sort_unstable_by_key(|u| u.id);
+    out
+}
+
+/// A [`Horde`] with its own world: the simplest way to run a crowd.
+pub struct Simulation {
+    horde: Horde,
+    world: World,
+}
+
+impl std::fmt::Debug for Simulation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Simulation")
+            .field("horde", &self.horde)
+            .field("units", &self.world.len())
+            .finish()
+    }
+}
+
+impl Simulation {
+    /// A simulation on `map` with `config` and no units.
+    pub fn new(map: Map, config: SimConfig) -> Result<Self, SimError> {
+        Ok(Self {
+            horde: Horde::new(map, config)?,
+            world: World::new(),
+        })
+    }
+
+    /// The stages and resources.
+    #[must_use]
+    pub fn horde(&self) -> &Horde {
+        &self.horde
+    }
+
+    /// The units' world (read-only: change units through the simulation's methods).
+    #[must_use]
+    pub fn world(&self) -> &World {
+        &self.world
+    }
+
+    /// See [`Horde::add_group`].
+    pub fn add_group(&mut self, goal: GoalSet) -> Result<GroupId, SimError> {
+        self.horde.add_group(goal)
+    }
+
+    /// See [`Horde::set_group_goal`].
+    pub fn set_group_goal(&mut self, group: GroupId, goal: GoalSet) -> Result<(), SimError> {
+        self.horde.set_group_goal(&mut self.world, group, goal)
+    }
+
+    /// See [`Horde::spawn`].
+    pub fn spawn(&mut self, spec: UnitSpec) -> Result<Entity, SimError> {
+        self.horde.spawn(&mut self.world, spec)
+    }
+
+    /// See [`Horde::add_force`].
+    pub fn add_force(&mut self, field: ForceField) -> ForceFieldId {
+        self.horde.add_force(field)
+    }
+
+    /// See [`Horde::set_terrain`].
+    pub fn set_terrain(&mut self, cell: Cell, terrain: Terrain) -> Result<(), SimError> {
+        self.horde.set_terrain(cell, terrain)
+    }
+
+    /// See [`Horde::step`].
+    pub fn step(&mut self, dt: f32) -> Result<&FrameReport, SimError> {
+        self.horde.step(&mut self.world, dt)
+    }
+
+    /// See [`Horde::state_hash`].
+    #[must_use]
+    pub fn state_hash(&self) -> u64 {
+        state_hash(&self.world)
+    }
+
+    /// Every unit's state in id order.
+    #[must_use]
+    pub fn units(&self) -> Vec<UnitState> {
+        unit_states(&self.world)
+    }
+
+    /// Number of units.
+    #[must_use]
+    pub fn unit_count(&self) -> usize {
+        self.world.len() as usize
+    }
+
+    /// Number of frames run so far.
+    #[must_use]
+    pub fn frame(&self) -> u64 {
+        self.horde.frame()
+    }
+
+    /// The map.
+    pub fn map(&self) -> RwLockReadGuard<'_, Map> {
+        self.horde.map()
+    }
+}

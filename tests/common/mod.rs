@@ -1,0 +1,99 @@
+//! Scenario helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+
+use glam::Vec2;
+use horde::{
+    Cell, GoalSet, GroupId, IntegrationField, Layer, Map, SimConfig, Simulation, UNREACHABLE,
+    UnitSpec, WALL,
+};
+use rand_core::{RngCore, SeedableRng};
+use rand_pcg::Pcg64;
+
+/// The Moving AI folder next to the repository, if present.
+pub fn movingai_dir() -> Option<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/movingai");
+    dir.is_dir().then_some(dir)
+}
+
+/// The open cells of a `side x side` square centred on `centre` (clipped to the map).
+pub fn area_goal(map: &Map, centre: Cell, side: u32) -> GoalSet {
+    let cost = map.cost_field(Layer::Ground);
+    let h = side / 2;
+    let cells = (centre.y.saturating_sub(h)..(centre.y + side - h).min(map.height()))
+        .flat_map(|y| {
+            (centre.x.saturating_sub(h)..(centre.x + side - h).min(map.width()))
+                .map(move |x| Cell::new(x, y))
+        })
+        .filter(|&c| cost.get(c) != WALL);
+    GoalSet::new(cells).expect("the goal area has an open cell")
+}
+
+/// `count` distinct random open cells from which `goal` can be reached on the ground layer.
+pub fn spawn_cells(map: &Map, goal: &GoalSet, count: usize, seed: u64) -> Vec<Cell> {
+    let cost = map.cost_field(Layer::Ground);
+    let field = IntegrationField::build(cost, goal.cells()).unwrap();
+    let mut open: Vec<Cell> = (0..map.grid().len())
+        .map(|i| map.grid().cell(i))
+        .filter(|&c| field.get(c) != UNREACHABLE && field.get(c) > 0)
+        .collect();
+    assert!(open.len() >= count, "only {} reachable cells", open.len());
+    let mut rng = Pcg64::seed_from_u64(seed);
+    // Partial Fisher-Yates: the first `count` cells become a uniform random sample.
+    for i in 0..count {
+        let j = i + (rng.next_u64() % (open.len() - i) as u64) as usize;
+        open.swap(i, j);
+    }
+    open.truncate(count);
+    open
+}
+
+/// A simulation of `cells.len()` ground units (radius 0.4) in group 0 heading for `goal`.
+pub fn crowd(map: Map, goal: GoalSet, cells: &[Cell], config: SimConfig) -> Simulation {
+    let mut sim = Simulation::new(map, config).unwrap();
+    let group = sim.add_group(goal).unwrap();
+    assert_eq!(group, GroupId(0));
+    for &c in cells {
+        let pos = sim.map().grid().cell_centre(c);
+        sim.spawn(UnitSpec::at(pos).with_radius(0.4).with_group(group))
+            .unwrap();
+    }
+    sim
+}
+
+/// Number of units whose centre lies in a cell their layer cannot enter.
+pub fn wall_violations(sim: &Simulation) -> usize {
+    let map = sim.map();
+    sim.units()
+        .iter()
+        .filter(|u| match map.grid().cell_at(u.position) {
+            Some(c) => map.cost_field(u.layer).get(c) == WALL,
+            None => true,
+        })
+        .count()
+}
+
+/// The ground integration field toward `goal`, to measure how far units are from it.
+pub fn goal_field(map: &Map, goal: &GoalSet) -> IntegrationField {
+    IntegrationField::build(map.cost_field(Layer::Ground), goal.cells()).unwrap()
+}
+
+/// Path distance (cells) from each unit (in id order) to the goal of `field`.
+pub fn distances(sim: &Simulation, field: &IntegrationField) -> Vec<f64> {
+    let map = sim.map();
+    sim.units()
+        .iter()
+        .map(|u| {
+            map.grid()
+                .cell_at(u.position)
+                .and_then(|c| field.distance(c))
+                .unwrap_or(f64::INFINITY)
+        })
+        .collect()
+}
+
+/// Centre of a cell as a world position.
+pub fn centre(map: &Map, c: Cell) -> Vec2 {
+    map.grid().cell_centre(c)
+}
