@@ -1,2 +1,61 @@
-//! The `horde` command-line app.
-fn main() {}
+//! The `horde` command-line app: runs a crowd headless and checks fields against Moving AI
+//! benchmark files.
+
+mod demo;
+mod field_check;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Moves huge RTS armies: flow fields, ray-fan steering and force fields.
+#[derive(Parser, Debug)]
+#[command(name = "horde", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Runs the built-in demo headless and prints per-stage times and the outcome.
+    Run(demo::RunArgs),
+    /// Checks horde's integration field against a Moving AI scenario file.
+    Field(field_check::FieldArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    let outcome = match cli.command {
+        None => demo::run(&demo::RunArgs::default()),
+        Some(Command::Run(args)) => demo::run(&args),
+        Some(Command::Field(args)) => field_check::run(&args),
+    };
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(AppError::BadInput(msg)) => {
+            eprintln!("error: {msg}");
+            ExitCode::from(2)
+        }
+        Err(AppError::Failed(msg)) => {
+            eprintln!("error: {msg}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// How a command failed: bad input (exit code 2) or a failure while running (exit code 1).
+#[derive(Debug)]
+pub enum AppError {
+    /// The user's input was wrong.
+    BadInput(String),
+    /// Something failed while running.
+    Failed(String),
+}

@@ -95,7 +95,8 @@ impl Clearance {
     /// Whether this was built from the current version of `cost`.
     #[must_use]
     pub fn is_current(&self, cost: &CostField) -> bool {
-        self.built_from == cost.version() && (self.width, self.height) == (cost.width(), cost.height())
+        self.built_from == cost.version()
+            && (self.width, self.height) == (cost.width(), cost.height())
     }
 }
 
@@ -108,7 +109,13 @@ mod tests {
     fn equals_brute_force() {
         let grid = Grid::new(23, 17).unwrap();
         let costs: Vec<u8> = (0..grid.len() as u32)
-            .map(|i| if i.wrapping_mul(2_654_435_761) >> 28 == 3 { WALL } else { 1 })
+            .map(|i| {
+                if i.wrapping_mul(2_654_435_761) >> 28 == 3 {
+                    WALL
+                } else {
+                    1
+                }
+            })
             .collect();
         let cost = CostField::from_costs(&grid, &costs).unwrap();
         let c = Clearance::build(&cost);

@@ -23,6 +23,7 @@ mod steering;
 mod terrain;
 mod unit;
 
+pub use clearance::Clearance;
 pub use cost_field::{CostField, CostFieldError};
 pub use direction::{DIAG_STEP, Direction, ORTHO_STEP};
 pub use field_cache::{EmptyGoalSet, FieldCache, FieldId, FieldKey, GoalSet, NavField};
@@ -46,11 +47,12 @@ pub use scenario_check::{
     RELATIVE_TOLERANCE, ScenarioMismatch, ScenarioReport, check_scenario_lines, uniform_cost_field,
 };
 pub use spatial_grid::{SpatialGrid, SpatialGridError};
+pub use steering::{
+    RayHit, SteeringConfig, avoid_walls, blend_and_turn, cast_ray, probe, rotate, separation_push,
+    unit_noise,
+};
 pub use terrain::{CostTable, Layer, OPEN, Terrain, TerrainProps, WALL, ZeroCost};
 pub use unit::{
-    Agent, ExternalForce, GroupId, Mass, Position, SpawnError, Steering, Stun, UnitId, UnitSpec, Velocity,
-};
-pub use clearance::Clearance;
-pub use steering::{
-    RayHit, SteeringConfig, avoid_walls, blend_and_turn, cast_ray, probe, rotate, separation_push, unit_noise,
+    Agent, ExternalForce, GroupId, Mass, Position, SpawnError, Steering, Stun, UnitId, UnitSpec,
+    Velocity,
 };

@@ -242,14 +242,38 @@ mod tests {
         map.set_terrain(Cell::new(2, 2), Terrain::Water);
         let ok = UnitSpec::at(Vec2::new(1.5, 1.5));
         assert_eq!(ok.validate(&map), Ok(()));
-        assert!(matches!(ok.with_radius(0.0).validate(&map), Err(SpawnError::BadNumber { name: "radius", .. })));
-        assert!(matches!(ok.with_mass(-1.0).validate(&map), Err(SpawnError::BadNumber { name: "mass", .. })));
-        assert!(matches!(ok.with_mass(f32::NAN).validate(&map), Err(SpawnError::BadNumber { .. })));
-        assert!(matches!(ok.with_max_speed(f32::INFINITY).validate(&map), Err(SpawnError::BadNumber { .. })));
-        let at = |x, y| UnitSpec { position: Vec2::new(x, y), ..ok };
-        assert!(matches!(at(f32::NAN, 1.0).validate(&map), Err(SpawnError::NonFinitePosition(_))));
-        assert!(matches!(at(9.0, 1.0).validate(&map), Err(SpawnError::OutsideMap(_))));
-        assert!(matches!(at(2.5, 2.5).validate(&map), Err(SpawnError::Blocked { .. })));
+        assert!(matches!(
+            ok.with_radius(0.0).validate(&map),
+            Err(SpawnError::BadNumber { name: "radius", .. })
+        ));
+        assert!(matches!(
+            ok.with_mass(-1.0).validate(&map),
+            Err(SpawnError::BadNumber { name: "mass", .. })
+        ));
+        assert!(matches!(
+            ok.with_mass(f32::NAN).validate(&map),
+            Err(SpawnError::BadNumber { .. })
+        ));
+        assert!(matches!(
+            ok.with_max_speed(f32::INFINITY).validate(&map),
+            Err(SpawnError::BadNumber { .. })
+        ));
+        let at = |x, y| UnitSpec {
+            position: Vec2::new(x, y),
+            ..ok
+        };
+        assert!(matches!(
+            at(f32::NAN, 1.0).validate(&map),
+            Err(SpawnError::NonFinitePosition(_))
+        ));
+        assert!(matches!(
+            at(9.0, 1.0).validate(&map),
+            Err(SpawnError::OutsideMap(_))
+        ));
+        assert!(matches!(
+            at(2.5, 2.5).validate(&map),
+            Err(SpawnError::Blocked { .. })
+        ));
         assert_eq!(at(2.5, 2.5).with_layer(Layer::Hover).validate(&map), Ok(()));
     }
 }
