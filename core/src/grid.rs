@@ -161,9 +161,17 @@ impl Grid {
     #[must_use]
     pub fn cell_at(&self, pos: Vec2) -> Option<Cell> {
         let local = (pos - self.origin) / self.cell_size;
-        let (fx, fy) = (local.x.floor(), local.y.floor());
-        if fx >= 0.0 && fy >= 0.0 && fx < self.width as f32 && fy < self.height as f32 {
-            Some(Cell::new(fx as u32, fy as u32))
+        // Truncation is floor for the non-negative values that pass the test (and is inlined
+        // where `floor` may be a library call); NaN fails the test.
+        if local.x >= 0.0
+            && local.y >= 0.0
+            && local.x < self.width as f32
+            && local.y < self.height as f32
+        {
+            Some(Cell::new(
+                (local.x as u32).min(self.width - 1),
+                (local.y as u32).min(self.height - 1),
+            ))
         } else {
             None
         }
@@ -173,8 +181,9 @@ impl Grid {
     #[must_use]
     pub fn clamped_cell_at(&self, pos: Vec2) -> Cell {
         let local = (pos - self.origin) / self.cell_size;
-        let cx = local.x.floor().clamp(0.0, (self.width - 1) as f32);
-        let cy = local.y.floor().clamp(0.0, (self.height - 1) as f32);
+        // `max` maps NaN to 0; truncation of the clamped non-negative value is floor.
+        let cx = local.x.max(0.0).min((self.width - 1) as f32);
+        let cy = local.y.max(0.0).min((self.height - 1) as f32);
         // `as` saturates and maps NaN to 0.
         Cell::new(cx as u32, cy as u32)
     }

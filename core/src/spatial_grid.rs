@@ -331,7 +331,8 @@ impl SpatialGrid {
 
 /// `floor(local)` clamped to `0..count`; NaN gives 0 (`f32::max` and `as` both map it so).
 fn axis_index(local: f32, count: u32) -> u32 {
-    local.floor().max(0.0).min((count - 1) as f32) as u32
+    // `max` maps NaN to 0, and truncating the clamped non-negative value is floor.
+    local.max(0.0).min((count - 1) as f32) as u32
 }
 
 #[cfg(test)]

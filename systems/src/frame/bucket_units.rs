@@ -46,24 +46,25 @@ impl Neighbours {
         }
     }
 
-    /// Calls `visit` with every unit in the 3x3 buckets around `pos`.
-    pub fn for_each_near(&self, pos: Vec2, mut visit: impl FnMut(&NeighbourInfo)) {
+    /// The units in the 3x3 buckets around `pos`, as three slices (one per bucket row: the
+    /// buckets of a row are adjacent in the sorted order).
+    #[must_use]
+    pub fn near(&self, pos: Vec2) -> [&[NeighbourInfo]; 3] {
+        let mut out: [&[NeighbourInfo]; 3] = [&[], &[], &[]];
         let bucket = self.grid.bucket_of(pos);
         let Some((bx, by)) = self.grid.bucket_coords(bucket) else {
-            return;
+            return out;
         };
         let (cols, rows) = (self.grid.columns(), self.grid.rows());
         let starts = self.grid.cell_start();
-        for y in by.saturating_sub(1)..=(by + 1).min(rows - 1) {
+        for (slot, y) in out.iter_mut().zip(by.saturating_sub(1)..=(by + 1).min(rows - 1)) {
             let row = y * cols;
             let first = row + bx.saturating_sub(1);
             let last = row + (bx + 1).min(cols - 1);
-            // Buckets of one row are adjacent in the sorted order: one contiguous slice.
             let range = starts[first as usize] as usize..starts[last as usize + 1] as usize;
-            for unit in &self.units[range] {
-                visit(unit);
-            }
+            *slot = &self.units[range];
         }
+        out
     }
 }
 

@@ -2,7 +2,7 @@
 //! centre out of cells its layer cannot enter, sliding along walls.
 
 use glam::Vec2;
-use horde_core::{Agent, CostField, ExternalForce, Grid, Position, Stun, Velocity, WALL};
+use horde_core::{Agent, CostField, ExternalForce, Grid, Position, Stun, Velocity, WALL, floor};
 
 use crate::frame::{FrameData, for_each_unit};
 use crate::job_graph::StageContext;
@@ -66,7 +66,7 @@ pub(crate) fn move_with_walls(
     }
     let open = |p: Vec2| {
         let local = (p - grid.origin()) / grid.cell_size();
-        cost.get_or_wall(local.x.floor() as i64, local.y.floor() as i64) != WALL
+        cost.get_or_wall(floor(local.x), floor(local.y)) != WALL
     };
     let half = grid.cell_size() * 0.5;
     let steps = ((delta.abs().max_element() / half).ceil() as u32).clamp(1, 64);

@@ -3,8 +3,7 @@
 
 use glam::Vec2;
 use horde_core::{
-    Agent, Position, Steering, Stun, UnitId, Velocity, avoid_walls, blend_and_turn,
-    separation_push, unit_noise,
+    Agent, Position, Steering, Stun, UnitId, Velocity, avoid_walls, blend_and_turn, unit_noise,
 };
 
 use crate::frame::{FrameData, for_each_unit};
@@ -52,20 +51,30 @@ pub(crate) fn steer_units(data: &FrameData, ctx: &StageContext<'_>) {
                 .map_or(f32::INFINITY, |d| d as f32);
             let ideal = field.map_or(Vec2::ZERO, |f| f.flow().sample(grid, pos));
 
-            // Step 5: separation, and whether an arrived friend is touching us.
+            // Step 5: separation, and whether an arrived friend is touching us. Written as a
+            // branch-free loop over contiguous slices with local accumulators: crowds make the
+            // in-range test a coin flip, and this loop is the hottest of the frame.
             let mut separation = Vec2::ZERO;
             let mut touching_arrived = false;
-            let tie = Vec2::from_angle(unit_noise(config.seed, id.0, 0) * std::f32::consts::PI);
-            neighbours.for_each_near(pos, |other| {
-                if other.id == id.0 {
-                    return;
+            let mut stacked = false;
+            for slice in neighbours.near(pos) {
+                for other in slice {
+                    let away = pos - other.pos;
+                    let d2 = away.length_squared();
+                    let range = (agent.radius + other.radius) * sc.separation_range;
+                    let inside = d2 < range * range && other.id != id.0;
+                    let d = d2.sqrt();
+                    let weight = if inside && d > 1e-6 { (1.0 - d / range) / d } else { 0.0 };
+                    separation += away * weight;
+                    stacked |= inside && d <= 1e-6;
+                    touching_arrived |= inside && other.arrived && other.group == agent.group.0;
                 }
-                let push = separation_push(pos, agent.radius, other.pos, other.radius, tie, sc);
-                separation += push;
-                if other.arrived && other.group == agent.group.0 && push != Vec2::ZERO {
-                    touching_arrived = true;
-                }
-            });
+            }
+            if stacked {
+                // Someone stands exactly on us: leave along a direction fixed per unit.
+                let n = unit_noise(config.seed, id.0, 0);
+                separation += Vec2::new(n, 1.0 - n.abs()).normalize_or(Vec2::X);
+            }
 
             let arrived = distance <= sc.arrival_distance
                 || (touching_arrived && distance <= config.crowd_arrival_distance);
