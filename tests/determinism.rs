@@ -13,8 +13,18 @@ fn run(threads: usize) -> Vec<u64> {
         .with_size(20, 20)
         .with_cells_per_tile(4)
         .with_guarantee_reachable(true);
-    let map = generate_level(5, &config).unwrap().into_map();
-    let goal = area_goal(&map, Cell::new(40, 40), 12);
+    let level = generate_level(5, &config).unwrap();
+    // Spawn tiles are open and, with the reachability guarantee, connected to the lair.
+    let first_goal = level
+        .tile_cells(level.player_spawn_tiles()[0])
+        .next()
+        .unwrap();
+    let second_goal = level
+        .tile_cells(level.enemy_spawn_tiles()[1])
+        .next()
+        .unwrap();
+    let map = level.into_map();
+    let goal = area_goal(&map, first_goal, 150);
     let cells = spawn_cells(&map, &goal, 3000, 2);
     let mut sim = crowd(
         map,
@@ -43,7 +53,7 @@ fn run(threads: usize) -> Vec<u64> {
     let mut hashes = Vec::new();
     for frame in 0..300 {
         if frame == 120 {
-            let new_goal = area_goal(&sim.map(), Cell::new(10, 70), 10);
+            let new_goal = area_goal(&sim.map(), second_goal, 100);
             sim.set_group_goal(horde::GroupId(0), new_goal).unwrap();
         }
         if frame == 150 {
@@ -51,6 +61,11 @@ fn run(threads: usize) -> Vec<u64> {
                 .unwrap();
         }
         sim.step(1.0 / 30.0).unwrap();
+        assert_eq!(
+            wall_violations(&sim),
+            0,
+            "a centre in a wall at frame {frame}"
+        );
         hashes.push(sim.state_hash());
     }
     hashes

@@ -19,8 +19,9 @@ pub struct SimConfig {
     /// Flow-field parameters.
     pub flow: FlowConfig,
     /// A unit touching an arrived unit of its own group also counts as arrived when its path
-    /// distance to the goal is at most this many cells (default 1.5). Big groups settle
-    /// around their goal instead of pushing forever.
+    /// distance to the goal is at most this many cells (default 1.5), plus the radius of the
+    /// disc by which the arrived units' area exceeds the goal's area (so a group sent to a
+    /// point settles into a blob around it, and a group sent to a large area fills it).
     pub crowd_arrival_distance: f32,
 }
 

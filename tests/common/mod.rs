@@ -17,17 +17,28 @@ pub fn movingai_dir() -> Option<PathBuf> {
     dir.is_dir().then_some(dir)
 }
 
-/// The open cells of a `side x side` square centred on `centre` (clipped to the map).
-pub fn area_goal(map: &Map, centre: Cell, side: u32) -> GoalSet {
+/// A goal area: the `cells` open cells nearest to `centre` by path distance (ties broken by
+/// cell order), so the area has room for a crowd whatever the walls around `centre`.
+pub fn area_goal(map: &Map, centre: Cell, cells: usize) -> GoalSet {
     let cost = map.cost_field(Layer::Ground);
-    let h = side / 2;
-    let cells = (centre.y.saturating_sub(h)..(centre.y + side - h).min(map.height()))
-        .flat_map(|y| {
-            (centre.x.saturating_sub(h)..(centre.x + side - h).min(map.width()))
-                .map(move |x| Cell::new(x, y))
-        })
-        .filter(|&c| cost.get(c) != WALL);
-    GoalSet::new(cells).expect("the goal area has an open cell")
+    let centre = nearest_open(map, centre);
+    let field = IntegrationField::build(cost, &[centre]).unwrap();
+    let mut open: Vec<(u32, usize)> = (0..map.grid().len())
+        .map(|i| (field.get(map.grid().cell(i)), i))
+        .filter(|&(d, _)| d != UNREACHABLE)
+        .collect();
+    open.sort_unstable();
+    GoalSet::new(open.iter().take(cells).map(|&(_, i)| map.grid().cell(i))).expect("an open cell")
+}
+
+/// The open ground cell nearest `cell` (Chebyshev rings, then row order).
+pub fn nearest_open(map: &Map, cell: Cell) -> Cell {
+    let cost = map.cost_field(Layer::Ground);
+    (0..map.grid().len())
+        .map(|i| map.grid().cell(i))
+        .filter(|&c| cost.get(c) != WALL)
+        .min_by_key(|c| (c.x.abs_diff(cell.x).max(c.y.abs_diff(cell.y)), c.y, c.x))
+        .expect("the map has an open cell")
 }
 
 /// `count` distinct random open cells from which `goal` can be reached on the ground layer.

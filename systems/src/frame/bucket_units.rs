@@ -30,6 +30,8 @@ pub struct Neighbours {
     pub grid: SpatialGrid,
     /// Units sorted by bucket.
     pub units: Vec<NeighbourInfo>,
+    /// Per group, how many units had arrived at the start of the frame.
+    pub arrived_per_group: Vec<u32>,
     scratch: Vec<NeighbourInfo>,
     buckets: Vec<u32>,
 }
@@ -41,6 +43,7 @@ impl Neighbours {
         Self {
             grid,
             units: Vec::new(),
+            arrived_per_group: Vec::new(),
             scratch: Vec::new(),
             buckets: Vec::new(),
         }
@@ -57,7 +60,10 @@ impl Neighbours {
         };
         let (cols, rows) = (self.grid.columns(), self.grid.rows());
         let starts = self.grid.cell_start();
-        for (slot, y) in out.iter_mut().zip(by.saturating_sub(1)..=(by + 1).min(rows - 1)) {
+        for (slot, y) in out
+            .iter_mut()
+            .zip(by.saturating_sub(1)..=(by + 1).min(rows - 1))
+        {
             let row = y * cols;
             let first = row + bx.saturating_sub(1);
             let last = row + (bx + 1).min(cols - 1);
@@ -103,6 +109,14 @@ pub(crate) fn bucket_units(data: &FrameData, ctx: &StageContext<'_>) {
     if let Err(e) = n.grid.rebuild_from_buckets(&n.buckets) {
         data.errors.lock().push(format!("bucketing failed: {e}"));
         return;
+    }
+    n.arrived_per_group.clear();
+    for unit in n.scratch.iter().filter(|u| u.arrived) {
+        let g = usize::from(unit.group);
+        if n.arrived_per_group.len() <= g {
+            n.arrived_per_group.resize(g + 1, 0);
+        }
+        n.arrived_per_group[g] += 1;
     }
     n.units.clear();
     n.units

@@ -68,6 +68,11 @@ pub(crate) fn move_with_walls(
         let local = (p - grid.origin()) / grid.cell_size();
         cost.get_or_wall(floor(local.x), floor(local.y)) != WALL
     };
+    if !open(pos) {
+        // A wall was placed on the unit (or it was spawned by hand into one): step out to the
+        // nearest open cell before moving.
+        return (escape_wall(cost, grid, pos), Blocked { x: true, y: true });
+    }
     let half = grid.cell_size() * 0.5;
     let steps = ((delta.abs().max_element() / half).ceil() as u32).clamp(1, 64);
     let step = delta / steps as f32;
@@ -94,6 +99,51 @@ pub(crate) fn move_with_walls(
     (p, blocked)
 }
 
+/// The point nearest `pos` inside the nearest open cell (searching rings of cells up to 8
+/// away, then anywhere on the map), a hair inside the cell's edge; `pos` itself when the map
+/// has no open cell.
+pub(crate) fn escape_wall(cost: &CostField, grid: &Grid, pos: Vec2) -> Vec2 {
+    let size = grid.cell_size();
+    let local = (pos - grid.origin()) / size;
+    let (cx, cy) = (floor(local.x), floor(local.y));
+    let inset = 1e-3;
+    let nearest_in = |x: i64, y: i64| {
+        let min = Vec2::new(x as f32 + inset, y as f32 + inset);
+        let max = Vec2::new(x as f32 + 1.0 - inset, y as f32 + 1.0 - inset);
+        local.clamp(min, max)
+    };
+    let consider = |best: &mut Option<(f32, Vec2)>, x: i64, y: i64| {
+        if cost.get_or_wall(x, y) != WALL {
+            let p = nearest_in(x, y);
+            let d = (p - local).length_squared();
+            if best.is_none_or(|(bd, _)| d < bd) {
+                *best = Some((d, p));
+            }
+        }
+    };
+    let mut best: Option<(f32, Vec2)> = None;
+    for r in 1..=8i64 {
+        for y in cy - r..=cy + r {
+            for x in cx - r..=cx + r {
+                if (x - cx).abs().max((y - cy).abs()) == r {
+                    consider(&mut best, x, y);
+                }
+            }
+        }
+        if best.is_some() {
+            break;
+        }
+    }
+    if best.is_none() {
+        for y in 0..i64::from(cost.height()) {
+            for x in 0..i64::from(cost.width()) {
+                consider(&mut best, x, y);
+            }
+        }
+    }
+    best.map_or(pos, |(_, p)| grid.origin() + p * size)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -112,6 +162,9 @@ mod tests {
         // Off the map is a wall too.
         let (p, _) = move_with_walls(&cost, &grid, Vec2::new(0.5, 0.5), Vec2::new(-3.0, 0.0));
         assert!(p.x >= 0.0);
+        // A unit caught inside a new wall steps out to the nearest open cell.
+        let (p, _) = move_with_walls(&cost, &grid, Vec2::new(3.2, 1.5), Vec2::ZERO);
+        assert!(p.x < 3.0 && p.x > 2.99 && p.y == 1.5, "{p}");
         let (p, b) = move_with_walls(&cost, &grid, Vec2::new(0.5, 0.5), Vec2::new(f32::NAN, 0.0));
         assert_eq!(p, Vec2::new(0.5, 0.5));
         assert!(b.x && b.y);

@@ -64,7 +64,11 @@ pub(crate) fn steer_units(data: &FrameData, ctx: &StageContext<'_>) {
                     let range = (agent.radius + other.radius) * sc.separation_range;
                     let inside = d2 < range * range && other.id != id.0;
                     let d = d2.sqrt();
-                    let weight = if inside && d > 1e-6 { (1.0 - d / range) / d } else { 0.0 };
+                    let weight = if inside && d > 1e-6 {
+                        (1.0 - d / range) / d
+                    } else {
+                        0.0
+                    };
                     separation += away * weight;
                     stacked |= inside && d <= 1e-6;
                     touching_arrived |= inside && other.arrived && other.group == agent.group.0;
@@ -76,8 +80,23 @@ pub(crate) fn steer_units(data: &FrameData, ctx: &StageContext<'_>) {
                 separation += Vec2::new(n, 1.0 - n.abs()).normalize_or(Vec2::X);
             }
 
+            // A group that has arrived covers more than its goal cells once the units that
+            // stand there outgrow the goal's area: friends touching them within that
+            // crowd's radius have arrived too (else big groups push forever).
+            let crowd = if touching_arrived {
+                let g = usize::from(agent.group.0);
+                let arrived_units = neighbours.arrived_per_group.get(g).copied().unwrap_or(0);
+                let goal_cells = groups
+                    .get(agent.group.0)
+                    .map_or(1, |g| g.goal.cells().len());
+                let unit_area = 4.0 * agent.radius * agent.radius / (cell_size * cell_size);
+                let excess = arrived_units as f32 * unit_area - goal_cells as f32;
+                (excess.max(0.0) / std::f32::consts::PI).sqrt()
+            } else {
+                0.0
+            };
             let arrived = distance <= sc.arrival_distance
-                || (touching_arrived && distance <= config.crowd_arrival_distance);
+                || (touching_arrived && distance <= config.crowd_arrival_distance + crowd);
             steering.arrived = arrived;
             if arrived {
                 // Stand still, but let separation resolve overlaps.
