@@ -51,7 +51,13 @@ impl<C: ?Sized> JobGraphBuilder<C> {
     ///
     /// `after` may name stages declared later. Mistakes (a repeated name, an unknown or cyclic
     /// dependency, an access conflict) are reported by [`build`](Self::build).
-    pub fn stage<F>(mut self, name: impl Into<Arc<str>>, access: Access, after: &[&str], run: F) -> Self
+    pub fn stage<F>(
+        mut self,
+        name: impl Into<Arc<str>>,
+        access: Access,
+        after: &[&str],
+        run: F,
+    ) -> Self
     where
         F: Fn(&C, &StageContext<'_>) + Send + Sync + 'static,
     {
@@ -586,5 +592,20 @@ impl FrameReport {
             .iter()
             .find(|stage| &*stage.name == name)
             .map(|stage| stage.duration)
+    }
+}
+
+#[cfg(test)]
+impl<C: ?Sized> JobGraph<C> {
+    /// The puffin scope ids the stage `name` registered for itself and its batches, if any yet.
+    pub(super) fn scope_ids(
+        &self,
+        name: &str,
+    ) -> Option<(Option<puffin::ScopeId>, Option<puffin::ScopeId>)> {
+        let stage = self.stages.iter().find(|stage| &*stage.name == name)?;
+        Some((
+            stage.scope.registered_id(),
+            stage.batch_scope.registered_id(),
+        ))
     }
 }

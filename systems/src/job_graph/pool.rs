@@ -97,7 +97,12 @@ impl WorkerPool {
             {
                 Ok(handle) => pool.workers.push(handle),
                 // Dropping `pool` stops and joins the workers started so far.
-                Err(source) => return Err(PoolError::Spawn { thread: name, source }),
+                Err(source) => {
+                    return Err(PoolError::Spawn {
+                        thread: name,
+                        source,
+                    });
+                }
             }
         }
         Ok(pool)
@@ -588,5 +593,15 @@ impl ProfileScope {
     #[cfg(test)]
     pub(crate) fn registered_id(&self) -> Option<puffin::ScopeId> {
         self.id.get().copied()
+    }
+}
+
+#[cfg(test)]
+impl WorkerPool {
+    /// Counts the handles to the pool's shared state still alive: the pool's own plus one per
+    /// running worker thread. Keeps counting after the pool is dropped.
+    pub(super) fn live_handles(&self) -> impl Fn() -> usize + use<> {
+        let shared = Arc::downgrade(&self.shared);
+        move || shared.strong_count()
     }
 }
