@@ -11,7 +11,8 @@ use std::path::Path;
 use criterion::{Criterion, criterion_group, criterion_main};
 use horde::{
     Cell, CostField, Direction, FlowConfig, FlowField, IntegrationField, Layer, LevelConfig, Map,
-    WALL, fill_direction_rows, generate_level, load_map, reference,
+    ParallelIntegration, WALL, WorkerPool, fill_direction_rows, generate_level, load_map,
+    reference,
 };
 
 fn bench_map() -> (String, Map) {
@@ -73,12 +74,28 @@ fn fields(c: &mut Criterion) {
         .filter(|&&v| v != u32::MAX)
         .count();
     assert_eq!(pathfinding_dijkstra_all(cost, goal) + 1, reachable);
-    assert!(cost.to_costs().iter().any(|&c| c == WALL));
+    assert!(cost.to_costs().contains(&WALL));
 
     let mut group = c.benchmark_group(format!("fields/{name}"));
     group.sample_size(10);
     group.bench_function("horde_integration", |b| {
         b.iter(|| integration.rebuild(cost, black_box(&[goal])).unwrap())
+    });
+    let pool = WorkerPool::new(2).unwrap();
+    let mut parallel = ParallelIntegration::default();
+    let mut check = IntegrationField::unreachable(cost);
+    parallel
+        .rebuild(&pool, cost, &[goal], &mut check)
+        .unwrap()
+        .unwrap();
+    assert_eq!(check, integration);
+    group.bench_function("horde_integration_2_threads", |b| {
+        b.iter(|| {
+            parallel
+                .rebuild(&pool, cost, black_box(&[goal]), &mut check)
+                .unwrap()
+                .unwrap()
+        })
     });
     group.bench_function("binary_heap_dijkstra", |b| {
         b.iter(|| reference::dijkstra_binary_heap(cost, black_box(&[goal])))
@@ -93,6 +110,16 @@ fn fields(c: &mut Criterion) {
     });
     group.bench_function("horde_flow_rows_only", |b| {
         b.iter(|| fill_direction_rows(cost, &integration, 0..cost.height(), flow.bytes_mut()))
+    });
+    let width = cost.width() as usize;
+    group.bench_function("horde_flow_rows_2_threads", |b| {
+        b.iter(|| {
+            pool.for_each_chunk_mut(flow.bytes_mut(), 64 * width, |_, range, chunk| {
+                let rows = (range.start / width) as u32..(range.end / width) as u32;
+                fill_direction_rows(cost, &integration, rows, chunk);
+            })
+            .unwrap()
+        })
     });
     group.finish();
 }

@@ -3,7 +3,8 @@
 
 use std::collections::HashMap;
 
-use crate::flow::{FlowConfig, FlowField};
+use crate::cost_field::CostField;
+use crate::flow::{FlowConfig, FlowField, fill_direction_rows};
 use crate::grid::Cell;
 use crate::integration::{FieldError, IntegrationField};
 use crate::map::Map;
@@ -103,10 +104,33 @@ impl NavField {
 
     /// Rebuilds both fields from `map` (whether or not they are dirty).
     pub fn rebuild(&mut self, map: &Map, config: &FlowConfig) -> Result<(), FieldError> {
+        self.rebuild_with(
+            map,
+            config,
+            |cost, goals, integration| integration.rebuild(cost, goals),
+            |cost, integration, out| fill_direction_rows(cost, integration, 0..cost.height(), out),
+        )
+    }
+
+    /// Like [`Self::rebuild`], with the two heavy steps supplied by the caller (a caller with
+    /// threads builds the integration field and fills flow row bands in parallel):
+    /// `integrate(cost, goals, field)` must leave what [`IntegrationField::rebuild`] would,
+    /// and `fill_rows(cost, integration, bytes)` what [`fill_direction_rows`] gives over
+    /// every row.
+    pub fn rebuild_with(
+        &mut self,
+        map: &Map,
+        config: &FlowConfig,
+        integrate: impl FnOnce(&CostField, &[Cell], &mut IntegrationField) -> Result<(), FieldError>,
+        fill_rows: impl FnOnce(&CostField, &IntegrationField, &mut [u8]),
+    ) -> Result<(), FieldError> {
         let cost = map.cost_field(self.key.layer);
         let goals = self.key.goals.cells();
-        self.integration.rebuild(cost, goals)?;
-        self.flow.rebuild(cost, &self.integration, goals, config);
+        integrate(cost, goals, &mut self.integration)?;
+        self.flow.resize(cost.width(), cost.height());
+        fill_rows(cost, &self.integration, self.flow.bytes_mut());
+        self.flow
+            .mark_line_of_sight(cost, &self.integration, goals, config);
         self.built_from = Some(cost.version());
         Ok(())
     }

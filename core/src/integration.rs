@@ -188,6 +188,12 @@ impl IntegrationField {
         (v != UNREACHABLE).then(|| f64::from(v) / f64::from(ORTHO_STEP))
     }
 
+    /// The values in the padded layout, for callers that compute the field themselves (a
+    /// parallel builder): they must leave exactly what [`Self::rebuild`] would.
+    pub fn padded_values_mut(&mut self) -> &mut [u32] {
+        &mut self.values
+    }
+
     /// The values in the padded layout of [`CostField::padded_costs`].
     #[must_use]
     pub fn padded_values(&self) -> &[u32] {

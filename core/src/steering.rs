@@ -276,8 +276,15 @@ pub fn blend_and_turn(
             desired
         } else {
             // Turn by exactly `max_turn` toward the side `desired` lies on.
-            let s = if heading.perp_dot(desired) >= 0.0 { sin_max } else { -sin_max };
-            Vec2::new(heading.x * cos_max - heading.y * s, heading.x * s + heading.y * cos_max)
+            let s = if heading.perp_dot(desired) >= 0.0 {
+                sin_max
+            } else {
+                -sin_max
+            };
+            Vec2::new(
+                heading.x * cos_max - heading.y * s,
+                heading.x * s + heading.y * cos_max,
+            )
         }
     };
     // Small-angle rotation by Taylor terms (error below a^5/120 = 1e-7 for |a| <= 0.1): plain

@@ -11,6 +11,7 @@ mod config;
 mod frame;
 mod groups;
 mod job_graph;
+mod parallel_integration;
 mod simulation;
 
 pub use config::SimConfig;
@@ -20,4 +21,5 @@ pub use job_graph::{
     Access, FrameReport, GraphBuildError, JobGraph, JobGraphBuilder, JobPanic, PoolError, Resource,
     StageContext, StageTime, WorkerPool,
 };
+pub use parallel_integration::{ParallelIntegration, Workers};
 pub use simulation::{Horde, SimError, Simulation, UnitState, state_hash, unit_states};
