@@ -75,6 +75,18 @@ fn frame(c: &mut Criterion) {
             );
         }
     }
+    // Profiling cost: the same 100k frame with puffin scopes on, next to the 2-thread row
+    // above (the target is at most 3% apart).
+    let mut sim = scenario(100_000, 2);
+    puffin::set_scopes_on(true);
+    group.bench_function("2_threads_puffin_on/100000", |b| {
+        b.iter(|| {
+            let t = black_box(sim.step(1.0 / 60.0).unwrap().total());
+            puffin::GlobalProfiler::lock().new_frame();
+            t
+        })
+    });
+    puffin::set_scopes_on(false);
     group.finish();
 }
 

@@ -48,8 +48,8 @@ pub use scenario_check::{
 };
 pub use spatial_grid::{SpatialGrid, SpatialGridError};
 pub use steering::{
-    RayHit, SteeringConfig, avoid_walls, blend_and_turn, cast_ray, floor, probe, rotate,
-    separation_push, unit_noise,
+    Fan, RayHit, SteeringConfig, TurnLimit, avoid_walls, blend_and_turn, cast_ray, floor, probe,
+    rotate, separation_push, unit_noise,
 };
 pub use terrain::{CostTable, Layer, OPEN, Terrain, TerrainProps, WALL, ZeroCost};
 pub use unit::{

@@ -187,6 +187,27 @@ pub fn rotate(v: Vec2, angle: f32) -> Vec2 {
     Vec2::new(v.x * c - v.y * s, v.x * s + v.y * c)
 }
 
+/// The fan's rotations (sine and cosine of `k * fan_step` for `k = 1..=fan_steps`), computed
+/// once from a [`SteeringConfig`] rather than per unit.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fan {
+    steps: Vec<(f32, f32)>,
+}
+
+impl Fan {
+    /// The fan of `config`.
+    #[must_use]
+    pub fn new(config: &SteeringConfig) -> Self {
+        let steps = (1..=config.fan_steps)
+            .map(|k| {
+                let a = k as f32 * config.fan_step;
+                (libm::sinf(a), libm::cosf(a))
+            })
+            .collect();
+        Self { steps }
+    }
+}
+
 /// Steps 2-4: keeps `ideal` when the probe is clear; otherwise tries the fan at
 /// `fan_step` increments, alternating sides and starting on `side` (the remembered one),
 /// and takes the first clear direction; when the whole fan is blocked, slides along the
@@ -201,14 +222,16 @@ pub fn avoid_walls(
     radius: f32,
     side: i8,
     config: &SteeringConfig,
+    fan: &Fan,
 ) -> (Vec2, i8) {
     let Some(hit) = probe(cost, grid, pos, ideal, radius, config) else {
         return (ideal, side);
     };
     let first = if side < 0 { -1i8 } else { 1 };
-    for k in 1..=config.fan_steps {
+    for &(sin, cos) in &fan.steps {
         for s in [first, -first] {
-            let dir = rotate(ideal, f32::from(s) * k as f32 * config.fan_step);
+            let sin = f32::from(s) * sin;
+            let dir = Vec2::new(ideal.x * cos - ideal.y * sin, ideal.x * sin + ideal.y * cos);
             if probe(cost, grid, pos, dir, radius, config).is_none() {
                 return (dir, s);
             }
@@ -252,15 +275,43 @@ pub fn separation_push(
     }
 }
 
+/// The largest turn of one frame, with its sine and cosine computed once (every unit with
+/// the same turn rate shares one).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TurnLimit {
+    angle: f32,
+    sin: f32,
+    cos: f32,
+}
+
+impl TurnLimit {
+    /// A limit of `angle` radians (negative or NaN counts as 0).
+    #[must_use]
+    pub fn new(angle: f32) -> Self {
+        let angle = if angle > 0.0 { angle } else { 0.0 };
+        Self {
+            angle,
+            sin: libm::sinf(angle),
+            cos: libm::cosf(angle),
+        }
+    }
+
+    /// The angle in radians.
+    #[must_use]
+    pub fn angle(&self) -> f32 {
+        self.angle
+    }
+}
+
 /// Step 6: blends the avoidance direction and the separation push, turns `heading` toward
-/// the result by at most `max_turn` radians, then adds `jitter` radians (a small angle:
+/// the result by at most `limit`, then adds `jitter` radians (a small angle:
 /// `|jitter| <= 0.1`). Returns the new unit heading (unchanged when there is nowhere to go).
 #[must_use]
 pub fn blend_and_turn(
     heading: Vec2,
     avoid: Vec2,
     separation: Vec2,
-    max_turn: f32,
+    limit: &TurnLimit,
     jitter: f32,
     config: &SteeringConfig,
 ) -> Vec2 {
@@ -271,8 +322,8 @@ pub fn blend_and_turn(
     let turned = if heading == Vec2::ZERO {
         desired
     } else {
-        let (sin_max, cos_max) = (libm::sinf(max_turn), libm::cosf(max_turn));
-        if max_turn >= std::f32::consts::PI || heading.dot(desired) >= cos_max {
+        let (sin_max, cos_max) = (limit.sin, limit.cos);
+        if limit.angle >= std::f32::consts::PI || heading.dot(desired) >= cos_max {
             desired
         } else {
             // Turn by exactly `max_turn` toward the side `desired` lies on.
@@ -354,15 +405,25 @@ mod tests {
             "..........",
         ]);
         let config = SteeringConfig::default();
+        let fan = Fan::new(&config);
         let pos = Vec2::new(4.5, 3.5);
-        let (dir, side) = avoid_walls(&cost, &grid, pos, Vec2::X, 0.3, 1, &config);
+        let (dir, side) = avoid_walls(&cost, &grid, pos, Vec2::X, 0.3, 1, &config, &fan);
         assert_eq!(side, 1);
         assert!(dir.y > 0.0, "turned toward +y first: {dir}");
-        let (dir, side) = avoid_walls(&cost, &grid, pos, Vec2::X, 0.3, -1, &config);
+        let (dir, side) = avoid_walls(&cost, &grid, pos, Vec2::X, 0.3, -1, &config, &fan);
         assert_eq!(side, -1);
         assert!(dir.y < 0.0);
         // Clear way ahead: unchanged.
-        let (dir, _) = avoid_walls(&cost, &grid, Vec2::new(1.5, 0.5), Vec2::X, 0.3, 1, &config);
+        let (dir, _) = avoid_walls(
+            &cost,
+            &grid,
+            Vec2::new(1.5, 0.5),
+            Vec2::X,
+            0.3,
+            1,
+            &config,
+            &fan,
+        );
         assert_eq!(dir, Vec2::X);
         // In a dead-end pocket the fan is blocked: slide along the wall.
         let (grid, cost) = walled(&["#####", "#...#", "#.#.#"]);
@@ -374,6 +435,7 @@ mod tests {
             0.4,
             1,
             &config,
+            &fan,
         );
         assert!(dir.y.abs() < 1e-6 && dir.x > 0.99, "{dir}");
     }
@@ -388,19 +450,26 @@ mod tests {
         let same = separation_push(Vec2::ZERO, 0.5, Vec2::ZERO, 0.5, Vec2::Y, &c);
         assert_eq!(same, Vec2::Y);
         // The turn is bounded.
-        let h = blend_and_turn(Vec2::X, Vec2::Y, Vec2::ZERO, 0.1, 0.0, &c);
+        let h = blend_and_turn(Vec2::X, Vec2::Y, Vec2::ZERO, &TurnLimit::new(0.1), 0.0, &c);
         assert!((libm::atan2f(h.y, h.x) - 0.1).abs() < 1e-5);
-        let h = blend_and_turn(Vec2::X, -Vec2::Y, Vec2::ZERO, 0.1, 0.0, &c);
+        let h = blend_and_turn(Vec2::X, -Vec2::Y, Vec2::ZERO, &TurnLimit::new(0.1), 0.0, &c);
         assert!((libm::atan2f(h.y, h.x) + 0.1).abs() < 1e-5);
-        let j = blend_and_turn(Vec2::X, Vec2::X, Vec2::ZERO, 0.1, 0.05, &c);
+        let j = blend_and_turn(Vec2::X, Vec2::X, Vec2::ZERO, &TurnLimit::new(0.1), 0.05, &c);
         assert!((libm::atan2f(j.y, j.x) - 0.05).abs() < 1e-5);
         for x in [-2.5f32, -2.0, -0.1, 0.0, 0.3, 7.0, 1e6] {
             assert_eq!(floor(x), x.floor() as i64);
         }
-        let h = blend_and_turn(Vec2::X, Vec2::Y, Vec2::ZERO, 4.0, 0.0, &c);
+        let h = blend_and_turn(Vec2::X, Vec2::Y, Vec2::ZERO, &TurnLimit::new(4.0), 0.0, &c);
         assert!((h - Vec2::Y).length() < 1e-5);
         assert_eq!(
-            blend_and_turn(Vec2::X, Vec2::ZERO, Vec2::ZERO, 1.0, 0.0, &c),
+            blend_and_turn(
+                Vec2::X,
+                Vec2::ZERO,
+                Vec2::ZERO,
+                &TurnLimit::new(1.0),
+                0.0,
+                &c
+            ),
             Vec2::X
         );
     }

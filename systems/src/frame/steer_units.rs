@@ -3,7 +3,8 @@
 
 use glam::Vec2;
 use horde_core::{
-    Agent, Position, Steering, Stun, UnitId, Velocity, avoid_walls, blend_and_turn, unit_noise,
+    Agent, Fan, Position, Steering, Stun, TurnLimit, UnitId, UnitSpec, Velocity, avoid_walls,
+    blend_and_turn, unit_noise,
 };
 
 use crate::frame::{FrameData, for_each_unit};
@@ -21,6 +22,10 @@ pub(crate) fn steer_units(data: &FrameData, ctx: &StageContext<'_>) {
     let grid = map.grid();
     let cell_size = grid.cell_size();
     let (dt, frame) = (data.clock.dt, data.clock.frame);
+    // Most units keep the default turn rate: share its sine and cosine.
+    let common_rate = UnitSpec::at(Vec2::ZERO).turn_rate;
+    let common_limit = TurnLimit::new(common_rate * dt);
+    let fan = Fan::new(sc);
 
     for_each_unit::<
         (
@@ -105,11 +110,15 @@ pub(crate) fn steer_units(data: &FrameData, ctx: &StageContext<'_>) {
             }
 
             // Steps 2-4: probe only near walls (the clearance field says how far they are).
-            let reach = agent.radius * (1.0 + sc.probe_inflate) + sc.probe_length;
-            let needed = (reach / cell_size).ceil() as u32 + 1;
+            // The probe's farthest point is the end of an edge ray; every point of a wall
+            // cell at Chebyshev distance `c` is at least `c - 1` cells away from anywhere in
+            // the unit's cell, so clearance `c > reach + 1` means no ray can hit.
+            let ahead = agent.radius + sc.probe_length;
+            let aside = agent.radius * sc.probe_inflate;
+            let reach = (ahead * ahead + aside * aside).sqrt() / cell_size;
             let layer = agent.layer as usize;
             let avoid = if ideal == Vec2::ZERO
-                || u32::from(clearance[layer].get(cell.x, cell.y)) > needed
+                || f32::from(clearance[layer].get(cell.x, cell.y)) > reach + 1.0
             {
                 ideal
             } else {
@@ -122,6 +131,7 @@ pub(crate) fn steer_units(data: &FrameData, ctx: &StageContext<'_>) {
                     agent.radius,
                     steering.avoid_side,
                     sc,
+                    &fan,
                 );
                 steering.avoid_side = side;
                 dir
@@ -129,14 +139,15 @@ pub(crate) fn steer_units(data: &FrameData, ctx: &StageContext<'_>) {
 
             // Steps 6-7: blend, bounded turn, jitter, speed.
             let jitter = unit_noise(config.seed, id.0, frame) * sc.jitter;
-            steering.heading = blend_and_turn(
-                steering.heading,
-                avoid,
-                separation,
-                agent.turn_rate * dt,
-                jitter,
-                sc,
-            );
+            let own_limit;
+            let limit = if agent.turn_rate == common_rate {
+                &common_limit
+            } else {
+                own_limit = TurnLimit::new(agent.turn_rate * dt);
+                &own_limit
+            };
+            steering.heading =
+                blend_and_turn(steering.heading, avoid, separation, limit, jitter, sc);
             let slow = (distance / sc.slow_distance).clamp(0.25, 1.0);
             let speed = if avoid == Vec2::ZERO && separation == Vec2::ZERO {
                 0.0
