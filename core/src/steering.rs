@@ -191,6 +191,7 @@ pub fn rotate(v: Vec2, angle: f32) -> Vec2 {
 /// once from a [`SteeringConfig`] rather than per unit.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Fan {
+    config: SteeringConfig,
     steps: Vec<(f32, f32)>,
 }
 
@@ -204,7 +205,16 @@ impl Fan {
                 (libm::sinf(a), libm::cosf(a))
             })
             .collect();
-        Self { steps }
+        Self {
+            config: *config,
+            steps,
+        }
+    }
+
+    /// The configuration the fan was made from.
+    #[must_use]
+    pub fn config(&self) -> &SteeringConfig {
+        &self.config
     }
 }
 
@@ -221,9 +231,9 @@ pub fn avoid_walls(
     ideal: Vec2,
     radius: f32,
     side: i8,
-    config: &SteeringConfig,
     fan: &Fan,
 ) -> (Vec2, i8) {
+    let config = &fan.config;
     let Some(hit) = probe(cost, grid, pos, ideal, radius, config) else {
         return (ideal, side);
     };
@@ -407,23 +417,14 @@ mod tests {
         let config = SteeringConfig::default();
         let fan = Fan::new(&config);
         let pos = Vec2::new(4.5, 3.5);
-        let (dir, side) = avoid_walls(&cost, &grid, pos, Vec2::X, 0.3, 1, &config, &fan);
+        let (dir, side) = avoid_walls(&cost, &grid, pos, Vec2::X, 0.3, 1, &fan);
         assert_eq!(side, 1);
         assert!(dir.y > 0.0, "turned toward +y first: {dir}");
-        let (dir, side) = avoid_walls(&cost, &grid, pos, Vec2::X, 0.3, -1, &config, &fan);
+        let (dir, side) = avoid_walls(&cost, &grid, pos, Vec2::X, 0.3, -1, &fan);
         assert_eq!(side, -1);
         assert!(dir.y < 0.0);
         // Clear way ahead: unchanged.
-        let (dir, _) = avoid_walls(
-            &cost,
-            &grid,
-            Vec2::new(1.5, 0.5),
-            Vec2::X,
-            0.3,
-            1,
-            &config,
-            &fan,
-        );
+        let (dir, _) = avoid_walls(&cost, &grid, Vec2::new(1.5, 0.5), Vec2::X, 0.3, 1, &fan);
         assert_eq!(dir, Vec2::X);
         // In a dead-end pocket the fan is blocked: slide along the wall.
         let (grid, cost) = walled(&["#####", "#...#", "#.#.#"]);
@@ -434,7 +435,6 @@ mod tests {
             Vec2::new(0.6, -0.8),
             0.4,
             1,
-            &config,
             &fan,
         );
         assert!(dir.y.abs() < 1e-6 && dir.x > 0.99, "{dir}");

@@ -130,7 +130,6 @@ pub(crate) fn steer_units(data: &FrameData, ctx: &StageContext<'_>) {
                     ideal,
                     agent.radius,
                     steering.avoid_side,
-                    sc,
                     &fan,
                 );
                 steering.avoid_side = side;
