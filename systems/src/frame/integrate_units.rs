@@ -10,8 +10,10 @@ use crate::job_graph::StageContext;
 /// Integrates every unit's position.
 pub(crate) fn integrate_units(data: &FrameData, ctx: &StageContext<'_>) {
     let map = data.map.read();
+    let clearance = data.clearance.read();
     let grid = map.grid();
     let dt = data.clock.dt;
+    let half_cell = grid.cell_size() * 0.5;
     for_each_unit::<
         (
             &Agent,
@@ -28,8 +30,18 @@ pub(crate) fn integrate_units(data: &FrameData, ctx: &StageContext<'_>) {
         |(agent, stun, pos, velocity, external)| {
             let cost = map.cost_field(agent.layer);
             let own = if stun.0 > 0.0 { Vec2::ZERO } else { velocity.0 };
-            let total = own + external.0;
-            let (new_pos, blocked) = move_with_walls(cost, grid, pos.0, total * dt);
+            let delta = (own + external.0) * dt;
+            // Fast path: a move shorter than half a cell from a cell whose eight neighbours
+            // are open (clearance >= 2; the map edge counts as a wall) cannot reach a wall.
+            if delta.is_finite()
+                && delta.abs().max_element() < half_cell
+                && let Some(cell) = grid.cell_at(pos.0)
+                && clearance[agent.layer as usize].get(cell.x, cell.y) >= 2
+            {
+                pos.0 += delta;
+                return;
+            }
+            let (new_pos, blocked) = move_with_walls(cost, grid, pos.0, delta);
             pos.0 = new_pos;
             // Drop the velocity components that went into a wall.
             if blocked.x {

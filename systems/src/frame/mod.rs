@@ -162,6 +162,7 @@ pub(crate) fn build_graph() -> Result<JobGraph<FrameData>, GraphBuildError> {
                 .read::<Agent>()
                 .read::<Stun>()
                 .read::<Map>()
+                .read::<Clearance>()
                 .write::<Position>()
                 .write::<Velocity>()
                 .write::<ExternalForce>(),
