@@ -1,0 +1,47 @@
+//! Per-stage cost of the frame benchmark's scenario (1024x1024 clustered level, 8 force
+//! fields, one goal): milliseconds and nanoseconds per unit, averaged over 100 frames.
+//!
+//! `cargo run --release --example frame_stages [UNITS] [THREADS]` (default: 10k and 100k
+//! units on 1 and 2 threads).
+
+#[path = "../benches/common/frame_scenario.rs"]
+mod frame_scenario;
+
+use frame_scenario::scenario;
+
+fn main() {
+    let args: Vec<usize> = std::env::args()
+        .skip(1)
+        .map(|a| a.parse().expect("arguments are numbers: UNITS [THREADS]"))
+        .collect();
+    let cases = match args.as_slice() {
+        [] => vec![(10_000, 1), (10_000, 2), (100_000, 1), (100_000, 2)],
+        [units] => vec![(*units, 1), (*units, 2)],
+        [units, threads, ..] => vec![(*units, *threads)],
+    };
+    let frames = 100;
+    println!(
+        "{:>9} {:>7} {:<16} {:>9} {:>9}",
+        "units", "threads", "stage", "ms", "ns/unit"
+    );
+    for (units, threads) in cases {
+        let mut sim = scenario(units, threads);
+        let mut totals: Vec<(String, f64)> = Vec::new();
+        let mut frame_ms = 0.0;
+        for _ in 0..frames {
+            let report = sim.step(1.0 / 60.0).expect("frame ran");
+            frame_ms += report.total().as_secs_f64() * 1e3 / f64::from(frames);
+            for (name, t) in sim.horde().stage_times() {
+                let ms = t.as_secs_f64() * 1e3 / f64::from(frames);
+                match totals.iter_mut().find(|(n, _)| *n == name) {
+                    Some((_, v)) => *v += ms,
+                    None => totals.push((name, ms)),
+                }
+            }
+        }
+        for (name, ms) in totals.iter().chain([&("frame".to_string(), frame_ms)]) {
+            let ns = ms * 1e6 / units as f64;
+            println!("{units:>9} {threads:>7} {name:<16} {ms:>9.3} {ns:>9.1}");
+        }
+    }
+}
