@@ -217,6 +217,12 @@ pub fn fill_direction_rows(
         let down = &values[mid + stride..mid + stride + w + 2];
         let masks = &moves[mid + 1..mid + 1 + w];
         for (x, (byte, &m)) in row.iter_mut().zip(masks).enumerate() {
+            // Walls and cells that cannot move (a third of a typical game map, in long runs,
+            // so the branch predicts well) need no neighbour reads.
+            if m == 0 || here[x + 1] == UNREACHABLE {
+                *byte = NO_DIRECTION;
+                continue;
+            }
             // Branch-free arg-min: pack (value, direction) into one u64 so `min` picks the
             // lowest value and, on ties, the lowest direction index.
             let key = |value: u32, dir: u8| {

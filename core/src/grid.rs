@@ -69,6 +69,8 @@ pub struct Grid {
     width: u32,
     height: u32,
     cell_size: f32,
+    /// `1 / cell_size`: world -> cell conversions multiply instead of dividing.
+    inv_cell_size: f32,
     origin: Vec2,
 }
 
@@ -82,6 +84,7 @@ impl Grid {
             width,
             height,
             cell_size: 1.0,
+            inv_cell_size: 1.0,
             origin: Vec2::ZERO,
         })
     }
@@ -96,6 +99,7 @@ impl Grid {
         }
         Ok(Self {
             cell_size,
+            inv_cell_size: 1.0 / cell_size,
             origin,
             ..self
         })
@@ -160,7 +164,7 @@ impl Grid {
     /// The cell that holds world position `pos`, or `None` outside the grid (or for NaN).
     #[must_use]
     pub fn cell_at(&self, pos: Vec2) -> Option<Cell> {
-        let local = (pos - self.origin) / self.cell_size;
+        let local = (pos - self.origin) * self.inv_cell_size;
         // Truncation is floor for the non-negative values that pass the test (and is inlined
         // where `floor` may be a library call); NaN fails the test.
         if local.x >= 0.0
@@ -180,7 +184,7 @@ impl Grid {
     /// The cell that holds `pos`, clamped to the grid (NaN maps to cell `(0, 0)`).
     #[must_use]
     pub fn clamped_cell_at(&self, pos: Vec2) -> Cell {
-        let local = (pos - self.origin) / self.cell_size;
+        let local = (pos - self.origin) * self.inv_cell_size;
         // `max` maps NaN to 0; truncation of the clamped non-negative value is floor.
         let cx = local.x.max(0.0).min((self.width - 1) as f32);
         let cy = local.y.max(0.0).min((self.height - 1) as f32);

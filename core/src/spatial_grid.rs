@@ -223,7 +223,17 @@ impl SpatialGrid {
         y * self.columns + x
     }
 
-    /// The column and row of `bucket`, or `None` when there is no such bucket.
+    /// Column and row of the bucket holding `pos` (clamped like [`Self::bucket_of`]; NaN gives
+    /// `(0, 0)`), without the division that [`Self::bucket_coords`] needs.
+    #[must_use]
+    pub fn coords_of(&self, pos: Vec2) -> (u32, u32) {
+        if pos.is_nan() {
+            return (0, 0);
+        }
+        (self.column_of(pos.x), self.row_of(pos.y))
+    }
+
+    /// Column and row of bucket `bucket`, or `None` if there is no such bucket.
     #[must_use]
     pub fn bucket_coords(&self, bucket: u32) -> Option<(u32, u32)> {
         (bucket < self.bucket_count()).then(|| (bucket % self.columns, bucket / self.columns))

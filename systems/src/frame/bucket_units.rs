@@ -54,10 +54,10 @@ impl Neighbours {
     #[must_use]
     pub fn near(&self, pos: Vec2) -> [&[NeighbourInfo]; 3] {
         let mut out: [&[NeighbourInfo]; 3] = [&[], &[], &[]];
-        let bucket = self.grid.bucket_of(pos);
-        let Some((bx, by)) = self.grid.bucket_coords(bucket) else {
+        if self.units.is_empty() {
             return out;
-        };
+        }
+        let (bx, by) = self.grid.coords_of(pos);
         let (cols, rows) = (self.grid.columns(), self.grid.rows());
         let starts = self.grid.cell_start();
         for (slot, y) in out
@@ -108,6 +108,7 @@ pub(crate) fn bucket_units(data: &FrameData, ctx: &StageContext<'_>) {
     );
     if let Err(e) = n.grid.rebuild_from_buckets(&n.buckets) {
         data.errors.lock().push(format!("bucketing failed: {e}"));
+        n.units.clear();
         return;
     }
     n.arrived_per_group.clear();
