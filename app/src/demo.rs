@@ -17,6 +17,7 @@ use horde_core::{
 use horde_systems::{SimConfig, Simulation};
 
 use crate::AppError;
+use crate::plan::{Event, Plan, TimedEvent};
 
 /// Arguments of `horde run`.
 #[derive(Args, Debug, Clone)]
@@ -53,7 +54,7 @@ impl Default for RunArgs {
 const DT: f32 = 1.0 / 30.0;
 
 /// Builds the demo simulation.
-fn build(args: &RunArgs, threads: usize) -> Result<Simulation, AppError> {
+pub fn build(args: &RunArgs, threads: usize) -> Result<Plan, AppError> {
     let level_config = LevelConfig::default()
         .with_size(48, 48)
         .with_cells_per_tile(4)
@@ -93,7 +94,14 @@ fn build(args: &RunArgs, threads: usize) -> Result<Simulation, AppError> {
             spawned += 1;
         }
     }
-    Ok(sim)
+    let events = demo_events(&sim)?;
+    Ok(Plan {
+        name: "built-in demo".into(),
+        sim,
+        frames: args.frames,
+        dt: DT,
+        events,
+    })
 }
 
 /// Up to `n` open ground cells nearest `centre` (ring by ring).
@@ -123,60 +131,69 @@ fn open_cells_near(sim: &Simulation, centre: Vec2, n: usize) -> Vec<Cell> {
     out
 }
 
-/// Mid-run events of the demo, by frame.
-fn events(sim: &mut Simulation, frame: u32) -> Result<(), AppError> {
-    let fail = |e: horde_systems::SimError| AppError::Failed(e.to_string());
+/// The demo's mid-run events: an explosion, an attractor, a vortex, a goal change and a
+/// destroyed brick of the lair's ring.
+fn demo_events(sim: &Simulation) -> Result<Vec<TimedEvent>, AppError> {
+    let bad = |e: horde_core::ForceFieldError| AppError::Failed(e.to_string());
     let size = sim.map().grid().world_size();
     let centre = size * 0.5;
-    match frame {
-        60 => {
-            let blast = ForceField::new(
-                centre + Vec2::new(0.0, -size.y * 0.2),
-                ForceKind::Explosion,
-                14.0,
-                2500.0,
-            )
-            .map_err(|e| AppError::Failed(e.to_string()))?;
-            sim.add_force(blast);
-        }
-        120 => {
-            let hole = ForceField::new(centre, ForceKind::Attractor, 18.0, 60.0)
-                .and_then(|f| f.with_duration(3.0))
-                .map_err(|e| AppError::Failed(e.to_string()))?;
-            sim.add_force(hole);
-        }
-        180 => {
-            let vortex = ForceField::new(
-                centre + Vec2::new(size.x * 0.2, 0.0),
-                ForceKind::Vortex { clockwise: true },
-                16.0,
-                50.0,
-            )
-            .and_then(|f| f.with_duration(4.0))
-            .map_err(|e| AppError::Failed(e.to_string()))?;
-            sim.add_force(vortex);
-        }
-        240 => {
-            // Group 2 is sent to the middle of the map instead.
-            let map_centre = sim.map().grid().clamped_cell_at(centre);
-            let cells = open_cells_near(sim, sim.map().grid().cell_centre(map_centre), 64);
-            let goal = GoalSet::new(cells).map_err(|e| AppError::Failed(e.to_string()))?;
-            sim.set_group_goal(GroupId(2), goal).map_err(fail)?;
-        }
-        300 => {
-            // A brick of the lair's ring is destroyed.
-            let map = sim.map();
-            let brick = (0..map.grid().len())
-                .map(|i| map.grid().cell(i))
-                .find(|&c| map.terrain_at(c) == Terrain::BrickWall);
-            drop(map);
-            if let Some(cell) = brick {
-                sim.set_terrain(cell, Terrain::Empty).map_err(fail)?;
-            }
-        }
-        _ => {}
+    let mut events = Vec::new();
+    let blast = ForceField::new(
+        centre + Vec2::new(0.0, -size.y * 0.2),
+        ForceKind::Explosion,
+        14.0,
+        2500.0,
+    )
+    .map_err(bad)?;
+    events.push(TimedEvent {
+        frame: 60,
+        event: Event::Force(blast),
+    });
+    let hole = ForceField::new(centre, ForceKind::Attractor, 18.0, 60.0)
+        .and_then(|f| f.with_duration(3.0))
+        .map_err(bad)?;
+    events.push(TimedEvent {
+        frame: 120,
+        event: Event::Force(hole),
+    });
+    let vortex = ForceField::new(
+        centre + Vec2::new(size.x * 0.2, 0.0),
+        ForceKind::Vortex { clockwise: true },
+        16.0,
+        50.0,
+    )
+    .and_then(|f| f.with_duration(4.0))
+    .map_err(bad)?;
+    events.push(TimedEvent {
+        frame: 180,
+        event: Event::Force(vortex),
+    });
+    // Group 2 is sent to the middle of the map instead.
+    let map_centre = sim.map().grid().clamped_cell_at(centre);
+    let cells = open_cells_near(sim, sim.map().grid().cell_centre(map_centre), 64);
+    let goal = GoalSet::new(cells).map_err(|e| AppError::Failed(e.to_string()))?;
+    events.push(TimedEvent {
+        frame: 240,
+        event: Event::Goal {
+            group: GroupId(2),
+            goal,
+        },
+    });
+    // A brick of the lair's ring is destroyed.
+    let map = sim.map();
+    if let Some(brick) = (0..map.grid().len())
+        .map(|i| map.grid().cell(i))
+        .find(|&c| map.terrain_at(c) == Terrain::BrickWall)
+    {
+        events.push(TimedEvent {
+            frame: 300,
+            event: Event::Terrain {
+                cells: vec![brick],
+                terrain: Terrain::Empty,
+            },
+        });
     }
-    Ok(())
+    Ok(events)
 }
 
 /// Median, 95th percentile and maximum of `samples` in milliseconds.
@@ -203,15 +220,19 @@ pub fn run(args: &RunArgs) -> Result<(), AppError> {
         return Err(AppError::BadInput("--threads must be at least 1".into()));
     }
     let started = Instant::now();
-    let mut sim = build(args, threads)?;
+    let mut plan = build(args, threads)?;
     let setup = started.elapsed();
     let mut per_stage: Vec<(String, Vec<Duration>)> = Vec::new();
     let mut totals = Vec::with_capacity(args.frames as usize);
     let mut wall_violations = 0usize;
-    for frame in 0..args.frames {
-        events(&mut sim, frame)?;
+    for frame in 0..plan.frames {
+        plan.apply_events(frame)
+            .map_err(|e| AppError::Failed(e.to_string()))?;
         let t = Instant::now();
-        sim.step(DT).map_err(|e| AppError::Failed(e.to_string()))?;
+        plan.sim
+            .step(plan.dt)
+            .map_err(|e| AppError::Failed(e.to_string()))?;
+        let sim = &plan.sim;
         totals.push(t.elapsed());
         for (name, time) in sim.horde().stage_times() {
             match per_stage.iter_mut().find(|(n, _)| *n == name) {
@@ -230,15 +251,17 @@ pub fn run(args: &RunArgs) -> Result<(), AppError> {
             })
             .count();
     }
+    let sim = &plan.sim;
     let units = sim.units();
     let arrived = units.iter().filter(|u| u.arrived).count();
     let stunned = units.iter().filter(|u| u.stun > 0.0).count();
     let hash = sim.state_hash();
 
     println!(
-        "horde demo: {} units, {} frames, {} threads, seed {}",
+        "horde: {}: {} units, {} frames, {} threads, seed {}",
+        plan.name,
         units.len(),
-        args.frames,
+        plan.frames,
         threads,
         args.seed
     );
@@ -263,7 +286,7 @@ pub fn run(args: &RunArgs) -> Result<(), AppError> {
     println!("state_hash {hash:016x}");
     if let Some(path) = &args.json {
         let json = serde_json::json!({
-            "frames": args.frames,
+            "frames": plan.frames,
             "units": units.len(),
             "threads": threads,
             "arrived": arrived,

@@ -3,6 +3,7 @@
 
 mod demo;
 mod field_check;
+mod plan;
 
 use std::process::ExitCode;
 

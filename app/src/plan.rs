@@ -1,0 +1,70 @@
+//! [`Plan`]: a simulation ready to run, with the events that happen at given frames. Built
+//! from the built-in demo or a scenario file; run by `horde run` and drawn by `horde render`.
+
+use horde_core::{Cell, ForceField, GoalSet, GroupId, Terrain};
+use horde_systems::{SimError, Simulation};
+
+/// Something that happens at the start of a frame.
+#[derive(Clone, Debug)]
+pub enum Event {
+    /// A force field appears.
+    Force(ForceField),
+    /// A group gets a new goal.
+    Goal {
+        /// The group.
+        group: GroupId,
+        /// Its new goal.
+        goal: GoalSet,
+    },
+    /// Cells change terrain (a wall placed or destroyed).
+    Terrain {
+        /// The cells.
+        cells: Vec<Cell>,
+        /// Their new terrain.
+        terrain: Terrain,
+    },
+}
+
+/// An event and the frame at whose start it happens.
+#[derive(Clone, Debug)]
+pub struct TimedEvent {
+    /// Frame number (0 = before the first frame).
+    pub frame: u32,
+    /// What happens.
+    pub event: Event,
+}
+
+/// A simulation with its run parameters and timed events.
+#[derive(Debug)]
+pub struct Plan {
+    /// Name shown in reports.
+    pub name: String,
+    /// The simulation, units spawned.
+    pub sim: Simulation,
+    /// Frames to run.
+    pub frames: u32,
+    /// Seconds per frame.
+    pub dt: f32,
+    /// Events, sorted by frame (stable: same-frame events keep their order).
+    pub events: Vec<TimedEvent>,
+}
+
+impl Plan {
+    /// Applies the events of `frame`.
+    pub fn apply_events(&mut self, frame: u32) -> Result<(), SimError> {
+        for e in self.events.iter().filter(|e| e.frame == frame) {
+            match &e.event {
+                Event::Force(f) => {
+                    self.sim.add_force(*f);
+                }
+                Event::Goal { group, goal } => self.sim.set_group_goal(*group, goal.clone())?,
+                Event::Terrain { cells, terrain } => {
+                    for &c in cells {
+                        self.sim.set_terrain(c, *terrain)?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
