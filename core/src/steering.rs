@@ -26,6 +26,9 @@ pub struct SteeringConfig {
     pub avoid_weight: f32,
     /// Weight of separation in the blend (default 1.5).
     pub separation_weight: f32,
+    /// Fraction of its top speed at which separation pushes a unit directly, on top of
+    /// turning its heading (default 0.5).
+    pub separation_push: f32,
     /// Neighbours closer than `(r_a + r_b) * separation_range` push each other apart
     /// (default 1.2).
     pub separation_range: f32,
@@ -47,6 +50,7 @@ impl Default for SteeringConfig {
             fan_steps: 6,
             avoid_weight: 1.0,
             separation_weight: 1.5,
+            separation_push: 0.5,
             separation_range: 1.2,
             jitter: 0.03,
             arrival_distance: 0.5,
@@ -258,9 +262,11 @@ pub fn avoid_walls(
 }
 
 /// Step 5 for one neighbour: the push on a unit at `pos` (radius `radius`) from a neighbour
-/// at `other` (radius `other_radius`): away from the neighbour, growing linearly from 0 at
-/// `(radius + other_radius) * separation_range` to 1 when the centres meet. Two units on the
-/// same spot are pushed along `tie_break` (a unit vector chosen by the caller).
+/// at `other` (radius `other_radius`), away from the neighbour. Its strength grows linearly
+/// from 0 at `(radius + other_radius) * separation_range` to 1 where the bodies touch, and
+/// keeps growing as they overlap (to `range / (range - touch)` when the centres meet), so
+/// overlapping bodies push much harder than merely close ones. Two units on the same spot
+/// are pushed along `tie_break` (a unit vector chosen by the caller).
 #[must_use]
 pub fn separation_push(
     pos: Vec2,
@@ -270,14 +276,16 @@ pub fn separation_push(
     tie_break: Vec2,
     config: &SteeringConfig,
 ) -> Vec2 {
-    let range = (radius + other_radius) * config.separation_range;
+    let touch = radius + other_radius;
+    let range = touch * config.separation_range;
     let away = pos - other;
     let d2 = away.length_squared();
     if d2 >= range * range {
         return Vec2::ZERO;
     }
     let d = d2.sqrt();
-    let strength = 1.0 - d / range;
+    // 0 at `range`, 1 where the bodies touch, growing on as they overlap.
+    let strength = (range - d) / (touch * (config.separation_range - 1.0).max(0.05));
     if d > 1e-6 {
         away * (strength / d)
     } else {
@@ -451,7 +459,9 @@ mod tests {
         let far = separation_push(Vec2::ZERO, 0.5, Vec2::new(2.0, 0.0), 0.5, Vec2::Y, &c);
         assert_eq!(far, Vec2::ZERO);
         let same = separation_push(Vec2::ZERO, 0.5, Vec2::ZERO, 0.5, Vec2::Y, &c);
-        assert_eq!(same, Vec2::Y);
+        assert!((same - Vec2::Y * 6.0).length() < 1e-4, "{same}");
+        let touching = separation_push(Vec2::ZERO, 0.5, Vec2::new(1.0, 0.0), 0.5, Vec2::Y, &c);
+        assert!((touching.x + 1.0).abs() < 1e-5, "{touching}");
         // The turn is bounded.
         let h = blend_and_turn(Vec2::X, Vec2::Y, Vec2::ZERO, &TurnLimit::new(0.1), 0.0, &c);
         assert!((libm::atan2f(h.y, h.x) - 0.1).abs() < 1e-5);

@@ -66,11 +66,14 @@ pub(crate) fn steer_units(data: &FrameData, ctx: &StageContext<'_>) {
                 for other in slice {
                     let away = pos - other.pos;
                     let d2 = away.length_squared();
-                    let range = (agent.radius + other.radius) * sc.separation_range;
+                    let touch = agent.radius + other.radius;
+                    let range = touch * sc.separation_range;
                     let inside = d2 < range * range && other.id != id.0;
                     let d = d2.sqrt();
+                    // separation_strength(), divided by d to normalise `away`.
+                    let ramp = touch * (sc.separation_range - 1.0).max(0.05);
                     let weight = if inside && d > 1e-6 {
-                        (1.0 - d / range) / d
+                        (range - d) / (ramp * d)
                     } else {
                         0.0
                     };
@@ -82,7 +85,8 @@ pub(crate) fn steer_units(data: &FrameData, ctx: &StageContext<'_>) {
             if stacked {
                 // Someone stands exactly on us: leave along a direction fixed per unit.
                 let n = unit_noise(config.seed, id.0, 0);
-                separation += Vec2::new(n, 1.0 - n.abs()).normalize_or(Vec2::X);
+                separation +=
+                    Vec2::new(n, 1.0 - n.abs()).normalize_or(Vec2::X) * sc.separation_range;
             }
 
             // A group that has arrived covers more than its goal cells once the units that
@@ -153,7 +157,10 @@ pub(crate) fn steer_units(data: &FrameData, ctx: &StageContext<'_>) {
             } else {
                 agent.max_speed * slow
             };
-            velocity.0 = steering.heading * speed;
+            // Separation also pushes directly (not only by turning the heading): in a jam
+            // everyone heads the same way, and only a push keeps bodies from overlapping.
+            velocity.0 = steering.heading * speed
+                + separation.clamp_length_max(2.0) * (agent.max_speed * sc.separation_push);
         },
     );
 }
