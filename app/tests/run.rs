@@ -1,0 +1,157 @@
+//! `horde run` through the real binary: the JSON summary, determinism across thread counts,
+//! the CSV trace, exit codes, and the puffin profiler (live server and capture file).
+
+use std::net::TcpListener;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn horde() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_horde"))
+}
+
+/// A fresh scratch directory for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("horde-run-test-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn run_json(dir: &std::path::Path, extra: &[&str]) -> serde_json::Value {
+    let json = dir.join(format!("out-{}.json", extra.join("_").replace(['-', '/'], "")));
+    let out = horde()
+        .args(["run", "--frames", "60", "--units", "300", "--json"])
+        .arg(&json)
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("state_hash"), "{stdout}");
+    serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap()
+}
+
+#[test]
+fn json_summary_has_every_key() {
+    let dir = scratch("json");
+    let v = run_json(&dir, &["--threads", "2"]);
+    assert_eq!(v["frames"], 60);
+    assert_eq!(v["units"], 300);
+    assert_eq!(v["threads"], 2);
+    assert!(v["arrived"].is_u64());
+    assert!(v["stunned"].is_u64());
+    assert_eq!(v["wall_violations"], 0);
+    let hash = v["state_hash"].as_str().unwrap();
+    assert_eq!(hash.len(), 16);
+    assert!(hash.chars().all(|c| c.is_ascii_hexdigit()));
+    for stage in [
+        "update_forces",
+        "rebuild_fields",
+        "bucket_units",
+        "steer_units",
+        "apply_forces",
+        "integrate_units",
+        "frame",
+    ] {
+        let s = &v["stages"][stage];
+        for key in ["median_ms", "p95_ms", "max_ms"] {
+            assert!(s[key].as_f64().is_some_and(|t| t >= 0.0), "{stage}.{key}: {s}");
+        }
+    }
+    assert!(v["overlap"]["mean"].as_f64().unwrap() >= 0.0);
+    assert!(v["overlap"]["max"].as_f64().unwrap() >= v["overlap"]["mean"].as_f64().unwrap());
+    assert!(v["arrival_s"].get("median").is_some() && v["arrival_s"].get("max").is_some());
+}
+
+#[test]
+fn thread_count_does_not_change_the_result() {
+    let dir = scratch("threads");
+    let one = run_json(&dir, &["--threads", "1"]);
+    let two = run_json(&dir, &["--threads", "2"]);
+    assert_eq!(one["state_hash"], two["state_hash"]);
+}
+
+#[test]
+fn trace_writes_every_unit_every_k_frames() {
+    let dir = scratch("trace");
+    let trace = dir.join("trace.csv");
+    let out = horde()
+        .args(["run", "--frames", "30", "--units", "120", "--threads", "1", "--trace-every", "10", "--trace"])
+        .arg(&trace)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some("frame,unit,group,x,y,vx,vy,external_speed,stun"));
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows.len(), 120 * 3, "frames 0, 10 and 20");
+    assert!(rows.iter().all(|r| r.len() == 9 && r[3].parse::<f32>().is_ok()));
+    assert_eq!(rows[120][0], "10");
+}
+
+#[test]
+fn bad_input_exits_with_code_2() {
+    for args in [
+        vec!["run", "--threads", "0"],
+        vec!["run", "--frames", "many"],
+        vec!["run", "--trace-every", "0"],
+        vec!["field", "/nonexistent/map.map", "--scen", "/nonexistent/map.map.scen"],
+        vec!["no-such-command"],
+    ] {
+        let out = horde().args(&args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(!out.stderr.is_empty(), "{args:?} printed no message");
+    }
+    assert_eq!(horde().arg("--help").output().unwrap().status.code(), Some(0));
+}
+
+#[test]
+fn profile_capture_file_opens_in_puffin() {
+    let dir = scratch("capture");
+    let file = dir.join("run.puffin");
+    let out = horde()
+        .args(["run", "--frames", "20", "--units", "200", "--threads", "2", "--profile-out"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut reader = std::io::BufReader::new(std::fs::File::open(&file).unwrap());
+    let view = puffin::FrameView::read(&mut reader).unwrap();
+    assert!(view.all_uniq().count() >= 10, "frames in the capture");
+    let names = view.scope_collection().scopes_by_name();
+    for stage in ["steer_units", "bucket_units", "integrate_units"] {
+        assert!(names.keys().any(|n| n == stage), "no scope {stage} in {:?}", names.keys().collect::<Vec<_>>());
+    }
+}
+
+#[test]
+fn profile_server_streams_frames_with_stage_scopes() {
+    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let addr = format!("127.0.0.1:{port}");
+    let mut child = horde()
+        .args(["run", "--frames", "100000", "--units", "200", "--threads", "1", "--profile-server", &addr])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let client = puffin_http::Client::new(addr.clone());
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let mut ok = false;
+    while Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(200));
+        let view = client.frame_view();
+        let frames = view.all_uniq().count();
+        let has_stage = view.scope_collection().scopes_by_name().keys().any(|n| n == "steer_units");
+        if frames >= 5 && has_stage {
+            ok = true;
+            break;
+        }
+    }
+    let _ = child.kill();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains(&format!("listening on {addr}")), "start-up line: {stderr}");
+    assert!(ok, "no frames with stage scopes from {addr}");
+}
