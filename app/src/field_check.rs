@@ -1,33 +1,206 @@
 //! `horde field MAP --scen SCEN`: checks every line of a Moving AI scenario file.
+//! `horde field MAP --goal X,Y [--out FILE.png]`: builds the ground integration and flow
+//! fields toward one goal cell and prints a summary or draws them.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
 
-use clap::Args;
-use horde_core::{check_scenario_lines, load_map, load_scenario};
+use clap::{ArgGroup, Args};
+use horde_core::{
+    Cell, FlowConfig, FlowField, IntegrationField, Layer, Map, WALL, check_scenario_lines,
+    load_map, load_scenario,
+};
 
 use crate::AppError;
+use crate::render::{Canvas, PictureKind, default_width};
 
-/// Arguments of `horde field`.
+/// Arguments of `horde field`: exactly one of `--scen` and `--goal`.
 #[derive(Args, Debug)]
+#[command(group(ArgGroup::new("mode").required(true).args(["scen", "goal"])))]
 pub struct FieldArgs {
     /// The map (`.map` Moving AI or `.txt` ASCII).
     map: PathBuf,
     /// A Moving AI `.map.scen` file: every line's distance is checked.
     #[arg(long)]
-    scen: PathBuf,
-    /// Also write the result as JSON to this file.
-    #[arg(long)]
+    scen: Option<PathBuf>,
+    /// With --scen: also write the result as JSON to this file.
+    #[arg(long, requires = "scen")]
     json: Option<PathBuf>,
+    /// Goal cell `X,Y` (column, row; row 0 is the map file's first row): builds the ground
+    /// fields toward it.
+    #[arg(long, value_name = "X,Y")]
+    goal: Option<GoalCell>,
+    /// With --goal: draw the integration field (heat map) and flow (arrows) to this PNG.
+    #[arg(long, requires = "goal")]
+    out: Option<PathBuf>,
+    /// With --goal --out: picture width in pixels (default: up to 8 per cell, at most 1024).
+    #[arg(long, value_name = "PX", requires = "out")]
+    size: Option<u32>,
+}
+
+/// A goal cell written `X,Y`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GoalCell {
+    /// Column.
+    pub x: u32,
+    /// Row.
+    pub y: u32,
+}
+
+impl FromStr for GoalCell {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let bad = || format!("`{s}` is not a cell: write X,Y with non-negative integers, e.g. 3,7");
+        let (x, y) = s.split_once(',').ok_or_else(bad)?;
+        Ok(Self {
+            x: x.trim().parse().map_err(|_| bad())?,
+            y: y.trim().parse().map_err(|_| bad())?,
+        })
+    }
 }
 
 /// Runs `horde field`.
+///
+/// # Errors
+/// [`AppError::BadInput`] for an unreadable map or scenario, or a goal outside the map or in
+/// a wall; [`AppError::Failed`] when scenario lines do not match or a file cannot be written.
 pub fn run(args: &FieldArgs) -> Result<(), AppError> {
+    if let Some(out) = &args.out
+        && PictureKind::from_path(out)? != PictureKind::Png
+    {
+        return Err(AppError::BadInput(format!(
+            "{}: the field picture must be a .png",
+            out.display()
+        )));
+    }
     let map = load_map(&args.map).map_err(|e| AppError::BadInput(e.to_string()))?;
-    let scen = load_scenario(&args.scen).map_err(|e| AppError::BadInput(e.to_string()))?;
-    scen.check_against(&map)
+    match (&args.scen, args.goal) {
+        (_, Some(goal)) => draw_goal(&map, goal, args.out.as_deref(), args.size),
+        (Some(scen), None) => check_scen(&map, scen, args.json.as_deref()),
+        (None, None) => Err(AppError::BadInput("give --scen SCEN or --goal X,Y".into())),
+    }
+}
+
+/// The ground fields toward one goal.
+struct GoalFields {
+    integration: IntegrationField,
+    flow: FlowField,
+}
+
+/// Builds the ground integration and flow fields of `map` toward `goal`.
+fn goal_fields(map: &Map, goal: GoalCell) -> Result<(Cell, GoalFields), AppError> {
+    let grid = map.grid();
+    if !grid.contains(i64::from(goal.x), i64::from(goal.y)) {
+        return Err(AppError::BadInput(format!(
+            "goal ({}, {}) is outside the {}x{} map",
+            goal.x,
+            goal.y,
+            map.width(),
+            map.height()
+        )));
+    }
+    let cell = Cell::new(goal.x, goal.y);
+    let cost = map.cost_field(Layer::Ground);
+    if cost.get(cell) == WALL {
+        return Err(AppError::BadInput(format!(
+            "goal ({}, {}) is in a wall ({}) for ground units",
+            goal.x,
+            goal.y,
+            map.terrain_at(cell).name()
+        )));
+    }
+    let integration =
+        IntegrationField::build(cost, &[cell]).map_err(|e| AppError::Failed(e.to_string()))?;
+    let flow = FlowField::build(cost, &integration, &[cell], &FlowConfig::default());
+    Ok((cell, GoalFields { integration, flow }))
+}
+
+/// The colour of a reachable cell `t` of the way (0 = goal, 1 = farthest) along the heat
+/// ramp: pale yellow, orange, red, purple, blue.
+fn heat_colour(t: f32) -> [u8; 3] {
+    const STOPS: [[f32; 3]; 5] = [
+        [255.0, 250.0, 200.0],
+        [250.0, 170.0, 70.0],
+        [220.0, 70.0, 60.0],
+        [150.0, 70.0, 160.0],
+        [70.0, 100.0, 190.0],
+    ];
+    let t = if t.is_finite() {
+        t.clamp(0.0, 1.0)
+    } else {
+        1.0
+    };
+    let pos = t * (STOPS.len() - 1) as f32;
+    let i = (pos as usize).min(STOPS.len() - 2);
+    let f = pos - i as f32;
+    let (a, b) = (STOPS[i], STOPS[i + 1]);
+    [0, 1, 2].map(|k| (a[k] + (b[k] - a[k]) * f).round() as u8)
+}
+
+/// `horde field MAP --goal X,Y [--out FILE.png]`.
+fn draw_goal(
+    map: &Map,
+    goal: GoalCell,
+    out: Option<&Path>,
+    size: Option<u32>,
+) -> Result<(), AppError> {
+    let (cell, fields) = goal_fields(map, goal)?;
+    let grid = map.grid();
+    let cost = map.cost_field(Layer::Ground);
+    let mut passable = 0usize;
+    let mut reachable = 0usize;
+    let mut max_distance = 0.0f64;
+    for i in 0..grid.len() {
+        let c = grid.cell(i);
+        if cost.get(c) != WALL {
+            passable += 1;
+        }
+        if let Some(d) = fields.integration.distance(c) {
+            reachable += 1;
+            max_distance = max_distance.max(d);
+        }
+    }
+    let Some(path) = out else {
+        println!("map:           {}x{} cells", map.width(), map.height());
+        println!("goal:          ({}, {})", cell.x, cell.y);
+        println!("passable:      {passable}");
+        println!("reachable:     {reachable}");
+        println!("unreachable:   {}", passable - reachable);
+        println!("max_distance:  {max_distance:.3}");
+        return Ok(());
+    };
+    let width = size.unwrap_or_else(|| default_width(map.width(), map.height()));
+    let mut canvas = Canvas::new(grid, width)?;
+    let max = max_distance.max(1e-9);
+    canvas.fill_cells(|c| match fields.integration.distance(c) {
+        Some(d) => heat_colour((d / max) as f32),
+        None if cost.get(c) == WALL => [50, 50, 50],
+        None => [130, 130, 130],
+    });
+    canvas.draw_flow(&fields.flow, [20, 20, 20]);
+    let centre = canvas.to_px(grid.cell_centre(cell));
+    let r = (canvas.px_per_cell() * 0.6).max(3.0);
+    canvas.disc(centre, r + 1.5, [0, 0, 0]);
+    canvas.disc(centre, r, [255, 255, 255]);
+    canvas.save_png(path)?;
+    println!(
+        "wrote {} (goal ({}, {}), {reachable} of {passable} passable cells reachable, max \
+         distance {max_distance:.3})",
+        path.display(),
+        cell.x,
+        cell.y
+    );
+    Ok(())
+}
+
+/// `horde field MAP --scen SCEN [--json FILE]`.
+fn check_scen(map: &Map, scen: &Path, json: Option<&Path>) -> Result<(), AppError> {
+    let scen = load_scenario(scen).map_err(|e| AppError::BadInput(e.to_string()))?;
+    scen.check_against(map)
         .map_err(|e| AppError::BadInput(e.to_string()))?;
     let report =
-        check_scenario_lines(&map, &scen.lines).map_err(|e| AppError::Failed(e.to_string()))?;
+        check_scenario_lines(map, &scen.lines).map_err(|e| AppError::Failed(e.to_string()))?;
     println!("lines:         {}", report.lines);
     println!(
         "matched:       {} (within 1e-4 relative + the file's printed precision)",
@@ -42,7 +215,7 @@ pub fn run(args: &FieldArgs) -> Result<(), AppError> {
             m.found.map_or("no path".to_string(), |f| format!("{f:.6}"))
         );
     }
-    if let Some(path) = &args.json {
+    if let Some(path) = json {
         let json = serde_json::json!({
             "lines": report.lines,
             "matched": report.matched,

@@ -3,7 +3,9 @@
 
 mod demo;
 mod field_check;
+mod map_cmd;
 mod plan;
+mod render;
 
 use std::process::ExitCode;
 
@@ -21,8 +23,13 @@ struct Cli {
 enum Command {
     /// Runs the built-in demo headless and prints per-stage times and the outcome.
     Run(demo::RunArgs),
-    /// Checks horde's integration field against a Moving AI scenario file.
+    /// Checks horde's integration field against a Moving AI scenario file (--scen), or
+    /// draws the fields toward one goal (--goal).
     Field(field_check::FieldArgs),
+    /// Generates a level: Moving AI .map, ASCII .txt or .png picture (ASCII to stdout).
+    Map(map_cmd::MapArgs),
+    /// Runs a crowd and draws it: the last frame as a PNG or the run as a GIF.
+    Render(render::RenderArgs),
 }
 
 fn main() -> ExitCode {
@@ -38,6 +45,8 @@ fn main() -> ExitCode {
         None => demo::run(&demo::RunArgs::default()),
         Some(Command::Run(args)) => demo::run(&args),
         Some(Command::Field(args)) => field_check::run(&args),
+        Some(Command::Map(args)) => map_cmd::run(&args),
+        Some(Command::Render(args)) => render::run(&args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

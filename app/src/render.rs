@@ -1,0 +1,665 @@
+//! Pictures of maps, fields and running simulations, and `horde render`.
+//!
+//! Everything is drawn with plain pixel loops on an [`RgbImage`] through a [`Canvas`], which
+//! maps the map's cells onto pixels: terrain coloured by kind (darker where it costs more to
+//! walk), flow arrows, units as dots coloured by group (stunned units white), force fields as
+//! rings. [`render_plan`] runs a [`Plan`] and writes the last frame as a PNG or every K-th
+//! frame as an animated GIF.
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::BufWriter;
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use glam::Vec2;
+use horde_core::{FlowField, ForceKind, Grid, Layer, Map, Terrain, WALL};
+use horde_systems::Simulation;
+use image::{ImageFormat, Rgb, RgbImage};
+
+use crate::AppError;
+use crate::demo::{self, RunArgs};
+use crate::plan::Plan;
+use crate::scenario::{Overrides, load_scenario_with};
+
+/// Narrowest picture `--size` accepts, in pixels.
+pub const MIN_WIDTH: u32 = 16;
+/// Widest (and tallest) picture, in pixels; also keeps GIF sides within their 16-bit limit.
+pub const MAX_SIDE: u32 = 4096;
+/// Most frames a GIF may hold (raise `--every` for long runs).
+pub const MAX_GIF_FRAMES: u32 = 500;
+/// Width of `horde render` pictures when `--size` is not given.
+pub const DEFAULT_RENDER_WIDTH: u32 = 512;
+/// Frames a GIF aims for when `--every` is not given.
+const GIF_TARGET_FRAMES: u32 = 40;
+
+/// Colour of arrows.
+const ARROW: [u8; 3] = [60, 50, 40];
+/// Colour of stunned units.
+const STUNNED: [u8; 3] = [255, 255, 255];
+/// Outline of stunned units.
+const OUTLINE: [u8; 3] = [0, 0, 0];
+/// Unit colours by group (cycled).
+const GROUP_COLOURS: [[u8; 3]; 8] = [
+    [220, 30, 30],
+    [150, 40, 200],
+    [255, 130, 0],
+    [0, 190, 190],
+    [230, 60, 160],
+    [110, 200, 30],
+    [100, 60, 20],
+    [0, 90, 255],
+];
+
+/// The colour of a terrain kind, before shading by cost.
+#[must_use]
+pub const fn terrain_colour(terrain: Terrain) -> [u8; 3] {
+    match terrain {
+        Terrain::Empty => [226, 216, 188],
+        Terrain::BrickWall => [150, 72, 50],
+        Terrain::SteelPlate => [112, 118, 128],
+        Terrain::Forest => [70, 140, 70],
+        Terrain::Water => [70, 120, 200],
+        Terrain::Snow => [200, 222, 236],
+        Terrain::Lair => [205, 165, 30],
+        Terrain::Swamp => [130, 140, 80],
+        Terrain::Blocked => [40, 40, 40],
+    }
+}
+
+/// `colour` darkened for a ground cost: cost 1 (and walls, which have their own colour) keep
+/// it; each extra cost step takes 12% off, down to 55%.
+#[must_use]
+pub fn shade_for_cost(colour: [u8; 3], cost: u8) -> [u8; 3] {
+    if cost <= 1 || cost == WALL {
+        return colour;
+    }
+    let factor = (1.0 - 0.12 * f32::from(cost - 1)).max(0.55);
+    colour.map(|c| (f32::from(c) * factor).round() as u8)
+}
+
+/// The colour of units of `group`; stunned units are white whatever their group.
+#[must_use]
+pub fn unit_colour(group: u16, stunned: bool) -> [u8; 3] {
+    if stunned {
+        STUNNED
+    } else {
+        GROUP_COLOURS[usize::from(group) % GROUP_COLOURS.len()]
+    }
+}
+
+/// The ring colour of a force field kind.
+#[must_use]
+pub const fn force_colour(kind: ForceKind) -> [u8; 3] {
+    match kind {
+        ForceKind::Explosion => [255, 90, 0],
+        ForceKind::Attractor => [90, 0, 140],
+        ForceKind::Push { .. } => [240, 200, 0],
+        ForceKind::Vortex { .. } => [0, 150, 220],
+    }
+}
+
+/// The default picture width for a map of `width x height` cells: up to 8 pixels per cell,
+/// the longer side at most 1024 pixels, the width at least [`MIN_WIDTH`].
+#[must_use]
+pub fn default_width(width: u32, height: u32) -> u32 {
+    let longest = width.max(height).max(1) as f32;
+    let px_per_cell = (1024.0 / longest).min(8.0);
+    ((width as f32 * px_per_cell).round() as u32).clamp(MIN_WIDTH, MAX_SIDE)
+}
+
+/// An image showing a map: `px_per_cell` pixels per cell, the map's grid placing world
+/// positions.
+#[derive(Clone, Debug)]
+pub struct Canvas {
+    /// The picture.
+    pub image: RgbImage,
+    px_per_cell: f32,
+    grid: Grid,
+}
+
+impl Canvas {
+    /// A blank canvas `width` pixels wide showing `grid`; the height keeps the aspect ratio.
+    ///
+    /// # Errors
+    /// [`AppError::BadInput`] when `width` is below [`MIN_WIDTH`] or either side would exceed
+    /// [`MAX_SIDE`].
+    pub fn new(grid: &Grid, width: u32) -> Result<Self, AppError> {
+        if !(MIN_WIDTH..=MAX_SIDE).contains(&width) {
+            return Err(AppError::BadInput(format!(
+                "picture width {width} must be in {MIN_WIDTH}..={MAX_SIDE} pixels"
+            )));
+        }
+        let px_per_cell = width as f32 / grid.width().max(1) as f32;
+        let height = (grid.height() as f32 * px_per_cell).round().max(1.0);
+        if height > MAX_SIDE as f32 {
+            return Err(AppError::BadInput(format!(
+                "a {width}-pixel-wide picture of a {}x{} map would be {height} pixels tall \
+                 (at most {MAX_SIDE}): use a smaller --size",
+                grid.width(),
+                grid.height()
+            )));
+        }
+        Ok(Self {
+            image: RgbImage::new(width, height as u32),
+            px_per_cell,
+            grid: *grid,
+        })
+    }
+
+    /// Pixels per cell side.
+    #[must_use]
+    pub fn px_per_cell(&self) -> f32 {
+        self.px_per_cell
+    }
+
+    /// Pixel position of world position `pos`.
+    #[must_use]
+    pub fn to_px(&self, pos: Vec2) -> Vec2 {
+        (pos - self.grid.origin()) / self.grid.cell_size() * self.px_per_cell
+    }
+
+    /// Pixel length of a world length.
+    #[must_use]
+    pub fn len_px(&self, len: f32) -> f32 {
+        len / self.grid.cell_size() * self.px_per_cell
+    }
+
+    /// Fills every pixel with the colour `colour_of` gives the cell under the pixel's centre.
+    pub fn fill_cells(&mut self, mut colour_of: impl FnMut(horde_core::Cell) -> [u8; 3]) {
+        let (w, h) = (self.grid.width(), self.grid.height());
+        if w == 0 || h == 0 {
+            return;
+        }
+        let inv = 1.0 / self.px_per_cell;
+        let cols: Vec<u32> = (0..self.image.width())
+            .map(|px| (((px as f32 + 0.5) * inv) as u32).min(w - 1))
+            .collect();
+        for py in 0..self.image.height() {
+            let y = (((py as f32 + 0.5) * inv) as u32).min(h - 1);
+            for (px, &x) in cols.iter().enumerate() {
+                let c = colour_of(horde_core::Cell::new(x, y));
+                self.image.put_pixel(px as u32, py, Rgb(c));
+            }
+        }
+    }
+
+    /// Draws the terrain: colour by kind, darker where the ground cost is higher.
+    pub fn draw_terrain(&mut self, map: &Map) {
+        let cost = map.cost_field(Layer::Ground);
+        self.fill_cells(|c| shade_for_cost(terrain_colour(map.terrain_at(c)), cost.get(c)));
+    }
+
+    /// Draws the flow directions as arrows, one every few cells so that arrows stay about
+    /// 16 pixels apart.
+    pub fn draw_flow(&mut self, flow: &FlowField, colour: [u8; 3]) {
+        let step = (16.0 / self.px_per_cell).ceil().max(1.0) as u32;
+        let len = (step as f32 * self.px_per_cell * 0.7).max(3.0);
+        let grid = self.grid;
+        for y in (step / 2..grid.height()).step_by(step as usize) {
+            for x in (step / 2..grid.width()).step_by(step as usize) {
+                let centre = grid.cell_centre(horde_core::Cell::new(x, y));
+                let dir = flow.sample(&grid, centre);
+                if dir != Vec2::ZERO {
+                    self.arrow(self.to_px(centre), dir, len, colour);
+                }
+            }
+        }
+    }
+
+    /// Draws every unit of `sim` as a dot coloured by group; stunned units are white with a
+    /// black outline.
+    pub fn draw_units(&mut self, sim: &Simulation) {
+        for u in sim.units() {
+            let centre = self.to_px(u.position);
+            let r = self.len_px(u.radius).max(0.7);
+            let stunned = u.stun > 0.0;
+            if stunned {
+                self.disc(centre, r + 1.0, OUTLINE);
+            }
+            self.disc(centre, r, unit_colour(u.group.0, stunned));
+        }
+    }
+
+    /// Draws every active force field of `sim` as a ring of its radius with a dot at its
+    /// centre.
+    pub fn draw_forces(&mut self, sim: &Simulation) {
+        let forces: Vec<_> = sim
+            .horde()
+            .forces()
+            .iter()
+            .map(|(_, f)| (f.position(), f.radius(), f.kind()))
+            .collect();
+        for (pos, radius, kind) in forces {
+            let centre = self.to_px(pos);
+            let colour = force_colour(kind);
+            self.ring(centre, self.len_px(radius), 2.0, colour);
+            self.disc(centre, 2.0, colour);
+        }
+    }
+
+    /// Sets the pixel at `(x, y)` if it lies in the picture.
+    pub fn plot(&mut self, x: i64, y: i64, colour: [u8; 3]) {
+        if x >= 0
+            && y >= 0
+            && x < i64::from(self.image.width())
+            && y < i64::from(self.image.height())
+        {
+            self.image.put_pixel(x as u32, y as u32, Rgb(colour));
+        }
+    }
+
+    /// Fills the pixels whose centres lie within `radius` of `centre` (at least the pixel
+    /// under `centre`).
+    pub fn disc(&mut self, centre: Vec2, radius: f32, colour: [u8; 3]) {
+        if !(centre.is_finite() && radius.is_finite()) {
+            return;
+        }
+        self.plot(centre.x.floor() as i64, centre.y.floor() as i64, colour);
+        let (x0, x1) = ((centre.x - radius).floor(), (centre.x + radius).ceil());
+        let (y0, y1) = ((centre.y - radius).floor(), (centre.y + radius).ceil());
+        let r2 = radius * radius;
+        for y in y0 as i64..=y1 as i64 {
+            for x in x0 as i64..=x1 as i64 {
+                let d = Vec2::new(x as f32 + 0.5, y as f32 + 0.5) - centre;
+                if d.length_squared() <= r2 {
+                    self.plot(x, y, colour);
+                }
+            }
+        }
+    }
+
+    /// Draws a circle of `radius` around `centre`, `thickness` pixels wide.
+    pub fn ring(&mut self, centre: Vec2, radius: f32, thickness: f32, colour: [u8; 3]) {
+        if !(centre.is_finite() && radius.is_finite() && thickness.is_finite()) {
+            return;
+        }
+        let outer = radius + thickness * 0.5;
+        let inner = (radius - thickness * 0.5).max(0.0);
+        let (x0, x1) = ((centre.x - outer).floor(), (centre.x + outer).ceil());
+        let (y0, y1) = ((centre.y - outer).floor(), (centre.y + outer).ceil());
+        // Clip to the picture so that a huge ring costs no more than the picture.
+        let (w, h) = (self.image.width() as f32, self.image.height() as f32);
+        for y in y0.max(0.0) as i64..=y1.min(h) as i64 {
+            for x in x0.max(0.0) as i64..=x1.min(w) as i64 {
+                let d = (Vec2::new(x as f32 + 0.5, y as f32 + 0.5) - centre).length();
+                if d >= inner && d <= outer {
+                    self.plot(x, y, colour);
+                }
+            }
+        }
+    }
+
+    /// Draws a one-pixel line from `a` to `b`.
+    pub fn line(&mut self, a: Vec2, b: Vec2, colour: [u8; 3]) {
+        if !(a.is_finite() && b.is_finite()) {
+            return;
+        }
+        let d = b - a;
+        let steps = d.x.abs().max(d.y.abs()).ceil().clamp(1.0, 1.0e5) as u32;
+        for i in 0..=steps {
+            let p = a + d * (i as f32 / steps as f32);
+            self.plot(p.x.floor() as i64, p.y.floor() as i64, colour);
+        }
+    }
+
+    /// Draws an arrow `len` pixels long centred on `centre`, pointing along `dir` (a unit
+    /// vector in picture space, `+y` down).
+    pub fn arrow(&mut self, centre: Vec2, dir: Vec2, len: f32, colour: [u8; 3]) {
+        let half = dir * (len * 0.5);
+        let (tail, tip) = (centre - half, centre + half);
+        self.line(tail, tip, colour);
+        let head = len * 0.35;
+        for angle in [2.6_f32, -2.6] {
+            let back = Vec2::from_angle(angle).rotate(dir);
+            self.line(tip, tip + back * head, colour);
+        }
+    }
+
+    /// Writes the picture as a PNG.
+    ///
+    /// # Errors
+    /// [`AppError::Failed`] naming `path` when the file cannot be written.
+    pub fn save_png(&self, path: &Path) -> Result<(), AppError> {
+        self.image
+            .save_with_format(path, ImageFormat::Png)
+            .map_err(|e| AppError::Failed(format!("{}: {e}", path.display())))
+    }
+}
+
+/// The kind of picture a path asks for, by extension (case-insensitive).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PictureKind {
+    /// `.png`: one frame.
+    Png,
+    /// `.gif`: an animation.
+    Gif,
+}
+
+impl PictureKind {
+    /// The kind for `path`'s extension.
+    ///
+    /// # Errors
+    /// [`AppError::BadInput`] naming the path when it ends in neither `.png` nor `.gif`.
+    pub fn from_path(path: &Path) -> Result<Self, AppError> {
+        let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+        if ext.eq_ignore_ascii_case("png") {
+            Ok(Self::Png)
+        } else if ext.eq_ignore_ascii_case("gif") {
+            Ok(Self::Gif)
+        } else {
+            Err(AppError::BadInput(format!(
+                "{}: the output must end in .png or .gif",
+                path.display()
+            )))
+        }
+    }
+}
+
+/// Writes an animated GIF frame by frame. Each frame gets its own exact palette when it has
+/// at most 256 colours (the usual case: the pictures use few colours), else a NeuQuant one.
+pub struct GifWriter {
+    encoder: gif::Encoder<BufWriter<File>>,
+    path: PathBuf,
+    delay: u16,
+    frames: u32,
+}
+
+impl std::fmt::Debug for GifWriter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GifWriter")
+            .field("path", &self.path)
+            .field("frames", &self.frames)
+            .finish_non_exhaustive()
+    }
+}
+
+impl GifWriter {
+    /// Creates `path` for `width x height` frames shown `delay_s` seconds each, looping.
+    ///
+    /// # Errors
+    /// [`AppError::BadInput`] for sides that do not fit a GIF, [`AppError::Failed`] when the
+    /// file cannot be written.
+    pub fn create(path: &Path, width: u32, height: u32, delay_s: f32) -> Result<Self, AppError> {
+        let (Ok(w), Ok(h)) = (u16::try_from(width), u16::try_from(height)) else {
+            return Err(AppError::BadInput(format!(
+                "a GIF cannot be {width}x{height} pixels"
+            )));
+        };
+        let fail = |e: &dyn std::fmt::Display| AppError::Failed(format!("{}: {e}", path.display()));
+        let file = File::create(path).map_err(|e| fail(&e))?;
+        let mut encoder =
+            gif::Encoder::new(BufWriter::new(file), w, h, &[]).map_err(|e| fail(&e))?;
+        encoder
+            .set_repeat(gif::Repeat::Infinite)
+            .map_err(|e| fail(&e))?;
+        let delay = (delay_s * 100.0).round().clamp(2.0, 6000.0) as u16;
+        Ok(Self {
+            encoder,
+            path: path.to_path_buf(),
+            delay,
+            frames: 0,
+        })
+    }
+
+    /// Appends a frame (the picture must have the size given to [`GifWriter::create`]).
+    ///
+    /// # Errors
+    /// [`AppError::Failed`] when the frame cannot be written.
+    pub fn push(&mut self, image: &RgbImage) -> Result<(), AppError> {
+        let (Ok(w), Ok(h)) = (u16::try_from(image.width()), u16::try_from(image.height())) else {
+            return Err(AppError::Failed("GIF frame too large".into()));
+        };
+        let mut frame = match indexed(image) {
+            Some((pixels, palette)) => gif::Frame::from_palette_pixels(w, h, pixels, palette, None),
+            None => gif::Frame::from_rgb_speed(w, h, image.as_raw(), 10),
+        };
+        frame.delay = self.delay;
+        self.encoder
+            .write_frame(&frame)
+            .map_err(|e| AppError::Failed(format!("{}: {e}", self.path.display())))?;
+        self.frames += 1;
+        Ok(())
+    }
+
+    /// Frames written so far.
+    #[must_use]
+    pub fn frames(&self) -> u32 {
+        self.frames
+    }
+}
+
+/// The picture as palette indices and an exact palette, or `None` above 256 colours.
+fn indexed(image: &RgbImage) -> Option<(Vec<u8>, Vec<u8>)> {
+    let mut lookup: HashMap<[u8; 3], u8> = HashMap::new();
+    let mut palette = Vec::new();
+    let mut pixels = Vec::with_capacity(image.as_raw().len() / 3);
+    for p in image.pixels() {
+        let index = match lookup.get(&p.0) {
+            Some(&i) => i,
+            None => {
+                let i = u8::try_from(lookup.len()).ok()?;
+                lookup.insert(p.0, i);
+                palette.extend_from_slice(&p.0);
+                i
+            }
+        };
+        pixels.push(index);
+    }
+    Some((pixels, palette))
+}
+
+/// What [`render_plan`] draws and where.
+#[derive(Clone, Debug)]
+pub struct RenderOptions {
+    /// The output: `.png` (the last frame) or `.gif` (every `every`-th frame).
+    pub out: PathBuf,
+    /// Frames to run; `None` = the plan's own count.
+    pub frames: Option<u32>,
+    /// GIF: keep every `every`-th frame; `None` = about 40 frames in all.
+    pub every: Option<u32>,
+    /// Draw group 0's ground flow field as arrows.
+    pub flow: bool,
+    /// Picture width in pixels (the height keeps the map's aspect); `None` =
+    /// [`DEFAULT_RENDER_WIDTH`].
+    pub width: Option<u32>,
+}
+
+/// Draws the current state of `sim`: terrain, flow arrows of group 0 (if `flow` and the
+/// field exists), units and force fields.
+///
+/// # Errors
+/// [`AppError::BadInput`] for a bad width (see [`Canvas::new`]).
+pub fn draw_frame(sim: &Simulation, width: u32, flow: bool) -> Result<RgbImage, AppError> {
+    let mut canvas = {
+        let map = sim.map();
+        let mut canvas = Canvas::new(map.grid(), width)?;
+        canvas.draw_terrain(&map);
+        canvas
+    };
+    if flow {
+        let horde = sim.horde();
+        let id = horde.groups().field(0, Layer::Ground);
+        if let Some(id) = id {
+            let fields = horde.fields();
+            canvas.draw_flow(fields.get(id).flow(), ARROW);
+        }
+    }
+    canvas.draw_units(sim);
+    canvas.draw_forces(sim);
+    Ok(canvas.image)
+}
+
+/// Runs `plan` (events, then a step, frame after frame) and writes the picture `options`
+/// ask for: a PNG of the last frame, or a GIF of the start, the state after every
+/// `every`-th frame, and the end.
+///
+/// # Errors
+/// [`AppError::BadInput`] for an output that is neither `.png` nor `.gif`, `every == 0`, a bad
+/// width or too many GIF frames; [`AppError::Failed`] when the simulation or the file write
+/// fails.
+pub fn render_plan(plan: &mut Plan, options: &RenderOptions) -> Result<(), AppError> {
+    let kind = PictureKind::from_path(&options.out)?;
+    let frames = options.frames.unwrap_or(plan.frames);
+    let every = options
+        .every
+        .unwrap_or_else(|| frames.div_ceil(GIF_TARGET_FRAMES).max(1));
+    if every == 0 {
+        return Err(AppError::BadInput("--every must be at least 1".into()));
+    }
+    let width = options.width.unwrap_or(DEFAULT_RENDER_WIDTH);
+    // Check the size before running anything.
+    Canvas::new(plan.sim.map().grid(), width)?;
+    let mut gif = match kind {
+        PictureKind::Png => None,
+        PictureKind::Gif => {
+            let count = frames.div_ceil(every).saturating_add(1);
+            if count > MAX_GIF_FRAMES {
+                return Err(AppError::BadInput(format!(
+                    "{frames} frames every {every} would make {count} GIF frames (at most \
+                     {MAX_GIF_FRAMES}): raise --every or lower --frames"
+                )));
+            }
+            let first = draw_frame(&plan.sim, width, options.flow)?;
+            let mut writer = GifWriter::create(
+                &options.out,
+                first.width(),
+                first.height(),
+                plan.dt * every as f32,
+            )?;
+            writer.push(&first)?;
+            Some(writer)
+        }
+    };
+    let failed = |e: horde_systems::SimError| AppError::Failed(e.to_string());
+    for frame in 0..frames {
+        plan.apply_events(frame).map_err(failed)?;
+        plan.sim.step(plan.dt).map_err(failed)?;
+        if let Some(writer) = gif.as_mut()
+            && ((frame + 1) % every == 0 || frame + 1 == frames)
+        {
+            writer.push(&draw_frame(&plan.sim, width, options.flow)?)?;
+        }
+    }
+    match gif {
+        Some(writer) => println!(
+            "wrote {} ({} frames of {}, {} units)",
+            options.out.display(),
+            writer.frames(),
+            plan.name,
+            plan.sim.unit_count()
+        ),
+        None => {
+            let image = draw_frame(&plan.sim, width, options.flow)?;
+            image
+                .save_with_format(&options.out, ImageFormat::Png)
+                .map_err(|e| AppError::Failed(format!("{}: {e}", options.out.display())))?;
+            println!(
+                "wrote {} ({}x{} pixels, frame {frames} of {}, {} units)",
+                options.out.display(),
+                image.width(),
+                image.height(),
+                plan.name,
+                plan.sim.unit_count()
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Arguments of `horde render`.
+#[derive(Args, Debug)]
+pub struct RenderArgs {
+    /// A scenario file (TOML, see docs/scenario.md); the built-in demo when absent.
+    scenario: Option<PathBuf>,
+    /// The picture: `.png` (the last frame) or `.gif` (an animation of the run).
+    #[arg(long)]
+    out: PathBuf,
+    /// Frames to run (default: the scenario's own count).
+    #[arg(long)]
+    frames: Option<u32>,
+    /// GIF only: keep every K-th frame (default: about 40 frames in all).
+    #[arg(long, value_name = "K")]
+    every: Option<u32>,
+    /// Draw group 0's flow field as arrows.
+    #[arg(long)]
+    flow: bool,
+    /// Picture width in pixels; the height keeps the map's aspect.
+    #[arg(long, value_name = "PX", default_value_t = DEFAULT_RENDER_WIDTH)]
+    size: u32,
+    /// Built-in demo only: number of units (default 6000).
+    #[arg(long)]
+    units: Option<u32>,
+    /// Seed of the level and of the per-unit randomness (default: the scenario's; 1 for the
+    /// built-in demo).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Worker threads, the caller included (default: every core).
+    #[arg(long)]
+    threads: Option<usize>,
+}
+
+/// Runs `horde render`: builds the plan (the scenario file, or the built-in demo) and draws it
+/// with [`render_plan`].
+///
+/// # Errors
+/// See [`render_plan`]; also [`AppError::BadInput`] for `--threads 0`, a bad scenario file, or
+/// `--units` with a scenario.
+pub fn run(args: &RenderArgs) -> Result<(), AppError> {
+    let threads = args
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    if threads == 0 {
+        return Err(AppError::BadInput("--threads must be at least 1".into()));
+    }
+    // Check the cheap things before building the simulation.
+    PictureKind::from_path(&args.out)?;
+    if args.every == Some(0) {
+        return Err(AppError::BadInput("--every must be at least 1".into()));
+    }
+    if !(MIN_WIDTH..=MAX_SIDE).contains(&args.size) {
+        return Err(AppError::BadInput(format!(
+            "--size {} must be in {MIN_WIDTH}..={MAX_SIDE} pixels",
+            args.size
+        )));
+    }
+    let mut plan = match &args.scenario {
+        Some(path) => {
+            if args.units.is_some() {
+                return Err(AppError::BadInput(
+                    "--units applies to the built-in demo only: set the counts in the scenario"
+                        .into(),
+                ));
+            }
+            let overrides = Overrides {
+                threads: args.threads,
+                seed: args.seed,
+                frames: None,
+            };
+            load_scenario_with(path, &overrides).map_err(|e| {
+                if e.is_bad_input() {
+                    AppError::BadInput(e.to_string())
+                } else {
+                    AppError::Failed(e.to_string())
+                }
+            })?
+        }
+        None => {
+            let run_args = RunArgs {
+                units: args.units,
+                seed: args.seed,
+                threads: Some(threads),
+                ..RunArgs::default()
+            };
+            demo::build(&run_args, threads)?
+        }
+    };
+    let options = RenderOptions {
+        out: args.out.clone(),
+        frames: args.frames,
+        every: args.every,
+        flow: args.flow,
+        width: Some(args.size),
+    };
+    render_plan(&mut plan, &options)
+}
