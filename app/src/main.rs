@@ -6,6 +6,7 @@ mod field_check;
 mod map_cmd;
 mod plan;
 mod render;
+mod scenario;
 
 use std::process::ExitCode;
 
