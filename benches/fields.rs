@@ -121,6 +121,40 @@ fn fields(c: &mut Criterion) {
             .unwrap()
         })
     });
+    // Incremental repair: a 4x4 block of walls placed, then removed, near the middle of the
+    // map (each iteration does one edit and its repair), against full rebuilds in the same run.
+    let mut edited = cost.clone();
+    let block: Vec<Cell> = (0..16)
+        .map(|i| Cell::new(goal.x + 40 + i % 4, goal.y + 3 + i / 4))
+        .collect();
+    let mut repaired = IntegrationField::build(&edited, &[goal]).unwrap();
+    let mut wall = false;
+    let mut toggle = |edited: &mut CostField| {
+        wall = !wall;
+        let mut log = Vec::new();
+        for &c in &block {
+            let before = edited.get(c);
+            if edited.set(c, if wall { WALL } else { 1 }) {
+                log.push((c, before));
+            }
+        }
+        log
+    };
+    let log = toggle(&mut edited);
+    repaired.repair(&edited, &[goal], &log).unwrap();
+    assert_eq!(repaired, IntegrationField::build(&edited, &[goal]).unwrap());
+    group.bench_function("horde_repair_4x4_wall", |b| {
+        b.iter(|| {
+            let log = toggle(&mut edited);
+            repaired.repair(&edited, black_box(&[goal]), &log).unwrap()
+        })
+    });
+    group.bench_function("horde_rebuild_after_4x4_wall", |b| {
+        b.iter(|| {
+            toggle(&mut edited);
+            repaired.rebuild(&edited, black_box(&[goal])).unwrap()
+        })
+    });
     group.finish();
 }
 

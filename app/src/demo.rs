@@ -6,7 +6,6 @@
 //! mid-run; one group changes its goal; a brick of the lair's ring is destroyed.
 
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
 
 use clap::Args;
 use glam::Vec2;
@@ -20,35 +19,38 @@ use crate::AppError;
 use crate::plan::{Event, Plan, TimedEvent};
 
 /// Arguments of `horde run`.
-#[derive(Args, Debug, Clone)]
+#[derive(Args, Debug, Clone, Default)]
 pub struct RunArgs {
-    /// Frames to run (at 30 frames per simulated second).
-    #[arg(long, default_value_t = 600)]
-    pub frames: u32,
+    /// A scenario file (TOML, see docs/scenario.md); the built-in demo when absent.
+    pub scenario: Option<PathBuf>,
+    /// Frames to run (default: the scenario's; the built-in demo runs 900 frames at 30 per
+    /// simulated second).
+    #[arg(long)]
+    pub frames: Option<u32>,
     /// Worker threads, the caller included (default: every core).
     #[arg(long)]
     pub threads: Option<usize>,
-    /// Number of units.
-    #[arg(long, default_value_t = 6000)]
-    pub units: u32,
-    /// Seed of the level and of the per-unit randomness.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
+    /// Number of units of the built-in demo (default 6000).
+    #[arg(long)]
+    pub units: Option<u32>,
+    /// Seed of the built-in demo's level and of the per-unit randomness (default 1).
+    #[arg(long)]
+    pub seed: Option<u64>,
     /// Also write the summary as JSON to this file.
     #[arg(long)]
     pub json: Option<PathBuf>,
-}
-
-impl Default for RunArgs {
-    fn default() -> Self {
-        Self {
-            frames: 600,
-            threads: None,
-            units: 6000,
-            seed: 1,
-            json: None,
-        }
-    }
+    /// Write every unit's state every `--trace-every` frames to this CSV file.
+    #[arg(long)]
+    pub trace: Option<PathBuf>,
+    /// Frames between two trace rows of a unit.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    pub trace_every: u32,
+    /// Serve the puffin profiler on this address (puffin_viewer connects to it).
+    #[arg(long, num_args = 0..=1, default_missing_value = "127.0.0.1:8585")]
+    pub profile_server: Option<String>,
+    /// Save a puffin capture of the run to this file (open it with puffin_viewer).
+    #[arg(long)]
+    pub profile_out: Option<PathBuf>,
 }
 
 const DT: f32 = 1.0 / 30.0;
@@ -56,17 +58,17 @@ const DT: f32 = 1.0 / 30.0;
 /// Builds the demo simulation.
 pub fn build(args: &RunArgs, threads: usize) -> Result<Plan, AppError> {
     let level_config = LevelConfig::default()
-        .with_size(48, 48)
+        .with_size(32, 32)
         .with_cells_per_tile(4)
         .with_guarantee_reachable(true);
-    let level =
-        generate_level(args.seed, &level_config).map_err(|e| AppError::Failed(e.to_string()))?;
+    let level = generate_level(args.seed.unwrap_or(1), &level_config)
+        .map_err(|e| AppError::Failed(e.to_string()))?;
     let approach =
         GoalSet::new(level.lair_approach_cells()).map_err(|e| AppError::Failed(e.to_string()))?;
     let spawns: Vec<Cell> = level.enemy_spawn_tiles().to_vec();
     let map = level.map().clone();
     let config = SimConfig::default()
-        .with_seed(args.seed)
+        .with_seed(args.seed.unwrap_or(1))
         .with_threads(threads);
     let mut sim = Simulation::new(map, config).map_err(|e| AppError::Failed(e.to_string()))?;
     for _ in 0..3 {
@@ -74,13 +76,14 @@ pub fn build(args: &RunArgs, threads: usize) -> Result<Plan, AppError> {
             .map_err(|e| AppError::Failed(e.to_string()))?;
     }
     // Spawn units on open cells around each enemy spawn, spiralling outwards.
-    let per_group = args.units.div_ceil(3);
+    let units = args.units.unwrap_or(6000);
+    let per_group = units.div_ceil(3);
     let mut spawned = 0;
     for (g, tile) in spawns.iter().enumerate().take(3) {
         let centre = level.tile_centre(*tile);
         let cells = open_cells_near(&sim, centre, per_group as usize);
         for (i, c) in cells.into_iter().enumerate() {
-            if spawned == args.units {
+            if spawned == units {
                 break;
             }
             let pos = sim.map().grid().cell_centre(c);
@@ -98,7 +101,7 @@ pub fn build(args: &RunArgs, threads: usize) -> Result<Plan, AppError> {
     Ok(Plan {
         name: "built-in demo".into(),
         sim,
-        frames: args.frames,
+        frames: args.frames.unwrap_or(900),
         dt: DT,
         events,
     })
@@ -194,114 +197,4 @@ fn demo_events(sim: &Simulation) -> Result<Vec<TimedEvent>, AppError> {
         });
     }
     Ok(events)
-}
-
-/// Median, 95th percentile and maximum of `samples` in milliseconds.
-fn stats(samples: &mut [Duration]) -> (f64, f64, f64) {
-    samples.sort_unstable();
-    let ms = |d: Duration| d.as_secs_f64() * 1e3;
-    let n = samples.len();
-    if n == 0 {
-        return (0.0, 0.0, 0.0);
-    }
-    (
-        ms(samples[n / 2]),
-        ms(samples[(n * 95 / 100).min(n - 1)]),
-        ms(samples[n - 1]),
-    )
-}
-
-/// Runs the demo and prints the summary.
-pub fn run(args: &RunArgs) -> Result<(), AppError> {
-    let threads = args
-        .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    if threads == 0 {
-        return Err(AppError::BadInput("--threads must be at least 1".into()));
-    }
-    let started = Instant::now();
-    let mut plan = build(args, threads)?;
-    let setup = started.elapsed();
-    let mut per_stage: Vec<(String, Vec<Duration>)> = Vec::new();
-    let mut totals = Vec::with_capacity(args.frames as usize);
-    let mut wall_violations = 0usize;
-    for frame in 0..plan.frames {
-        plan.apply_events(frame)
-            .map_err(|e| AppError::Failed(e.to_string()))?;
-        let t = Instant::now();
-        plan.sim
-            .step(plan.dt)
-            .map_err(|e| AppError::Failed(e.to_string()))?;
-        let sim = &plan.sim;
-        totals.push(t.elapsed());
-        for (name, time) in sim.horde().stage_times() {
-            match per_stage.iter_mut().find(|(n, _)| *n == name) {
-                Some((_, v)) => v.push(time),
-                None => per_stage.push((name, vec![time])),
-            }
-        }
-        let map = sim.map();
-        wall_violations += sim
-            .units()
-            .iter()
-            .filter(|u| {
-                map.grid()
-                    .cell_at(u.position)
-                    .is_none_or(|c| map.cost_field(u.layer).get(c) == WALL)
-            })
-            .count();
-    }
-    let sim = &plan.sim;
-    let units = sim.units();
-    let arrived = units.iter().filter(|u| u.arrived).count();
-    let stunned = units.iter().filter(|u| u.stun > 0.0).count();
-    let hash = sim.state_hash();
-
-    println!(
-        "horde: {}: {} units, {} frames, {} threads, seed {}",
-        plan.name,
-        units.len(),
-        plan.frames,
-        threads,
-        args.seed
-    );
-    println!("setup {:.1} ms", setup.as_secs_f64() * 1e3);
-    println!(
-        "{:<18} {:>10} {:>10} {:>10}",
-        "stage", "median ms", "p95 ms", "max ms"
-    );
-    let mut json_stages = serde_json::Map::new();
-    for (name, samples) in per_stage
-        .iter_mut()
-        .chain(std::iter::once(&mut ("frame".to_string(), totals)))
-    {
-        let (med, p95, max) = stats(samples);
-        println!("{name:<18} {med:>10.3} {p95:>10.3} {max:>10.3}");
-        json_stages.insert(
-            name.clone(),
-            serde_json::json!({ "median_ms": med, "p95_ms": p95, "max_ms": max }),
-        );
-    }
-    println!("arrived {arrived}, stunned {stunned}, wall violations {wall_violations}");
-    println!("state_hash {hash:016x}");
-    if let Some(path) = &args.json {
-        let json = serde_json::json!({
-            "frames": plan.frames,
-            "units": units.len(),
-            "threads": threads,
-            "arrived": arrived,
-            "stunned": stunned,
-            "state_hash": format!("{hash:016x}"),
-            "wall_violations": wall_violations,
-            "stages": json_stages,
-        });
-        std::fs::write(path, format!("{json:#}\n"))
-            .map_err(|e| AppError::Failed(format!("{}: {e}", path.display())))?;
-    }
-    if wall_violations > 0 {
-        return Err(AppError::Failed(format!(
-            "{wall_violations} unit-frames had a centre inside a wall"
-        )));
-    }
-    Ok(())
 }

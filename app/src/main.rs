@@ -6,6 +6,7 @@ mod field_check;
 mod map_cmd;
 mod plan;
 mod render;
+mod run;
 mod scenario;
 
 use std::process::ExitCode;
@@ -43,8 +44,8 @@ fn main() -> ExitCode {
         }
     };
     let outcome = match cli.command {
-        None => demo::run(&demo::RunArgs::default()),
-        Some(Command::Run(args)) => demo::run(&args),
+        None => run::run(&demo::RunArgs::default()),
+        Some(Command::Run(args)) => run::run(&args),
         Some(Command::Field(args)) => field_check::run(&args),
         Some(Command::Map(args)) => map_cmd::run(&args),
         Some(Command::Render(args)) => render::run(&args),

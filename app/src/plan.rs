@@ -1,8 +1,14 @@
 //! [`Plan`]: a simulation ready to run, with the events that happen at given frames. Built
 //! from the built-in demo or a scenario file; run by `horde run` and drawn by `horde render`.
 
+use std::path::Path;
+
 use horde_core::{Cell, ForceField, GoalSet, GroupId, Terrain};
 use horde_systems::{SimError, Simulation};
+
+use crate::AppError;
+use crate::demo::{self, RunArgs};
+use crate::scenario::{Overrides, load_scenario_with};
 
 /// Something that happens at the start of a frame.
 #[derive(Clone, Debug)]
@@ -66,5 +72,42 @@ impl Plan {
             }
         }
         Ok(())
+    }
+}
+
+/// The plan of `horde run` and `horde render`: the scenario file at `scenario`, or the
+/// built-in demo (the only one `units` applies to). Bad scenario files are bad input.
+pub fn load_plan(
+    scenario: Option<&Path>,
+    overrides: &Overrides,
+    units: Option<u32>,
+    threads: usize,
+) -> Result<Plan, AppError> {
+    match scenario {
+        Some(path) => {
+            if units.is_some() {
+                return Err(AppError::BadInput(
+                    "--units applies to the built-in demo only: set the counts in the scenario"
+                        .into(),
+                ));
+            }
+            load_scenario_with(path, overrides).map_err(|e| {
+                if e.is_bad_input() {
+                    AppError::BadInput(e.to_string())
+                } else {
+                    AppError::Failed(e.to_string())
+                }
+            })
+        }
+        None => {
+            let args = RunArgs {
+                units,
+                seed: overrides.seed,
+                frames: overrides.frames,
+                threads: Some(threads),
+                ..RunArgs::default()
+            };
+            demo::build(&args, threads)
+        }
     }
 }

@@ -18,9 +18,8 @@ use horde_systems::Simulation;
 use image::{ImageFormat, Rgb, RgbImage};
 
 use crate::AppError;
-use crate::demo::{self, RunArgs};
-use crate::plan::Plan;
-use crate::scenario::{Overrides, load_scenario_with};
+use crate::plan::{Plan, load_plan};
+use crate::scenario::Overrides;
 
 /// Narrowest picture `--size` accepts, in pixels.
 pub const MIN_WIDTH: u32 = 16;
@@ -623,37 +622,12 @@ pub fn run(args: &RenderArgs) -> Result<(), AppError> {
             args.size
         )));
     }
-    let mut plan = match &args.scenario {
-        Some(path) => {
-            if args.units.is_some() {
-                return Err(AppError::BadInput(
-                    "--units applies to the built-in demo only: set the counts in the scenario"
-                        .into(),
-                ));
-            }
-            let overrides = Overrides {
-                threads: args.threads,
-                seed: args.seed,
-                frames: None,
-            };
-            load_scenario_with(path, &overrides).map_err(|e| {
-                if e.is_bad_input() {
-                    AppError::BadInput(e.to_string())
-                } else {
-                    AppError::Failed(e.to_string())
-                }
-            })?
-        }
-        None => {
-            let run_args = RunArgs {
-                units: args.units,
-                seed: args.seed,
-                threads: Some(threads),
-                ..RunArgs::default()
-            };
-            demo::build(&run_args, threads)?
-        }
+    let overrides = Overrides {
+        threads: args.threads,
+        seed: args.seed,
+        frames: None,
     };
+    let mut plan = load_plan(args.scenario.as_deref(), &overrides, args.units, threads)?;
     let options = RenderOptions {
         out: args.out.clone(),
         frames: args.frames,

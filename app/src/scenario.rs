@@ -10,7 +10,6 @@
 
 // The command line wires `load_scenario` in later; until then parts of this module are only
 // reached from its tests.
-#![allow(dead_code)]
 
 use std::fmt;
 use std::ops::Range;
@@ -117,7 +116,8 @@ pub struct Overrides {
 
 /// Reads the scenario file at `path` and builds its [`Plan`]. Map files are found relative to
 /// the scenario file's folder. `threads_override` replaces the file's `threads`; with neither,
-/// every core is used.
+/// every core is used. (The app passes every override with [`load_scenario_with`].)
+#[cfg(test)]
 pub fn load_scenario(path: &Path, threads_override: Option<usize>) -> Result<Plan, ScenarioError> {
     load_scenario_with(
         path,
@@ -128,7 +128,8 @@ pub fn load_scenario(path: &Path, threads_override: Option<usize>) -> Result<Pla
     )
 }
 
-/// [`load_scenario`] with every override.
+/// Reads the scenario file at `path` and builds its [`Plan`], with `overrides` from the
+/// command line. Map files are found relative to the scenario file's folder.
 pub fn load_scenario_with(path: &Path, overrides: &Overrides) -> Result<Plan, ScenarioError> {
     let source = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
@@ -145,6 +146,7 @@ pub fn load_scenario_with(path: &Path, overrides: &Overrides) -> Result<Plan, Sc
 /// Builds the [`Plan`] of scenario `text`. `source_name` labels the file in errors and names
 /// the plan when the file has no `name`; map files are found relative to `base_dir`.
 /// `threads_override` replaces the file's `threads`; with neither, every core is used.
+#[cfg(test)]
 pub fn parse_scenario(
     text: &str,
     source_name: &str,

@@ -19,14 +19,21 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 fn run_json(dir: &std::path::Path, extra: &[&str]) -> serde_json::Value {
-    let json = dir.join(format!("out-{}.json", extra.join("_").replace(['-', '/'], "")));
+    let json = dir.join(format!(
+        "out-{}.json",
+        extra.join("_").replace(['-', '/'], "")
+    ));
     let out = horde()
         .args(["run", "--frames", "60", "--units", "300", "--json"])
         .arg(&json)
         .args(extra)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("state_hash"), "{stdout}");
     serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap()
@@ -56,7 +63,10 @@ fn json_summary_has_every_key() {
     ] {
         let s = &v["stages"][stage];
         for key in ["median_ms", "p95_ms", "max_ms"] {
-            assert!(s[key].as_f64().is_some_and(|t| t >= 0.0), "{stage}.{key}: {s}");
+            assert!(
+                s[key].as_f64().is_some_and(|t| t >= 0.0),
+                "{stage}.{key}: {s}"
+            );
         }
     }
     assert!(v["overlap"]["mean"].as_f64().unwrap() >= 0.0);
@@ -77,17 +87,38 @@ fn trace_writes_every_unit_every_k_frames() {
     let dir = scratch("trace");
     let trace = dir.join("trace.csv");
     let out = horde()
-        .args(["run", "--frames", "30", "--units", "120", "--threads", "1", "--trace-every", "10", "--trace"])
+        .args([
+            "run",
+            "--frames",
+            "30",
+            "--units",
+            "120",
+            "--threads",
+            "1",
+            "--trace-every",
+            "10",
+            "--trace",
+        ])
         .arg(&trace)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = std::fs::read_to_string(&trace).unwrap();
     let mut lines = text.lines();
-    assert_eq!(lines.next(), Some("frame,unit,group,x,y,vx,vy,external_speed,stun"));
+    assert_eq!(
+        lines.next(),
+        Some("frame,unit,group,x,y,vx,vy,external_speed,stun")
+    );
     let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
     assert_eq!(rows.len(), 120 * 3, "frames 0, 10 and 20");
-    assert!(rows.iter().all(|r| r.len() == 9 && r[3].parse::<f32>().is_ok()));
+    assert!(
+        rows.iter()
+            .all(|r| r.len() == 9 && r[3].parse::<f32>().is_ok())
+    );
     assert_eq!(rows[120][0], "10");
 }
 
@@ -97,14 +128,27 @@ fn bad_input_exits_with_code_2() {
         vec!["run", "--threads", "0"],
         vec!["run", "--frames", "many"],
         vec!["run", "--trace-every", "0"],
-        vec!["field", "/nonexistent/map.map", "--scen", "/nonexistent/map.map.scen"],
+        vec![
+            "field",
+            "/nonexistent/map.map",
+            "--scen",
+            "/nonexistent/map.map.scen",
+        ],
         vec!["no-such-command"],
     ] {
         let out = horde().args(&args).output().unwrap();
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         assert!(!out.stderr.is_empty(), "{args:?} printed no message");
     }
-    assert_eq!(horde().arg("--help").output().unwrap().status.code(), Some(0));
+    assert_eq!(
+        horde().arg("--help").output().unwrap().status.code(),
+        Some(0)
+    );
 }
 
 #[test]
@@ -112,26 +156,57 @@ fn profile_capture_file_opens_in_puffin() {
     let dir = scratch("capture");
     let file = dir.join("run.puffin");
     let out = horde()
-        .args(["run", "--frames", "20", "--units", "200", "--threads", "2", "--profile-out"])
+        .args([
+            "run",
+            "--frames",
+            "20",
+            "--units",
+            "200",
+            "--threads",
+            "2",
+            "--profile-out",
+        ])
         .arg(&file)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let mut reader = std::io::BufReader::new(std::fs::File::open(&file).unwrap());
     let view = puffin::FrameView::read(&mut reader).unwrap();
     assert!(view.all_uniq().count() >= 10, "frames in the capture");
     let names = view.scope_collection().scopes_by_name();
     for stage in ["steer_units", "bucket_units", "integrate_units"] {
-        assert!(names.keys().any(|n| n == stage), "no scope {stage} in {:?}", names.keys().collect::<Vec<_>>());
+        assert!(
+            names.keys().any(|n| n == stage),
+            "no scope {stage} in {:?}",
+            names.keys().collect::<Vec<_>>()
+        );
     }
 }
 
 #[test]
 fn profile_server_streams_frames_with_stage_scopes() {
-    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
     let addr = format!("127.0.0.1:{port}");
     let mut child = horde()
-        .args(["run", "--frames", "100000", "--units", "200", "--threads", "1", "--profile-server", &addr])
+        .args([
+            "run",
+            "--frames",
+            "100000",
+            "--units",
+            "200",
+            "--threads",
+            "1",
+            "--profile-server",
+            &addr,
+        ])
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
@@ -143,7 +218,11 @@ fn profile_server_streams_frames_with_stage_scopes() {
         std::thread::sleep(Duration::from_millis(200));
         let view = client.frame_view();
         let frames = view.all_uniq().count();
-        let has_stage = view.scope_collection().scopes_by_name().keys().any(|n| n == "steer_units");
+        let has_stage = view
+            .scope_collection()
+            .scopes_by_name()
+            .keys()
+            .any(|n| n == "steer_units");
         if frames >= 5 && has_stage {
             ok = true;
             break;
@@ -152,6 +231,36 @@ fn profile_server_streams_frames_with_stage_scopes() {
     let _ = child.kill();
     let out = child.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains(&format!("listening on {addr}")), "start-up line: {stderr}");
+    assert!(
+        stderr.contains(&format!("listening on {addr}")),
+        "start-up line: {stderr}"
+    );
     assert!(ok, "no frames with stage scopes from {addr}");
+}
+
+#[test]
+fn scenario_files_run_and_bad_ones_exit_2() {
+    let dir = scratch("scenario");
+    let scenarios = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../scenarios");
+    let json = dir.join("corridor.json");
+    let out = horde()
+        .arg("run")
+        .arg(scenarios.join("corridor.toml"))
+        .args(["--frames", "20", "--threads", "2", "--json"])
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(v["frames"], 20);
+    assert_eq!(v["wall_violations"], 0);
+
+    let bad = dir.join("bad.toml");
+    std::fs::write(&bad, "name = \"bad\"\n[map]\nrows = \"\"\"\n....\n....\n\"\"\"\n\n[[group]]\ncount = -3\nspawn = { x = 0, y = 0, w = 2, h = 2 }\ngoal = [[3, 1]]\n").unwrap();
+    let out = horde().arg("run").arg(&bad).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("bad.toml:9") && err.contains("count"), "{err}");
+    let out = horde().args(["run", "/no/such/scenario.toml"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
 }

@@ -112,6 +112,35 @@ impl NavField {
         )
     }
 
+    /// Brings both fields up to date after the cost edits in `edits` (every cell of this
+    /// field's layer whose cost changed since the field was built, with its cost before; see
+    /// [`IntegrationField::repair`]), touching only what the edits can change. Equal to
+    /// [`Self::rebuild`].
+    pub fn repair(
+        &mut self,
+        map: &Map,
+        config: &FlowConfig,
+        edits: &[(Cell, u8)],
+    ) -> Result<(), FieldError> {
+        if self.built_from.is_none() {
+            return self.rebuild(map, config);
+        }
+        let cost = map.cost_field(self.key.layer);
+        let goals = self.key.goals.cells();
+        if let Some(rows) = self.integration.repair(cost, goals, edits)? {
+            self.flow
+                .repair_rows(cost, &self.integration, goals, config, rows);
+        }
+        self.built_from = Some(cost.version());
+        Ok(())
+    }
+
+    /// Version of the layer's cost field the fields were built from (`None`: never built).
+    #[must_use]
+    pub fn built_from(&self) -> Option<u64> {
+        self.built_from
+    }
+
     /// Like [`Self::rebuild`], with the two heavy steps supplied by the caller (a caller with
     /// threads builds the integration field and fills flow row bands in parallel):
     /// `integrate(cost, goals, field)` must leave what [`IntegrationField::rebuild`] would,

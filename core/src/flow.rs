@@ -103,6 +103,40 @@ impl FlowField {
         &self.cells
     }
 
+    /// Recomputes the directions of `rows` (widened by one row each way, since a cell's
+    /// direction reads its neighbours) and the line-of-sight bits, after the integration
+    /// field changed only within `rows` (as [`IntegrationField::repair`] reports).
+    pub fn repair_rows(
+        &mut self,
+        cost: &CostField,
+        integration: &IntegrationField,
+        goals: &[Cell],
+        config: &FlowConfig,
+        rows: Range<u32>,
+    ) {
+        self.resize(cost.width(), cost.height());
+        let first = rows.start.saturating_sub(1);
+        let end = (rows.end + 1).min(self.height);
+        if first < end {
+            let w = self.width as usize;
+            let out = &mut self.cells[first as usize * w..end as usize * w];
+            fill_direction_rows(cost, integration, first..end, out);
+        }
+        // Walls may have moved in or out of sight anywhere near the goal: redo those bits.
+        if let Some(goal) = self.sight_goal {
+            let r = config.line_of_sight_radius;
+            let (x0, x1) = (goal.x.saturating_sub(r), (goal.x + r).min(self.width - 1));
+            let (y0, y1) = (goal.y.saturating_sub(r), (goal.y + r).min(self.height - 1));
+            for y in y0..=y1 {
+                let row = y as usize * self.width as usize;
+                for b in &mut self.cells[row + x0 as usize..=row + x1 as usize] {
+                    *b &= !LINE_OF_SIGHT;
+                }
+            }
+        }
+        self.mark_line_of_sight(cost, integration, goals, config);
+    }
+
     /// Sets the line-of-sight bit on every cell within the configured radius of a
     /// single-cell goal whose centre sees the goal's centre without crossing a wall or
     /// squeezing diagonally between two walls. Other goal sets get no line of sight.
@@ -411,6 +445,36 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn repaired_rows_equal_a_rebuild() {
+        let (grid, mut cost) = field_from(&[
+            "........", "..#.....", "........", ".###....", "........", "........",
+        ]);
+        let goal = [Cell::new(3, 2)];
+        let config = FlowConfig::default();
+        let mut integ = IntegrationField::build(&cost, &goal).unwrap();
+        let mut flow = FlowField::build(&cost, &integ, &goal, &config);
+        for (x, y, c) in [
+            (3u32, 1u32, WALL),
+            (5, 4, WALL),
+            (3, 1, 1),
+            (2, 3, 1),
+            (7, 0, WALL),
+        ] {
+            let cell = Cell::new(x, y);
+            let old = cost.get(cell);
+            cost.set(cell, c);
+            let rows = integ.repair(&cost, &goal, &[(cell, old)]).unwrap().unwrap();
+            flow.repair_rows(&cost, &integ, &goal, &config, rows);
+            assert_eq!(
+                flow,
+                FlowField::build(&cost, &integ, &goal, &config),
+                "after {cell}"
+            );
+        }
+        let _ = grid;
     }
 
     #[test]

@@ -15,6 +15,8 @@
 //! bucket as a plain array. The largest step (cost 254, diagonal) spans 360 buckets, so a ring
 //! of 512 buckets never wraps onto the one being drained.
 
+use std::ops::Range;
+
 use crate::cost_field::CostField;
 use crate::direction::{DIAG_STEP, ORTHO_STEP};
 use crate::grid::Cell;
@@ -40,6 +42,16 @@ pub enum FieldError {
         /// Grid height.
         height: u32,
     },
+    /// An edited cell lies outside the grid.
+    #[error("edited cell {cell} lies outside the {width}x{height} grid")]
+    EditOutside {
+        /// The cell.
+        cell: Cell,
+        /// Grid width.
+        width: u32,
+        /// Grid height.
+        height: u32,
+    },
     /// The field and the cost field have different sizes.
     #[error("field is {field:?} but the cost field is {cost:?}")]
     SizeMismatch {
@@ -50,11 +62,16 @@ pub enum FieldError {
     },
 }
 
-/// The ring of buckets used by [`IntegrationField`]; kept between builds to reuse memory.
+/// The ring of buckets used by [`IntegrationField`], and the repair's scratch; kept between
+/// builds to reuse memory.
 #[derive(Clone, Debug, Default)]
 struct BucketQueue {
     buckets: Vec<Vec<u32>>,
     spare: Vec<u32>,
+    marks: Vec<bool>,
+    marked: Vec<u32>,
+    stack: Vec<u32>,
+    seeds: Vec<u32>,
 }
 
 impl BucketQueue {
@@ -157,8 +174,179 @@ impl IntegrationField {
             cost.neighbour_offsets(),
             &mut self.queue,
             pending,
+            &[],
             stop,
+            &mut None,
         );
+        Ok(())
+    }
+
+    /// Brings the field up to date after cost edits, touching only what the edits can
+    /// change, and leaves exactly what [`Self::rebuild`] toward `goals` on `cost` would.
+    ///
+    /// `cost` is the cost field *after* the edits; `edits` lists every cell whose cost changed
+    /// since the field was last built or repaired, with its cost *before* (for a cell edited
+    /// several times, its first entry wins, so a log of edits in order can be passed as is).
+    ///
+    /// How: every cell whose shortest path may have used a changed step is found by walking
+    /// the old shortest-path tree backwards from the edited cells and their neighbours; those
+    /// cells are reset and re-seeded from their untouched neighbours; then the bucket queue
+    /// runs from the seeds, which also carries any improvement (a wall removed) outwards.
+    /// Returns the rows whose values may have changed, for repairing the flow field.
+    pub fn repair(
+        &mut self,
+        cost: &CostField,
+        goals: &[Cell],
+        edits: &[(Cell, u8)],
+    ) -> Result<Option<Range<u32>>, FieldError> {
+        self.check(cost, goals)?;
+        for &(cell, _) in edits {
+            if cell.x >= self.width || cell.y >= self.height {
+                return Err(FieldError::EditOutside {
+                    cell,
+                    width: self.width,
+                    height: self.height,
+                });
+            }
+        }
+        if edits.is_empty() {
+            return Ok(None);
+        }
+        let costs = cost.padded_costs();
+        let moves = cost.padded_moves();
+        let offsets = cost.neighbour_offsets();
+        let stride = cost.stride();
+        let (w, h) = (self.width as usize, self.height as usize);
+        let inside = |i: usize| {
+            let (x, y) = (i % stride, i / stride);
+            x >= 1 && y >= 1 && x <= w && y <= h
+        };
+        // Costs before the edits: the first entry of each edited cell.
+        let mut before: Vec<(usize, u8)> = edits
+            .iter()
+            .map(|&(c, old)| (cost.padded_index(c), old))
+            .collect();
+        before.sort_by_key(|&(i, _)| i);
+        before.dedup_by_key(|&mut (i, _)| i);
+        let old_cost = |i: usize| match before.binary_search_by_key(&i, |&(j, _)| j) {
+            Ok(k) => before[k].1,
+            Err(_) => costs[i],
+        };
+
+        let q = &mut self.queue;
+        if q.marks.len() != self.values.len() {
+            q.marks = vec![false; self.values.len()];
+        }
+        q.marked.clear();
+        q.stack.clear();
+        // The edited cells and their neighbours: every step whose cost or legality changed
+        // starts or ends among them.
+        for &(i, _) in &before {
+            for off in std::iter::once(0).chain(offsets) {
+                let v = i.wrapping_add_signed(off);
+                if inside(v) && !q.marks[v] {
+                    q.marks[v] = true;
+                    q.marked.push(v as u32);
+                    q.stack.push(v as u32);
+                }
+            }
+        }
+        // Everything whose old shortest path ran through a marked cell.
+        while let Some(u) = q.stack.pop() {
+            let u = u as usize;
+            let du = self.values[u];
+            if du == UNREACHABLE {
+                continue;
+            }
+            let c = u32::from(old_cost(u));
+            for (dir, &off) in offsets.iter().enumerate() {
+                let v = u.wrapping_add_signed(off);
+                if q.marks[v] || !inside(v) {
+                    continue;
+                }
+                let step = if dir & 1 == 0 { ORTHO_STEP } else { DIAG_STEP };
+                let back = (dir + 4) & 7; // the move from v to u
+                if moves[v] & (1 << back) != 0 && self.values[v] == du.saturating_add(c * step) {
+                    q.marks[v] = true;
+                    q.marked.push(v as u32);
+                    q.stack.push(v as u32);
+                }
+            }
+        }
+        for &i in &q.marked {
+            self.values[i as usize] = UNREACHABLE;
+        }
+        for &g in goals {
+            let i = cost.padded_index(g);
+            if costs[i] != WALL {
+                self.values[i] = 0;
+            }
+        }
+        // Seed the reset cells from their untouched neighbours (and goals at 0).
+        q.seeds.clear();
+        let (mut low, mut high) = (usize::MAX, 0);
+        for &i in &q.marked {
+            let i = i as usize;
+            q.marks[i] = false;
+            low = low.min(i);
+            high = high.max(i);
+            if costs[i] == WALL {
+                continue;
+            }
+            let mut best = self.values[i];
+            let m = moves[i];
+            for (dir, &off) in offsets.iter().enumerate() {
+                if m & (1 << dir) != 0 {
+                    let u = i.wrapping_add_signed(off);
+                    let step = if dir & 1 == 0 { ORTHO_STEP } else { DIAG_STEP };
+                    best = best.min(self.values[u].saturating_add(u32::from(costs[u]) * step));
+                }
+            }
+            if best != UNREACHABLE {
+                self.values[i] = best;
+                q.seeds.push(i as u32);
+            }
+        }
+        let values = &self.values;
+        q.seeds.sort_unstable_by_key(|&i| (values[i as usize], i));
+        let seeds = std::mem::take(&mut q.seeds);
+        let mut touched = Some((low, high));
+        propagate(
+            &mut self.values,
+            costs,
+            moves,
+            offsets,
+            &mut self.queue,
+            0,
+            &seeds,
+            None,
+            &mut touched,
+        );
+        self.queue.seeds = seeds;
+        Ok(touched.map(|(low, high)| {
+            let first = (low / stride).saturating_sub(1) as u32;
+            let last = ((high / stride).saturating_sub(1) as u32).min(self.height - 1);
+            first..last + 1
+        }))
+    }
+
+    /// The size and goal checks every build and repair starts with.
+    fn check(&self, cost: &CostField, goals: &[Cell]) -> Result<(), FieldError> {
+        if (self.width, self.height) != (cost.width(), cost.height()) {
+            return Err(FieldError::SizeMismatch {
+                field: (self.width, self.height),
+                cost: (cost.width(), cost.height()),
+            });
+        }
+        for &cell in goals {
+            if cell.x >= self.width || cell.y >= self.height {
+                return Err(FieldError::GoalOutside {
+                    cell,
+                    width: self.width,
+                    height: self.height,
+                });
+            }
+        }
         Ok(())
     }
 
@@ -225,6 +413,7 @@ impl IntegrationField {
 /// border hold [`UNREACHABLE`] or lose the comparison), then walks only the improved ones:
 /// the comparison outcome is unpredictable, and one data-dependent loop over a bit mask
 /// costs far fewer mispredictions than eight `if`s (about twice as fast, see PERFORMANCE.md).
+#[allow(clippy::too_many_arguments)] // the padded arrays travel separately on purpose
 fn propagate(
     values: &mut [u32],
     costs: &[u8],
@@ -232,11 +421,39 @@ fn propagate(
     offsets: [isize; 8],
     queue: &mut BucketQueue,
     mut pending: usize,
+    seeds: &[u32],
     stop: Option<usize>,
+    touched: &mut Option<(usize, usize)>,
 ) {
-    let mut current: u32 = 0;
+    // `seeds` (sorted by value) enter the ring when the sweep reaches their bucket, so seeds
+    // spread over more than the ring's span never wrap onto a live bucket.
+    let mut next_seed = 0;
+    let mut current: u32 = match (pending, seeds.first()) {
+        (0, Some(&s)) => values[s as usize] / ORTHO_STEP,
+        _ => 0,
+    };
     let mut list = std::mem::take(&mut queue.spare);
-    while pending > 0 {
+    loop {
+        while let Some(&s) = seeds.get(next_seed) {
+            let bucket = values[s as usize] / ORTHO_STEP;
+            if bucket > current {
+                break;
+            }
+            if bucket == current {
+                queue.buckets[current as usize & (RING - 1)].push(s);
+                pending += 1;
+            }
+            next_seed += 1;
+        }
+        if pending == 0 {
+            match seeds.get(next_seed) {
+                Some(&s) => {
+                    current = values[s as usize] / ORTHO_STEP;
+                    continue;
+                }
+                None => break,
+            }
+        }
         if let Some(s) = stop
             && values[s] / ORTHO_STEP < current
         {
@@ -271,6 +488,10 @@ fn propagate(
                 values[v] = nd;
                 queue.buckets[(nd / ORTHO_STEP) as usize & (RING - 1)].push(v as u32);
                 pending += 1;
+                if let Some((low, high)) = touched {
+                    *low = (*low).min(v);
+                    *high = (*high).max(v);
+                }
             }
         }
         list.clear();
@@ -327,6 +548,95 @@ mod tests {
             let full = dijkstra_binary_heap(&cost, &goals);
             prop_assert_eq!(field.get(target), full[grid.index(target)]);
         }
+    }
+
+    /// A random grid, goals, and a sequence of edit batches (cell, new cost) applied one
+    /// batch at a time: walls placed and removed, rough cells, edits on goals.
+    /// Width, height, costs, goals and batches of `(x, y, new cost)` edits.
+    type EditRun = (u32, u32, Vec<u8>, Vec<(u32, u32)>, Vec<Vec<(u32, u32, u8)>>);
+
+    fn arb_edit_run() -> impl Strategy<Value = EditRun> {
+        arb_costs().prop_flat_map(|(w, h, costs, goals)| {
+            let cost = prop_oneof![3 => Just(WALL), 3 => Just(1u8), 1 => 2u8..=254];
+            let edit = (0..w, 0..h, cost);
+            // Batches are mostly small (a wall placed), sometimes a block (a building).
+            let batch = proptest::collection::vec(edit, 1..6);
+            (
+                Just(w),
+                Just(h),
+                Just(costs),
+                Just(goals),
+                proptest::collection::vec(batch, 1..8),
+            )
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+        #[test]
+        fn repair_equals_a_full_rebuild_after_any_edits((w, h, costs, goals, batches) in arb_edit_run()) {
+            let grid = Grid::new(w, h).unwrap();
+            let mut cost = CostField::from_costs(&grid, &costs).unwrap();
+            let goals: Vec<Cell> = goals.into_iter().map(|(x, y)| Cell::new(x, y)).collect();
+            let mut field = IntegrationField::build(&cost, &goals).unwrap();
+            for batch in batches {
+                let mut log = Vec::new();
+                for (x, y, c) in batch {
+                    let cell = Cell::new(x, y);
+                    let old = cost.get(cell);
+                    if cost.set(cell, c) {
+                        log.push((cell, old));
+                    }
+                }
+                let rows = field.repair(&cost, &goals, &log).unwrap();
+                let full = IntegrationField::build(&cost, &goals).unwrap();
+                prop_assert_eq!(&field.to_values(), &full.to_values());
+                if log.is_empty() {
+                    prop_assert!(rows.is_none());
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn cutting_off_and_reconnecting_a_region() {
+        // A wall across the whole map cuts the right half off the goal; removing one brick
+        // reconnects it.
+        let grid = Grid::new(9, 7).unwrap();
+        let mut cost = CostField::filled(&grid, 1);
+        let goals = [Cell::new(0, 3)];
+        let mut field = IntegrationField::build(&cost, &goals).unwrap();
+        let mut log = Vec::new();
+        for y in 0..7 {
+            log.push((Cell::new(4, y), cost.get(Cell::new(4, y))));
+            cost.set(Cell::new(4, y), WALL);
+        }
+        field.repair(&cost, &goals, &log).unwrap();
+        assert_eq!(field.get(Cell::new(8, 3)), UNREACHABLE);
+        assert_eq!(field, IntegrationField::build(&cost, &goals).unwrap());
+        cost.set(Cell::new(4, 6), 1);
+        let rows = field
+            .repair(&cost, &goals, &[(Cell::new(4, 6), WALL)])
+            .unwrap()
+            .unwrap();
+        assert_ne!(field.get(Cell::new(8, 3)), UNREACHABLE);
+        assert_eq!(field, IntegrationField::build(&cost, &goals).unwrap());
+        assert!(rows.start <= 3 && rows.end == 7, "{rows:?}");
+        // A wall on the goal itself removes it; taking it away restores it.
+        cost.set(Cell::new(0, 3), WALL);
+        field
+            .repair(&cost, &goals, &[(Cell::new(0, 3), 1)])
+            .unwrap();
+        assert!(field.to_values().iter().all(|&v| v == UNREACHABLE));
+        cost.set(Cell::new(0, 3), 1);
+        field
+            .repair(&cost, &goals, &[(Cell::new(0, 3), WALL)])
+            .unwrap();
+        assert_eq!(field, IntegrationField::build(&cost, &goals).unwrap());
+        assert!(matches!(
+            field.repair(&cost, &goals, &[(Cell::new(9, 0), 1)]),
+            Err(FieldError::EditOutside { .. })
+        ));
     }
 
     #[test]

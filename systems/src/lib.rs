@@ -8,6 +8,7 @@
 #![warn(missing_docs)]
 
 mod config;
+mod edit_log;
 mod frame;
 mod groups;
 mod job_graph;
@@ -15,6 +16,7 @@ mod parallel_integration;
 mod simulation;
 
 pub use config::SimConfig;
+pub use edit_log::EditLog;
 pub use frame::{FrameClock, FrameData, NeighbourInfo, Neighbours};
 pub use groups::{Group, Groups};
 pub use job_graph::{

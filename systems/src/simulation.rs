@@ -13,6 +13,7 @@ use horde_core::{
 use parking_lot::{Mutex, RwLock, RwLockReadGuard};
 
 use crate::config::SimConfig;
+use crate::edit_log::EditLog;
 use crate::frame::{FrameClock, FrameData, Neighbours, build_graph};
 use crate::groups::{Group, Groups};
 use crate::job_graph::{FrameReport, GraphBuildError, JobGraph, JobPanic, PoolError, WorkerPool};
@@ -101,6 +102,7 @@ impl Horde {
             map: RwLock::new(map),
             config,
             clock: FrameClock::default(),
+            edits: RwLock::new(EditLog::default()),
             errors: Mutex::new(Vec::new()),
         };
         Ok(Self {
@@ -280,7 +282,7 @@ impl Horde {
     }
 
     /// Changes the terrain of `cell` (placing or destroying a wall): the fields that depend
-    /// on the changed costs are rebuilt next frame.
+    /// on the changed costs are repaired next frame (only what the edit can change).
     pub fn set_terrain(&mut self, cell: Cell, terrain: Terrain) -> Result<(), SimError> {
         let map = self.data.map.get_mut();
         if cell.x >= map.width() || cell.y >= map.height() {
@@ -290,7 +292,15 @@ impl Horde {
                 height: map.height(),
             });
         }
+        let before = Layer::ALL.map(|layer| map.cost_field(layer).get(cell));
         map.set_terrain(cell, terrain);
+        let log = self.data.edits.get_mut();
+        for layer in Layer::ALL {
+            let cost = map.cost_field(layer);
+            if cost.get(cell) != before[layer as usize] {
+                log.record(layer, cost.version(), cell, before[layer as usize]);
+            }
+        }
         Ok(())
     }
 

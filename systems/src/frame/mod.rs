@@ -25,6 +25,7 @@ use horde_core::{
 use parking_lot::{Mutex, RwLock};
 
 use crate::config::SimConfig;
+use crate::edit_log::EditLog;
 use crate::groups::Groups;
 use crate::job_graph::{Access, GraphBuildError, JobGraph, StageContext};
 
@@ -61,6 +62,8 @@ pub struct FrameData {
     pub config: SimConfig,
     /// This frame's number and time step.
     pub clock: FrameClock,
+    /// Cost edits not yet folded into every field.
+    pub edits: RwLock<EditLog>,
     /// Field rebuild failures of the last frame (should stay empty).
     pub errors: Mutex<Vec<String>>,
 }
@@ -110,6 +113,7 @@ pub(crate) fn build_graph() -> Result<JobGraph<FrameData>, GraphBuildError> {
             Access::new()
                 .read::<Map>()
                 .read::<Groups>()
+                .write::<EditLog>()
                 .write::<FieldCache>()
                 .write::<Clearance>(),
             &[],

@@ -1,7 +1,7 @@
 //! Stage `rebuild_fields`: rebuilds the dirty flow fields (one batch per field, in parallel)
 //! and the clearance of layers whose costs changed.
 
-use horde_core::{Clearance, Layer, NavField, fill_direction_rows};
+use horde_core::{Cell, Clearance, Layer, NavField, fill_direction_rows};
 use parking_lot::Mutex;
 
 use crate::frame::FrameData;
@@ -21,8 +21,32 @@ pub(crate) fn rebuild_fields(data: &FrameData, ctx: &StageContext<'_>) {
     }
     let mut fields = data.fields.write();
     let config = *fields.config();
+    let mut edits = data.edits.write();
     let dirty: Vec<Mutex<&mut NavField>> = fields.dirty_mut(&map).map(Mutex::new).collect();
-    let outcome = if let [only] = dirty.as_slice() {
+    // Fields built before a few edits are repaired (only what the edits can change); the
+    // rest are rebuilt. A repair is exact, so the choice never changes the result.
+    let repairs: Vec<Option<Vec<(Cell, u8)>>> = dirty
+        .iter()
+        .map(|f| {
+            let f = f.lock();
+            let built = f.built_from()?;
+            let log = edits.since(f.key().layer, built)?;
+            (log.len() <= map.grid().len() / REPAIR_FRACTION).then_some(log)
+        })
+        .collect();
+    let outcome = if repairs.iter().any(Option::is_some) {
+        ctx.for_each_batch(dirty.len(), 1, |i, _| {
+            let mut field = dirty[i].lock();
+            let result = match &repairs[i] {
+                Some(log) => field.repair(&map, &config, log),
+                None => field.rebuild(&map, &config),
+            };
+            if let Err(e) = result {
+                data.errors.lock().push(format!("field update failed: {e}"));
+            }
+        });
+        Ok(())
+    } else if let [only] = dirty.as_slice() {
         // One field: fill its flow rows in parallel bands. The integration field stays on one
         // thread: `ParallelIntegration` is exact but slower on two cores (PERFORMANCE.md).
         only.lock().rebuild_with(
@@ -47,12 +71,21 @@ pub(crate) fn rebuild_fields(data: &FrameData, ctx: &StageContext<'_>) {
         });
         Ok(())
     };
+    drop(dirty);
+    // Every field is current now: their edits are no longer needed.
+    for layer in Layer::ALL {
+        edits.prune(layer, map.cost_field(layer).version());
+    }
     if let Err(e) = outcome {
         data.errors
             .lock()
             .push(format!("field rebuild failed: {e}"));
     }
 }
+
+/// A field is repaired rather than rebuilt while its pending edits number at most
+/// `cells / REPAIR_FRACTION`.
+const REPAIR_FRACTION: usize = 16;
 
 /// Rows of a flow field per batch when one field's rows are filled in parallel.
 const ROWS_PER_BATCH: usize = 64;

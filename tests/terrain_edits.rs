@@ -1,0 +1,73 @@
+//! Terrain edits through the `Simulation` API repair the fields in place; after every frame
+//! each cached field equals a full rebuild, flow field included.
+
+mod common;
+
+use horde::{
+    Cell, FlowField, GroupId, IntegrationField, Layer, LevelConfig, SimConfig, Terrain,
+    generate_level,
+};
+use rand_core::{RngCore, SeedableRng};
+use rand_pcg::Pcg64;
+
+use common::*;
+
+#[test]
+fn repaired_fields_equal_full_rebuilds_frame_after_frame() {
+    let config = LevelConfig::default()
+        .with_size(16, 16)
+        .with_cells_per_tile(4)
+        .with_guarantee_reachable(true);
+    let level = generate_level(8, &config).unwrap();
+    let target = level
+        .tile_cells(level.player_spawn_tiles()[0])
+        .next()
+        .unwrap();
+    let map = level.into_map();
+    let goal = area_goal(&map, target, 20);
+    let cells = spawn_cells(&map, &goal, 200, 4);
+    let mut sim = crowd(
+        map,
+        goal.clone(),
+        &cells,
+        SimConfig::default().with_threads(2),
+    );
+    let mut rng = Pcg64::seed_from_u64(3);
+    let kinds = [
+        Terrain::BrickWall,
+        Terrain::Empty,
+        Terrain::Forest,
+        Terrain::Water,
+        Terrain::Empty,
+    ];
+    for frame in 0..120 {
+        // A few random edits most frames: walls placed and destroyed, rough ground.
+        for _ in 0..(rng.next_u32() % 4) {
+            let (w, h) = (sim.map().width(), sim.map().height());
+            let cell = Cell::new(rng.next_u32() % w, rng.next_u32() % h);
+            let kind = kinds[(rng.next_u32() % kinds.len() as u32) as usize];
+            sim.set_terrain(cell, kind).unwrap();
+        }
+        if frame == 60 {
+            // A new goal for the group: a fresh field, then more edits repair that one.
+            let new_goal = area_goal(&sim.map(), Cell::new(8, 8), 12);
+            sim.set_group_goal(GroupId(0), new_goal).unwrap();
+        }
+        sim.step(1.0 / 30.0).unwrap();
+        assert_eq!(wall_violations(&sim), 0, "frame {frame}");
+        let horde = sim.horde();
+        let map = horde.map();
+        let fields = horde.fields();
+        let id = horde.groups().field(0, Layer::Ground).unwrap();
+        let field = fields.get(id);
+        let cost = map.cost_field(Layer::Ground);
+        let goals = field.key().goals.cells();
+        let fresh = IntegrationField::build(cost, goals).unwrap();
+        assert!(
+            field.integration() == &fresh,
+            "integration differs at frame {frame}"
+        );
+        let flow = FlowField::build(cost, &fresh, goals, fields.config());
+        assert!(field.flow() == &flow, "flow differs at frame {frame}");
+    }
+}
