@@ -121,40 +121,65 @@ fn fields(c: &mut Criterion) {
             .unwrap()
         })
     });
-    // Incremental repair: a 4x4 block of walls placed, then removed, near the middle of the
-    // map (each iteration does one edit and its repair), against full rebuilds in the same run.
-    let mut edited = cost.clone();
-    let block: Vec<Cell> = (0..16)
-        .map(|i| Cell::new(goal.x + 40 + i % 4, goal.y + 3 + i / 4))
-        .collect();
-    let mut repaired = IntegrationField::build(&edited, &[goal]).unwrap();
-    let mut wall = false;
-    let mut toggle = |edited: &mut CostField| {
-        wall = !wall;
-        let mut log = Vec::new();
-        for &c in &block {
-            let before = edited.get(c);
-            if edited.set(c, if wall { WALL } else { 1 }) {
-                log.push((c, before));
-            }
-        }
-        log
+    // Incremental repair: a 4x4 block of walls placed, then removed (each iteration does one
+    // edit and its repair), against full rebuilds in the same run. The cost of an exact
+    // repair is the number of cells whose distance changes: a block near the goal shadows a
+    // large part of the map, a block far from it little. Both are measured.
+    let open_block = |x: u32, y: u32| -> Option<Vec<Cell>> {
+        let cells: Vec<Cell> = (0..16).map(|i| Cell::new(x + i % 4, y + i / 4)).collect();
+        cells
+            .iter()
+            .all(|&c| {
+                c.x < cost.width()
+                    && c.y < cost.height()
+                    && cost.is_passable(c)
+                    && integration.get(c) != u32::MAX
+            })
+            .then_some(cells)
     };
-    let log = toggle(&mut edited);
-    repaired.repair(&edited, &[goal], &log).unwrap();
-    assert_eq!(repaired, IntegrationField::build(&edited, &[goal]).unwrap());
-    group.bench_function("horde_repair_4x4_wall", |b| {
-        b.iter(|| {
-            let log = toggle(&mut edited);
-            repaired.repair(&edited, black_box(&[goal]), &log).unwrap()
-        })
-    });
-    group.bench_function("horde_rebuild_after_4x4_wall", |b| {
-        b.iter(|| {
-            toggle(&mut edited);
-            repaired.rebuild(&edited, black_box(&[goal])).unwrap()
-        })
-    });
+    for (name, distance) in [("near", 20u32), ("far", 300)] {
+        let block = (distance..cost.width())
+            .flat_map(|r| {
+                [
+                    (goal.x + r, goal.y),
+                    (goal.x.saturating_sub(r), goal.y),
+                    (goal.x, goal.y + r),
+                    (goal.x, goal.y.saturating_sub(r)),
+                ]
+            })
+            .find_map(|(x, y)| open_block(x, y))
+            .expect("an open 4x4 block");
+        let mut edited = cost.clone();
+        let mut repaired = IntegrationField::build(&edited, &[goal]).unwrap();
+        let mut wall = false;
+        let mut toggle = |edited: &mut CostField| {
+            wall = !wall;
+            let mut log = Vec::new();
+            for &c in &block {
+                let before = edited.get(c);
+                if edited.set(c, if wall { WALL } else { 1 }) {
+                    log.push((c, before));
+                }
+            }
+            log
+        };
+        let log = toggle(&mut edited);
+        assert_eq!(log.len(), 16, "the block was open");
+        repaired.repair(&edited, &[goal], &log).unwrap();
+        assert_eq!(repaired, IntegrationField::build(&edited, &[goal]).unwrap());
+        group.bench_function(format!("horde_repair_4x4_wall_{name}"), |b| {
+            b.iter(|| {
+                let log = toggle(&mut edited);
+                repaired.repair(&edited, black_box(&[goal]), &log).unwrap()
+            })
+        });
+        group.bench_function(format!("horde_rebuild_after_4x4_wall_{name}"), |b| {
+            b.iter(|| {
+                toggle(&mut edited);
+                repaired.rebuild(&edited, black_box(&[goal])).unwrap()
+            })
+        });
+    }
     group.finish();
 }
 

@@ -250,8 +250,13 @@ fn scenario_files_run_and_bad_ones_exit_2() {
         .arg(&json)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(v["frames"], 20);
     assert_eq!(v["wall_violations"], 0);
 
@@ -261,6 +266,9 @@ fn scenario_files_run_and_bad_ones_exit_2() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("bad.toml:9") && err.contains("count"), "{err}");
-    let out = horde().args(["run", "/no/such/scenario.toml"]).output().unwrap();
+    let out = horde()
+        .args(["run", "/no/such/scenario.toml"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
