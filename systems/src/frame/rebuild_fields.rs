@@ -1,5 +1,6 @@
-//! Stage `rebuild_fields`: rebuilds the dirty flow fields (one batch per field, in parallel)
-//! and the clearance of layers whose costs changed.
+//! Stage `rebuild_fields`: brings the dirty flow fields up to date (one batch per field, in
+//! parallel): fields with a few pending cost edits are repaired, the others rebuilt. Also
+//! rebuilds the clearance of layers whose costs changed.
 
 use horde_core::{Cell, Clearance, Layer, NavField, fill_direction_rows};
 use parking_lot::Mutex;
@@ -34,22 +35,16 @@ pub(crate) fn rebuild_fields(data: &FrameData, ctx: &StageContext<'_>) {
             (log.len() <= map.grid().len() / REPAIR_FRACTION).then_some(log)
         })
         .collect();
-    let outcome = if repairs.iter().any(Option::is_some) {
-        ctx.for_each_batch(dirty.len(), 1, |i, _| {
-            let mut field = dirty[i].lock();
-            let result = match &repairs[i] {
-                Some(log) => field.repair(&map, &config, log),
-                None => field.rebuild(&map, &config),
-            };
-            if let Err(e) = result {
-                data.errors.lock().push(format!("field update failed: {e}"));
-            }
-        });
-        Ok(())
-    } else if let [only] = dirty.as_slice() {
-        // One field: fill its flow rows in parallel bands. The integration field stays on one
-        // thread: `ParallelIntegration` is exact but slower on two cores (PERFORMANCE.md).
-        only.lock().rebuild_with(
+    let report = |result: Result<(), horde_core::FieldError>| {
+        if let Err(e) = result {
+            data.errors.lock().push(format!("field update failed: {e}"));
+        }
+    };
+    if let ([only], [None]) = (dirty.as_slice(), repairs.as_slice()) {
+        // One field to rebuild: fill its flow rows in parallel bands. The integration field
+        // stays on one thread: `ParallelIntegration` is exact but slower on two cores
+        // (PERFORMANCE.md).
+        report(only.lock().rebuild_with(
             &map,
             &config,
             |cost, goals, integration| integration.rebuild(cost, goals),
@@ -60,26 +55,21 @@ pub(crate) fn rebuild_fields(data: &FrameData, ctx: &StageContext<'_>) {
                     fill_direction_rows(cost, integration, rows, chunk);
                 });
             },
-        )
+        ));
     } else {
+        // Otherwise one batch per field, repaired or rebuilt.
         ctx.for_each_batch(dirty.len(), 1, |i, _| {
-            if let Err(e) = dirty[i].lock().rebuild(&map, &config) {
-                data.errors
-                    .lock()
-                    .push(format!("field rebuild failed: {e}"));
-            }
+            let mut field = dirty[i].lock();
+            report(match &repairs[i] {
+                Some(log) => field.repair(&map, &config, log),
+                None => field.rebuild(&map, &config),
+            });
         });
-        Ok(())
-    };
+    }
     drop(dirty);
     // Every field is current now: their edits are no longer needed.
     for layer in Layer::ALL {
         edits.prune(layer, map.cost_field(layer).version());
-    }
-    if let Err(e) = outcome {
-        data.errors
-            .lock()
-            .push(format!("field rebuild failed: {e}"));
     }
 }
 
