@@ -23,7 +23,8 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Runs the built-in demo headless and prints per-stage times and the outcome.
+    /// Runs a scenario file (or the built-in demo) headless and prints per-stage times and
+    /// the outcome.
     Run(demo::RunArgs),
     /// Checks horde's integration field against a Moving AI scenario file (--scen), or
     /// draws the fields toward one goal (--goal).
