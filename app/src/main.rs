@@ -1,6 +1,7 @@
 //! The `horde` command-line app: runs a crowd headless and checks fields against Moving AI
 //! benchmark files.
 
+mod bench;
 mod demo;
 mod field_check;
 mod map_cmd;
@@ -33,6 +34,8 @@ enum Command {
     Map(map_cmd::MapArgs),
     /// Runs a crowd and draws it: the last frame as a PNG or the run as a GIF.
     Render(render::RenderArgs),
+    /// Measures horde against its peers (ORCA, kiddo, Dijkstra) in one run and prints tables.
+    Bench(bench::BenchArgs),
 }
 
 fn main() -> ExitCode {
@@ -50,6 +53,7 @@ fn main() -> ExitCode {
         Some(Command::Field(args)) => field_check::run(&args),
         Some(Command::Map(args)) => map_cmd::run(&args),
         Some(Command::Render(args)) => render::run(&args),
+        Some(Command::Bench(args)) => bench::run(&args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
