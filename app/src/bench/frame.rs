@@ -14,7 +14,7 @@ fn sizes(quick: bool) -> &'static [(usize, usize)] {
     if quick {
         &[(2_000, 20), (10_000, 10)]
     } else {
-        &[(10_000, 60), (100_000, 20), (1_000_000, 6)]
+        &[(10_000, 100), (100_000, 30), (1_000_000, 10)]
     }
 }
 
@@ -26,6 +26,9 @@ pub struct Measured {
     pub frame_ms: f64,
     /// Median wall time of each stage, ms, in declaration order.
     pub stages: Vec<(String, f64)>,
+    /// Mean speed of the units in the last frame: distance moved / dt (world units per
+    /// second), to check that the crowd really walks.
+    pub mean_speed: f64,
 }
 
 /// Medians over `frames` frames: the frame's wall time in ms and each stage's wall time.
@@ -40,7 +43,11 @@ pub fn measure(
     let mut sim = level.simulation(layout, units, threads, forces)?;
     let mut totals = Vec::with_capacity(frames);
     let mut stages: Vec<(String, Vec<Duration>)> = Vec::new();
-    for _ in 0..frames.max(1) {
+    let mut before = Vec::new();
+    for frame in 0..frames.max(1) {
+        if frame + 1 == frames.max(1) {
+            before = sim.units();
+        }
         let t = std::time::Instant::now();
         sim.step(DT).map_err(|e| AppError::Failed(e.to_string()))?;
         totals.push(t.elapsed());
@@ -55,7 +62,14 @@ pub fn measure(
         .into_iter()
         .map(|(n, mut v)| (n, median(&mut v)))
         .collect();
+    let after = sim.units();
+    let moved: f64 = after
+        .iter()
+        .zip(&before)
+        .map(|(a, b)| f64::from(a.position.distance(b.position)))
+        .sum();
     Ok(Measured {
+        mean_speed: moved / f64::from(DT) / after.len().max(1) as f64,
         units: sim.unit_count(),
         frame_ms: median(&mut totals),
         stages: stage_ms,
@@ -77,6 +91,7 @@ pub fn run(ctx: &Ctx) -> Result<Vec<Row>, AppError> {
                     units: count,
                     frame_ms: ms,
                     stages,
+                    ..
                 } = measure(level, Layout::Spread, units, threads, frames, true)?;
                 let mut row: Row = vec![
                     ("map".into(), Value::from(level.name.as_str())),

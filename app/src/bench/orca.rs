@@ -74,6 +74,16 @@ impl<'a> OrcaCrowd<'a> {
         }
     }
 
+    /// Mean speed of the agents (world units per second).
+    pub fn mean_speed(&self) -> f64 {
+        let sum: f64 = self
+            .agents
+            .iter()
+            .map(|a| f64::from(a.velocity.length()))
+            .sum();
+        sum / self.agents.len().max(1) as f64
+    }
+
     /// One frame: k-d tree, ORCA velocity per agent, move with the wall rule.
     pub fn step(&mut self, dt: f32) {
         self.points.clear();
@@ -143,6 +153,7 @@ pub fn run(ctx: &Ctx) -> Result<Vec<Row>, AppError> {
             let super::frame::Measured {
                 units: count,
                 frame_ms: horde_ms,
+                mean_speed: horde_speed,
                 ..
             } = super::frame::measure(level, layout, units, 1, frames, false)?;
             ctx.status(format!("orca: ORCA, {units} units, {lname}"));
@@ -165,6 +176,7 @@ pub fn run(ctx: &Ctx) -> Result<Vec<Row>, AppError> {
                 })
                 .collect();
             let orca_ms = median(&mut times);
+            let orca_speed = crowd.mean_speed();
             rows.push(row([
                 ("map", level.name.as_str().into()),
                 ("crowd", lname.into()),
@@ -173,6 +185,8 @@ pub fn run(ctx: &Ctx) -> Result<Vec<Row>, AppError> {
                 ("horde_1_thread_ms", round(horde_ms).into()),
                 ("orca_ms", round(orca_ms).into()),
                 ("ratio_orca_over_horde", ratio(orca_ms, horde_ms)),
+                ("horde_mean_speed", round(horde_speed).into()),
+                ("orca_mean_speed", round(orca_speed).into()),
             ]));
         }
     }
