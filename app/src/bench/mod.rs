@@ -118,7 +118,7 @@ pub fn run(args: &BenchArgs) -> Result<(), AppError> {
     let progress = if std::io::stderr().is_terminal() {
         let bar = ProgressBar::with_draw_target(Some(6), ProgressDrawTarget::stderr());
         bar.set_style(
-            ProgressStyle::with_template("{bar:30} {pos}/{len} tables  {elapsed}  {msg}")
+            ProgressStyle::with_template("{bar:30} {pos}/{len}  {elapsed}  {msg}")
                 .map_err(|e| AppError::Failed(e.to_string()))?,
         );
         bar
