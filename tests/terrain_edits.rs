@@ -71,3 +71,27 @@ fn repaired_fields_equal_full_rebuilds_frame_after_frame() {
         assert!(field.flow() == &flow, "flow differs at frame {frame}");
     }
 }
+
+#[test]
+fn a_goal_that_moves_every_frame_keeps_the_field_cache_small() {
+    let map = horde::Map::new(horde::Grid::new(48, 48).unwrap());
+    let mut sim = horde::Simulation::new(map, SimConfig::default()).unwrap();
+    let group = sim
+        .add_group(horde::GoalSet::single(Cell::new(40, 40)))
+        .unwrap();
+    for i in 0..20 {
+        let pos = glam::Vec2::new(2.5 + i as f32, 3.5);
+        sim.spawn(horde::UnitSpec::at(pos).with_group(group))
+            .unwrap();
+    }
+    for frame in 0..100u32 {
+        // "Chase the player": the goal cell moves every frame.
+        let goal = horde::GoalSet::single(Cell::new(20 + frame % 20, 30));
+        sim.set_group_goal(group, goal.clone()).unwrap();
+        sim.step(1.0 / 30.0).unwrap();
+        let fields = sim.horde().fields();
+        assert_eq!(fields.len(), 1, "frame {frame}: stale fields kept");
+        let id = sim.horde().groups().field(0, Layer::Ground).unwrap();
+        assert_eq!(fields.get(id).key().goals, goal);
+    }
+}

@@ -167,13 +167,16 @@ impl NavField {
 
 /// Fields keyed by (goal set, layer). Asking for a key that is already cached returns the
 /// same [`FieldId`]; a field is rebuilt only when it is dirty (new, or its layer's costs
-/// changed since it was built).
+/// changed since it was built). Fields nobody uses any more are dropped with
+/// [`Self::release`] or [`Self::retain`]; their slots are reused by later requests.
 ///
-/// Iteration is always in [`FieldId`] order (creation order), never hash-map order, so the
-/// cache is deterministic.
+/// Iteration is always in [`FieldId`] order, never hash-map order, so the cache is
+/// deterministic.
 #[derive(Clone, Debug, Default)]
 pub struct FieldCache {
-    fields: Vec<NavField>,
+    fields: Vec<Option<NavField>>,
+    /// Released slots, reused lowest first.
+    free: Vec<u32>,
     lookup: HashMap<FieldKey, FieldId>,
     config: FlowConfig,
 }
@@ -209,8 +212,17 @@ impl FieldCache {
                 });
             }
         }
-        let id = FieldId(self.fields.len() as u32);
-        self.fields.push(NavField::new(key.clone(), map));
+        let field = Some(NavField::new(key.clone(), map));
+        let id = match self.free.pop() {
+            Some(slot) => {
+                self.fields[slot as usize] = field;
+                FieldId(slot)
+            }
+            None => {
+                self.fields.push(field);
+                FieldId(self.fields.len() as u32 - 1)
+            }
+        };
         self.lookup.insert(key, id);
         Ok(id)
     }
@@ -218,22 +230,48 @@ impl FieldCache {
     /// The field with handle `id`.
     ///
     /// # Panics
-    /// If `id` did not come from this cache.
+    /// If `id` did not come from this cache or was released.
     #[must_use]
     pub fn get(&self, id: FieldId) -> &NavField {
-        &self.fields[id.0 as usize]
+        self.fields[id.0 as usize]
+            .as_ref()
+            .expect("the field id was released")
+    }
+
+    /// Drops field `id` (its memory is freed and its slot reused). Returns whether it existed.
+    pub fn release(&mut self, id: FieldId) -> bool {
+        let Some(field) = self.fields.get_mut(id.0 as usize).and_then(Option::take) else {
+            return false;
+        };
+        self.lookup.remove(&field.key);
+        self.free.push(id.0);
+        // Reuse the lowest free slot first, so ids stay small and the order deterministic.
+        self.free.sort_unstable_by(|a, b| b.cmp(a));
+        true
+    }
+
+    /// Drops every field for which `keep(id, field)` is false.
+    pub fn retain(&mut self, mut keep: impl FnMut(FieldId, &NavField) -> bool) {
+        let unused: Vec<FieldId> = self
+            .iter()
+            .filter(|&(id, f)| !keep(id, f))
+            .map(|(id, _)| id)
+            .collect();
+        for id in unused {
+            self.release(id);
+        }
     }
 
     /// Number of cached fields.
     #[must_use]
     pub fn len(&self) -> usize {
-        self.fields.len()
+        self.fields.len() - self.free.len()
     }
 
     /// Whether the cache holds no field.
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.fields.is_empty()
+        self.len() == 0
     }
 
     /// Every field, in [`FieldId`] order.
@@ -241,13 +279,16 @@ impl FieldCache {
         self.fields
             .iter()
             .enumerate()
-            .map(|(i, f)| (FieldId(i as u32), f))
+            .filter_map(|(i, f)| f.as_ref().map(|f| (FieldId(i as u32), f)))
     }
 
     /// The dirty fields, in [`FieldId`] order, for callers that rebuild them in parallel
     /// with [`NavField::rebuild`].
     pub fn dirty_mut<'a>(&'a mut self, map: &'a Map) -> impl Iterator<Item = &'a mut NavField> {
-        self.fields.iter_mut().filter(move |f| f.is_dirty(map))
+        self.fields
+            .iter_mut()
+            .flatten()
+            .filter(move |f| f.is_dirty(map))
     }
 
     /// Rebuilds every dirty field, one after another. Returns how many were rebuilt.
@@ -292,6 +333,29 @@ mod tests {
         let fresh =
             IntegrationField::build(map.cost_field(Layer::Ground), &[Cell::new(3, 3)]).unwrap();
         assert_eq!(cache.get(a).integration(), &fresh);
+    }
+
+    #[test]
+    fn released_fields_free_their_slot() {
+        let map = Map::new(Grid::new(8, 8).unwrap());
+        let mut cache = FieldCache::default();
+        let key = |x| FieldKey {
+            goals: GoalSet::single(Cell::new(x, 0)),
+            layer: Layer::Ground,
+        };
+        let a = cache.request(key(1), &map).unwrap();
+        let b = cache.request(key(2), &map).unwrap();
+        assert!(cache.release(a));
+        assert!(!cache.release(a));
+        assert_eq!(cache.len(), 1);
+        assert_eq!(cache.iter().map(|(id, _)| id).collect::<Vec<_>>(), vec![b]);
+        // A new key takes the freed slot; the released key is a new field again.
+        let c = cache.request(key(3), &map).unwrap();
+        assert_eq!(c, a);
+        assert_eq!(cache.get(c).key(), &key(3));
+        cache.retain(|id, _| id == b);
+        assert_eq!(cache.len(), 1);
+        assert_eq!(cache.rebuild_dirty(&map).unwrap(), 1);
     }
 
     #[test]

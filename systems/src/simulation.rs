@@ -201,6 +201,10 @@ impl Horde {
             }
         }
         g.goal = goal;
+        // Fields no group follows any more are dropped: a goal that moves every frame
+        // ("chase the player") must not grow the cache without bound.
+        let groups = &self.data.groups.get_mut().list;
+        fields.retain(|id, _| groups.iter().any(|g| g.fields.contains(&Some(id))));
         for (agent, steering) in world.query_mut::<(&Agent, &mut Steering)>() {
             if agent.group == group {
                 steering.arrived = false;
