@@ -1,6 +1,6 @@
 //! Whole-frame cost (all six stages) on a 1024x1024 level with clustered obstacles: unit
 //! radius 0.5 (0.45 here so units fit between obstacles), cell 1.0, one goal, 8 active force
-//! fields; 10k, 100k and 1M units on 1 and 2 threads.
+//! fields; 10k, 100k and 1M units on 1 and 2 threads; each stage alone at 100k on 2 threads.
 //!
 //! Run: `cargo bench --bench frame`. Per-stage figures of the same scenario:
 //! `cargo run --release --example frame_stages`.
@@ -29,6 +29,27 @@ fn frame(c: &mut Criterion) {
                 |b, _| b.iter(|| black_box(sim.step(1.0 / 60.0).unwrap().total())),
             );
         }
+    }
+    // Per stage: the same frames, timed by the job graph's per-stage report (criterion's
+    // custom timing), so a regression in one stage shows up under that stage's name.
+    let mut sim = scenario(100_000, 2);
+    let stages: Vec<String> = sim
+        .horde()
+        .stage_times()
+        .into_iter()
+        .map(|(name, _)| name)
+        .collect();
+    for stage in stages {
+        group.bench_function(BenchmarkId::new(format!("stage_{stage}"), 100_000), |b| {
+            b.iter_custom(|iters| {
+                let mut total = std::time::Duration::ZERO;
+                for _ in 0..iters {
+                    let report = sim.step(1.0 / 60.0).unwrap();
+                    total += report.stage(&stage).unwrap_or_default();
+                }
+                total
+            })
+        });
     }
     // Profiling cost: the same 100k frame with puffin scopes on, next to the 2-thread row
     // above (the target is at most 3% apart).
