@@ -111,3 +111,12 @@ pub fn load_plan(
         }
     }
 }
+
+/// The thread count of `--threads`: every core when absent; 0 is bad input.
+pub fn resolve_threads(threads: Option<usize>) -> Result<usize, AppError> {
+    match threads {
+        Some(0) => Err(AppError::BadInput("--threads must be at least 1".into())),
+        Some(n) => Ok(n),
+        None => Ok(std::thread::available_parallelism().map_or(1, |n| n.get())),
+    }
+}

@@ -18,7 +18,7 @@ use horde_systems::Simulation;
 use image::{ImageFormat, Rgb, RgbImage};
 
 use crate::AppError;
-use crate::plan::{Plan, load_plan};
+use crate::plan::{Plan, load_plan, resolve_threads};
 use crate::scenario::Overrides;
 
 /// Narrowest picture `--size` accepts, in pixels.
@@ -605,12 +605,7 @@ pub struct RenderArgs {
 /// See [`render_plan`]; also [`AppError::BadInput`] for `--threads 0`, a bad scenario file, or
 /// `--units` with a scenario.
 pub fn run(args: &RenderArgs) -> Result<(), AppError> {
-    let threads = args
-        .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    if threads == 0 {
-        return Err(AppError::BadInput("--threads must be at least 1".into()));
-    }
+    let threads = resolve_threads(args.threads)?;
     // Check the cheap things before building the simulation.
     PictureKind::from_path(&args.out)?;
     if args.every == Some(0) {

@@ -12,7 +12,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::AppError;
 use crate::demo::RunArgs;
-use crate::plan::{Plan, load_plan};
+use crate::plan::{Plan, load_plan, resolve_threads};
 use crate::scenario::Overrides;
 
 /// Median, 95th percentile and maximum of `samples` in milliseconds.
@@ -138,12 +138,7 @@ fn create(path: &Path) -> Result<BufWriter<File>, AppError> {
 
 /// Runs `horde run`.
 pub fn run(args: &RunArgs) -> Result<(), AppError> {
-    let threads = args
-        .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    if threads == 0 {
-        return Err(AppError::BadInput("--threads must be at least 1".into()));
-    }
+    let threads = resolve_threads(args.threads)?;
     let started = Instant::now();
     let overrides = Overrides {
         threads: Some(threads),
