@@ -58,6 +58,9 @@ pub enum ForceFieldError {
     /// A [`ForceKind::Push`] direction is zero or not finite.
     #[error("push direction {0} must be finite and non-zero")]
     BadDirection(Vec2),
+    /// The elapsed time is not a finite number `>= 0`.
+    #[error("force field elapsed time {0} must be finite and >= 0")]
+    BadElapsed(f32),
 }
 
 /// One force field: a centre, a [`ForceKind`], a radius, a strength and a lifetime.
@@ -185,6 +188,16 @@ impl ForceField {
     pub const fn with_affects_controllable(mut self, affects: bool) -> Self {
         self.affects_controllable = affects;
         self
+    }
+
+    /// The same field as if it had already been active for `seconds` (finite, `>= 0`):
+    /// how a saved field is restored. Default `0.0`.
+    pub fn with_elapsed(mut self, seconds: f32) -> Result<Self, ForceFieldError> {
+        if !(seconds.is_finite() && seconds >= 0.0) {
+            return Err(ForceFieldError::BadElapsed(seconds));
+        }
+        self.elapsed = seconds;
+        Ok(self)
     }
 
     /// World position of the centre.
@@ -450,6 +463,48 @@ impl ForceManager {
         self.entries.iter().map(|e| (e.id, &e.field))
     }
 
+    /// Every field with its id and whether it is live (`false` = pending until the next
+    /// [`advance`](Self::advance)), in insertion order: what a snapshot saves.
+    pub fn entries(&self) -> impl Iterator<Item = (ForceFieldId, &ForceField, bool)> + '_ {
+        self.entries.iter().map(|e| (e.id, &e.field, e.live))
+    }
+
+    /// The id the next [`add`](Self::add) will return.
+    #[must_use]
+    pub const fn next_id(&self) -> ForceFieldId {
+        ForceFieldId(self.next_id)
+    }
+
+    /// A manager holding `entries` (`(id, field, live)`, as [`entries`](Self::entries) lists
+    /// them) whose next id is `next_id`: how a snapshot is restored. Ids must grow strictly
+    /// and stay below `next_id`.
+    pub fn restore(
+        entries: impl IntoIterator<Item = (u64, ForceField, bool)>,
+        next_id: u64,
+    ) -> Result<Self, ForceRestoreError> {
+        let mut manager = Self {
+            entries: Vec::new(),
+            next_id,
+            live_bounds: None,
+        };
+        for (id, field, live) in entries {
+            let previous = manager.entries.last().map(|e| e.id.0);
+            if id >= next_id || previous.is_some_and(|p| id <= p) {
+                return Err(ForceRestoreError { id, next_id });
+            }
+            let (min, max) = field.bounds();
+            manager.entries.push(Entry {
+                id: ForceFieldId(id),
+                field,
+                live,
+                min,
+                max,
+            });
+        }
+        manager.update_bounds();
+        Ok(manager)
+    }
+
     /// Starts a frame of `dt` seconds: ages the live fields by `dt`, drops the expired ones
     /// and makes the pending ones live (see the type's docs). A NaN, negative or infinite
     /// `dt` counts as `0.0` (time stands still; impulses still last one frame).
@@ -512,6 +567,16 @@ fn inside(pos: Vec2, min: Vec2, max: Vec2) -> bool {
 /// `x` if it is finite and positive, else `0.0`.
 fn finite_non_negative(x: f32) -> f32 {
     if x.is_finite() && x > 0.0 { x } else { 0.0 }
+}
+
+/// [`ForceManager::restore`] was given ids out of order or not below the next id.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("force field id {id} is out of order or not below the next id {next_id}")]
+pub struct ForceRestoreError {
+    /// The offending id.
+    pub id: u64,
+    /// The next id given.
+    pub next_id: u64,
 }
 
 /// A knock-back parameter that is NaN, infinite or negative.

@@ -31,8 +31,8 @@ pub use flow::{
     FlowConfig, FlowField, LINE_OF_SIGHT, NO_DIRECTION, fill_direction_rows, segment_is_clear,
 };
 pub use force::{
-    ForceField, ForceFieldError, ForceFieldId, ForceKind, ForceManager, KnockbackParams,
-    KnockbackParamsError, apply_impulse, decay_external,
+    ForceField, ForceFieldError, ForceFieldId, ForceKind, ForceManager, ForceRestoreError,
+    KnockbackParams, KnockbackParamsError, apply_impulse, decay_external,
 };
 pub use grid::{Cell, Grid, GridError, MAX_GRID_SIDE};
 pub use integration::{FieldError, IntegrationField, UNREACHABLE};
@@ -48,11 +48,11 @@ pub use scenario_check::{
 };
 pub use spatial_grid::{SpatialGrid, SpatialGridError};
 pub use steering::{
-    Fan, RayHit, SteeringConfig, TurnLimit, avoid_walls, blend_and_turn, cast_ray, floor, probe,
-    rotate, separation_push, unit_noise,
+    Fan, RayHit, SteeringConfig, SteeringConfigError, TurnLimit, avoid_walls, blend_and_turn,
+    cast_ray, floor, probe, rotate, separation_push, unit_noise,
 };
 pub use terrain::{CostTable, Layer, OPEN, Terrain, TerrainProps, WALL, ZeroCost};
 pub use unit::{
-    Agent, ExternalForce, GroupId, Mass, Position, SpawnError, Steering, Stun, UnitId, UnitSpec,
-    Velocity,
+    Agent, ExternalForce, GroupId, Mass, Position, Quarantined, SpawnError, Steering, Stun, UnitId,
+    UnitSpec, Velocity,
 };

@@ -41,6 +41,70 @@ pub struct SteeringConfig {
     pub slow_distance: f32,
 }
 
+/// A [`SteeringConfig`] value that is NaN, infinite or out of its range.
+#[derive(Clone, Copy, Debug, PartialEq, thiserror::Error)]
+#[error("steering parameter {name} = {value} is invalid: it must be {expected}")]
+pub struct SteeringConfigError {
+    /// Name of the field of [`SteeringConfig`].
+    pub name: &'static str,
+    /// Its value.
+    pub value: f32,
+    /// The range it must lie in.
+    pub expected: &'static str,
+}
+
+impl SteeringConfig {
+    /// `Ok` when every value is finite and in range (`fan_step` in `(0, pi]`, `fan_steps` at
+    /// most `180`, `separation_range > 0`, the rest `>= 0`), else the first bad one.
+    pub fn validate(&self) -> Result<(), SteeringConfigError> {
+        const NON_NEGATIVE: &str = "finite and >= 0";
+        let checks = [
+            ("probe_length", self.probe_length, NON_NEGATIVE),
+            ("probe_inflate", self.probe_inflate, NON_NEGATIVE),
+            ("avoid_weight", self.avoid_weight, NON_NEGATIVE),
+            ("separation_weight", self.separation_weight, NON_NEGATIVE),
+            ("separation_push", self.separation_push, NON_NEGATIVE),
+            ("jitter", self.jitter, NON_NEGATIVE),
+            ("arrival_distance", self.arrival_distance, NON_NEGATIVE),
+            ("slow_distance", self.slow_distance, NON_NEGATIVE),
+        ];
+        for (name, value, expected) in checks {
+            if !(value.is_finite() && value >= 0.0) {
+                return Err(SteeringConfigError {
+                    name,
+                    value,
+                    expected,
+                });
+            }
+        }
+        if !(self.fan_step.is_finite()
+            && self.fan_step > 0.0
+            && self.fan_step <= std::f32::consts::PI)
+        {
+            return Err(SteeringConfigError {
+                name: "fan_step",
+                value: self.fan_step,
+                expected: "finite, > 0 and <= pi",
+            });
+        }
+        if self.fan_steps > 180 {
+            return Err(SteeringConfigError {
+                name: "fan_steps",
+                value: self.fan_steps as f32,
+                expected: "at most 180",
+            });
+        }
+        if !(self.separation_range.is_finite() && self.separation_range > 0.0) {
+            return Err(SteeringConfigError {
+                name: "separation_range",
+                value: self.separation_range,
+                expected: "finite and > 0",
+            });
+        }
+        Ok(())
+    }
+}
+
 impl Default for SteeringConfig {
     fn default() -> Self {
         Self {

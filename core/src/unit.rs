@@ -77,6 +77,19 @@ impl Default for Steering {
     }
 }
 
+/// A unit taken out of the simulation because its state stopped being finite (a caller
+/// wrote NaN or infinity into it, say). It replaces the unit's [`Agent`] and [`Steering`],
+/// which it keeps, so horde's stages skip the unit while its data stays for inspection.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Quarantined {
+    /// The frame in which the unit was found non-finite.
+    pub frame: u64,
+    /// The unit's parameters.
+    pub agent: Agent,
+    /// Its steering memory.
+    pub steering: Steering,
+}
+
 /// Everything needed to spawn a unit. Checked by [`UnitSpec::validate`].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct UnitSpec {
@@ -166,6 +179,26 @@ impl UnitSpec {
     /// Checks every number and that the position is inside the map, in a cell the unit's
     /// layer can enter.
     pub fn validate(&self, map: &Map) -> Result<(), SpawnError> {
+        self.validate_parameters()?;
+        if !self.position.is_finite() {
+            return Err(SpawnError::NonFinitePosition(self.position));
+        }
+        let grid: &Grid = map.grid();
+        let Some(cell) = grid.cell_at(self.position) else {
+            return Err(SpawnError::OutsideMap(self.position));
+        };
+        if map.cost_field(self.layer).get(cell) == WALL {
+            return Err(SpawnError::Blocked {
+                position: self.position,
+                layer: self.layer,
+            });
+        }
+        Ok(())
+    }
+
+    /// Checks the numbers alone (radius, mass and turn rate finite and `> 0`, top speed
+    /// finite and `>= 0`), not the position.
+    pub fn validate_parameters(&self) -> Result<(), SpawnError> {
         let positive = |name: &'static str, v: f32| {
             if v.is_finite() && v > 0.0 {
                 Ok(())
@@ -180,19 +213,6 @@ impl UnitSpec {
             return Err(SpawnError::BadNumber {
                 name: "max_speed",
                 value: self.max_speed,
-            });
-        }
-        if !self.position.is_finite() {
-            return Err(SpawnError::NonFinitePosition(self.position));
-        }
-        let grid: &Grid = map.grid();
-        let Some(cell) = grid.cell_at(self.position) else {
-            return Err(SpawnError::OutsideMap(self.position));
-        };
-        if map.cost_field(self.layer).get(cell) == WALL {
-            return Err(SpawnError::Blocked {
-                position: self.position,
-                layer: self.layer,
             });
         }
         Ok(())

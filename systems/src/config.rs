@@ -1,6 +1,8 @@
 //! [`SimConfig`]: every tunable of the simulation, with its default.
 
-use horde_core::{FlowConfig, KnockbackParams, SteeringConfig};
+use horde_core::{
+    FlowConfig, KnockbackParams, KnockbackParamsError, SteeringConfig, SteeringConfigError,
+};
 
 /// How the simulation runs. Every field has a documented default.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -52,5 +54,50 @@ impl SimConfig {
     pub fn with_threads(mut self, threads: usize) -> Self {
         self.threads = threads;
         self
+    }
+}
+
+/// A [`SimConfig`] value out of range.
+#[derive(Clone, Copy, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// `threads` is 0 or above [`SimConfig::MAX_THREADS`].
+    #[error("threads = {0} is invalid: it must be 1..={max}", max = SimConfig::MAX_THREADS)]
+    Threads(usize),
+    /// `batch_size` is 0 or does not fit in a `u32`.
+    #[error("batch_size = {0} is invalid: it must be 1..=4294967295")]
+    BatchSize(usize),
+    /// `crowd_arrival_distance` is NaN, infinite or negative.
+    #[error("crowd_arrival_distance = {0} is invalid: it must be finite and >= 0")]
+    CrowdArrivalDistance(f32),
+    /// A steering parameter.
+    #[error(transparent)]
+    Steering(#[from] SteeringConfigError),
+    /// A knock-back parameter.
+    #[error(transparent)]
+    Knockback(#[from] KnockbackParamsError),
+}
+
+impl SimConfig {
+    /// The most worker threads a simulation may start.
+    pub const MAX_THREADS: usize = 1024;
+
+    /// `Ok` when every value is in range, else the first bad one. [`crate::Simulation::new`]
+    /// and [`crate::Horde::new`] call it.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if self.threads == 0 || self.threads > Self::MAX_THREADS {
+            return Err(ConfigError::Threads(self.threads));
+        }
+        if self.batch_size == 0 || u32::try_from(self.batch_size).is_err() {
+            return Err(ConfigError::BatchSize(self.batch_size));
+        }
+        if !(self.crowd_arrival_distance.is_finite() && self.crowd_arrival_distance >= 0.0) {
+            return Err(ConfigError::CrowdArrivalDistance(
+                self.crowd_arrival_distance,
+            ));
+        }
+        self.steering.validate()?;
+        self.knockback.validate()?;
+        Ok(())
     }
 }

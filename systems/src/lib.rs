@@ -14,8 +14,9 @@ mod groups;
 mod job_graph;
 mod parallel_integration;
 mod simulation;
+mod snapshot;
 
-pub use config::SimConfig;
+pub use config::{ConfigError, SimConfig};
 pub use edit_log::EditLog;
 pub use frame::{FrameClock, FrameData, NeighbourInfo, Neighbours};
 pub use groups::{Group, Groups};
@@ -25,3 +26,7 @@ pub use job_graph::{
 };
 pub use parallel_integration::{ParallelIntegration, Workers};
 pub use simulation::{Horde, SimError, Simulation, UnitState, state_hash, unit_states};
+pub use snapshot::{
+    FileError, FileKind, REPLAY_VERSION, Replay, ReplayError, SNAPSHOT_VERSION, Snapshot,
+    write_atomic,
+};

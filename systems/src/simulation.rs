@@ -7,8 +7,8 @@ use glam::Vec2;
 use hecs::{Entity, World};
 use horde_core::{
     Agent, Cell, Clearance, ExternalForce, FieldCache, FieldError, FieldKey, ForceField,
-    ForceFieldId, ForceManager, GoalSet, GroupId, Layer, Map, Mass, Position, SpatialGrid,
-    SpawnError, Steering, Stun, Terrain, UnitId, UnitSpec, Velocity, WALL,
+    ForceFieldId, ForceManager, GoalSet, GroupId, Layer, Map, Mass, Position, Quarantined,
+    SpatialGrid, SpawnError, Steering, Stun, Terrain, UnitId, UnitSpec, Velocity, WALL,
 };
 use parking_lot::{Mutex, RwLock, RwLockReadGuard};
 
@@ -17,11 +17,15 @@ use crate::edit_log::EditLog;
 use crate::frame::{FrameClock, FrameData, Neighbours, build_graph};
 use crate::groups::{Group, Groups};
 use crate::job_graph::{FrameReport, GraphBuildError, JobGraph, JobPanic, PoolError, WorkerPool};
+use crate::snapshot::{CommandRecord, FileError, Replay, ReplayRecord};
 
 /// What went wrong in a [`Horde`] or [`Simulation`] call.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum SimError {
+    /// A setting is out of range.
+    #[error(transparent)]
+    Config(#[from] crate::config::ConfigError),
     /// A unit could not be spawned.
     #[error(transparent)]
     Spawn(#[from] SpawnError),
@@ -59,6 +63,9 @@ pub enum SimError {
     /// A stage reported an internal failure.
     #[error("stage failure: {0}")]
     Stage(String),
+    /// A snapshot or replay could not be read, written or restored.
+    #[error(transparent)]
+    Snapshot(#[from] FileError),
 }
 
 /// Horde's stages, resources and worker pool, running on a world the caller owns.
@@ -66,11 +73,12 @@ pub enum SimError {
 /// The caller's `hecs::World` holds the units (spawned with [`Horde::spawn`], which adds
 /// horde's components); the caller may add its own components to them freely.
 pub struct Horde {
-    data: FrameData,
+    pub(crate) data: FrameData,
     graph: JobGraph<FrameData>,
     pool: WorkerPool,
-    next_unit: u32,
+    pub(crate) next_unit: u32,
     last_report: Option<FrameReport>,
+    last_quarantined: Vec<UnitId>,
 }
 
 impl std::fmt::Debug for Horde {
@@ -85,6 +93,7 @@ impl std::fmt::Debug for Horde {
 impl Horde {
     /// Horde on `map` with `config` (starts `config.threads` threads, the caller included).
     pub fn new(map: Map, config: SimConfig) -> Result<Self, SimError> {
+        config.validate()?;
         let clearance = Layer::ALL
             .iter()
             .map(|&l| Clearance::build(map.cost_field(l)))
@@ -104,6 +113,7 @@ impl Horde {
             clock: FrameClock::default(),
             edits: RwLock::new(EditLog::default()),
             errors: Mutex::new(Vec::new()),
+            quarantine: Mutex::new(Vec::new()),
         };
         Ok(Self {
             data,
@@ -111,6 +121,7 @@ impl Horde {
             pool: WorkerPool::new(config.threads)?,
             next_unit: 0,
             last_report: None,
+            last_quarantined: Vec::new(),
         })
     }
 
@@ -235,22 +246,8 @@ impl Horde {
     /// Spawns a unit into `world` after checking `spec` (see [`UnitSpec::validate`]).
     pub fn spawn(&mut self, world: &mut World, spec: UnitSpec) -> Result<Entity, SimError> {
         spec.validate(self.data.map.get_mut())?;
+        self.ensure_field(spec.group, spec.layer)?;
         let map = self.data.map.get_mut();
-        let group = self
-            .data
-            .groups
-            .get_mut()
-            .list
-            .get_mut(usize::from(spec.group.0))
-            .ok_or(SpawnError::NoSuchGroup(spec.group.0))?;
-        let slot = &mut group.fields[spec.layer as usize];
-        if slot.is_none() {
-            let key = FieldKey {
-                goals: group.goal.clone(),
-                layer: spec.layer,
-            };
-            *slot = Some(self.data.fields.get_mut().request(key, map)?);
-        }
         // Widen the neighbour buckets if this unit is bigger than any before.
         let needed = spatial_cell_size(spec.radius, &self.data.config);
         let neighbours = self.data.neighbours.get_mut();
@@ -278,6 +275,27 @@ impl Horde {
             },
             Steering::default(),
         )))
+    }
+
+    /// Makes sure units of `group` on `layer` have a field to follow.
+    pub(crate) fn ensure_field(&mut self, group: GroupId, layer: Layer) -> Result<(), SimError> {
+        let map = self.data.map.get_mut();
+        let group = self
+            .data
+            .groups
+            .get_mut()
+            .list
+            .get_mut(usize::from(group.0))
+            .ok_or(SpawnError::NoSuchGroup(group.0))?;
+        let slot = &mut group.fields[layer as usize];
+        if slot.is_none() {
+            let key = FieldKey {
+                goals: group.goal.clone(),
+                layer,
+            };
+            *slot = Some(self.data.fields.get_mut().request(key, map)?);
+        }
+        Ok(())
     }
 
     /// Adds a force field (it acts from the next frame on).
@@ -319,12 +337,47 @@ impl Horde {
         let outcome = self.graph.run(&self.pool, &self.data);
         std::mem::swap(&mut self.data.world, world);
         let report = outcome?;
+        self.quarantine(world);
         self.data.clock.frame += 1;
         let errors = std::mem::take(self.data.errors.get_mut());
         if let Some(first) = errors.into_iter().next() {
             return Err(SimError::Stage(first));
         }
         Ok(self.last_report.insert(report))
+    }
+
+    /// Takes the units the frame found non-finite out of the simulation: their [`Agent`] and
+    /// [`Steering`] move into a [`Quarantined`] component, so no stage sees them again.
+    fn quarantine(&mut self, world: &mut World) {
+        self.last_quarantined.clear();
+        let mut found = std::mem::take(self.data.quarantine.get_mut());
+        if found.is_empty() {
+            return;
+        }
+        found.sort_unstable_by_key(|&e| world.get::<&UnitId>(e).map_or(u32::MAX, |id| id.0));
+        for entity in found {
+            let Ok((agent, steering)) = world.remove::<(Agent, Steering)>(entity) else {
+                continue;
+            };
+            let frame = self.data.clock.frame;
+            let quarantined = Quarantined {
+                frame,
+                agent,
+                steering,
+            };
+            if world.insert_one(entity, quarantined).is_ok()
+                && let Ok(id) = world.get::<&UnitId>(entity)
+            {
+                self.last_quarantined.push(*id);
+            }
+        }
+    }
+
+    /// The units quarantined by the last frame (in id order): their position, velocity or
+    /// stun stopped being finite, so they were taken out (see [`Quarantined`]).
+    #[must_use]
+    pub fn last_quarantined(&self) -> &[UnitId] {
+        &self.last_quarantined
     }
 
     /// A hash of every unit's state (ids, positions, velocities, external velocities, stun,
@@ -448,6 +501,7 @@ pub fn unit_states(world: &World) -> Vec<UnitState> {
 pub struct Simulation {
     horde: Horde,
     world: World,
+    recording: Option<ReplayRecord>,
 }
 
 impl std::fmt::Debug for Simulation {
@@ -462,10 +516,52 @@ impl std::fmt::Debug for Simulation {
 impl Simulation {
     /// A simulation on `map` with `config` and no units.
     pub fn new(map: Map, config: SimConfig) -> Result<Self, SimError> {
-        Ok(Self {
-            horde: Horde::new(map, config)?,
-            world: World::new(),
-        })
+        Ok(Self::from_parts(Horde::new(map, config)?, World::new()))
+    }
+
+    pub(crate) fn from_parts(horde: Horde, world: World) -> Self {
+        Self {
+            horde,
+            world,
+            recording: None,
+        }
+    }
+
+    /// Starts recording a replay: takes a snapshot now, then appends every command that
+    /// succeeds (a recording already under way starts over).
+    pub fn start_recording(&mut self) {
+        self.recording = Some(Replay::start(&self.snapshot()));
+    }
+
+    /// Whether a replay is being recorded.
+    #[must_use]
+    pub fn is_recording(&self) -> bool {
+        self.recording.is_some()
+    }
+
+    /// Stops recording and returns the replay, or `None` if none was being recorded.
+    pub fn finish_recording(&mut self) -> Option<Replay> {
+        self.recording.take().map(Replay::from_record)
+    }
+
+    fn record(&mut self, command: impl FnOnce() -> CommandRecord) {
+        if let Some(r) = &mut self.recording {
+            r.commands.push(command());
+        }
+    }
+
+    /// The units taken out of the simulation because their state stopped being finite, in
+    /// id order, with the frame each was quarantined in.
+    #[must_use]
+    pub fn quarantined(&self) -> Vec<(UnitId, u64)> {
+        let mut out: Vec<(UnitId, u64)> = self
+            .world
+            .query::<(&UnitId, &Quarantined)>()
+            .iter()
+            .map(|(id, q)| (*id, q.frame))
+            .collect();
+        out.sort_unstable();
+        out
     }
 
     /// The stages and resources.
@@ -482,32 +578,50 @@ impl Simulation {
 
     /// See [`Horde::add_group`].
     pub fn add_group(&mut self, goal: GoalSet) -> Result<GroupId, SimError> {
-        self.horde.add_group(goal)
+        let id = self.horde.add_group(goal.clone())?;
+        self.record(|| CommandRecord::add_group(&goal));
+        Ok(id)
     }
 
     /// See [`Horde::set_group_goal`].
     pub fn set_group_goal(&mut self, group: GroupId, goal: GoalSet) -> Result<(), SimError> {
-        self.horde.set_group_goal(&mut self.world, group, goal)
+        self.horde
+            .set_group_goal(&mut self.world, group, goal.clone())?;
+        self.record(|| CommandRecord::set_goal(group, &goal));
+        Ok(())
     }
 
     /// See [`Horde::spawn`].
     pub fn spawn(&mut self, spec: UnitSpec) -> Result<Entity, SimError> {
-        self.horde.spawn(&mut self.world, spec)
+        let entity = self.horde.spawn(&mut self.world, spec)?;
+        self.record(|| CommandRecord::spawn(&spec));
+        Ok(entity)
     }
 
     /// See [`Horde::add_force`].
     pub fn add_force(&mut self, field: ForceField) -> ForceFieldId {
-        self.horde.add_force(field)
+        let id = self.horde.add_force(field);
+        self.record(|| CommandRecord::add_force(&field));
+        id
     }
 
     /// See [`Horde::set_terrain`].
     pub fn set_terrain(&mut self, cell: Cell, terrain: Terrain) -> Result<(), SimError> {
-        self.horde.set_terrain(cell, terrain)
+        self.horde.set_terrain(cell, terrain)?;
+        self.record(|| CommandRecord::set_terrain(cell, terrain));
+        Ok(())
     }
 
-    /// See [`Horde::step`].
+    /// See [`Horde::step`]. While recording, the frame and its state hash are recorded.
     pub fn step(&mut self, dt: f32) -> Result<&FrameReport, SimError> {
-        self.horde.step(&mut self.world, dt)
+        self.horde.step(&mut self.world, dt)?;
+        if self.recording.is_some() {
+            let hash = state_hash(&self.world);
+            self.record(|| CommandRecord::Step { dt, hash });
+        }
+        self.horde
+            .last_report()
+            .ok_or_else(|| SimError::Stage("a frame ran without a report".into()))
     }
 
     /// See [`Horde::state_hash`].

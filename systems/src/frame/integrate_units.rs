@@ -2,6 +2,7 @@
 //! centre out of cells its layer cannot enter, sliding along walls.
 
 use glam::Vec2;
+use hecs::Entity;
 use horde_core::{Agent, CostField, ExternalForce, Grid, Position, Stun, Velocity, WALL, floor};
 
 use crate::frame::{FrameData, for_each_unit};
@@ -16,6 +17,7 @@ pub(crate) fn integrate_units(data: &FrameData, ctx: &StageContext<'_>) {
     let half_cell = grid.cell_size() * 0.5;
     for_each_unit::<
         (
+            Entity,
             &Agent,
             &Stun,
             &mut Position,
@@ -27,18 +29,31 @@ pub(crate) fn integrate_units(data: &FrameData, ctx: &StageContext<'_>) {
         &data.world,
         ctx,
         data.config.batch_size,
-        |(agent, stun, pos, velocity, external)| {
+        |(entity, agent, stun, pos, velocity, external)| {
             let cost = map.cost_field(agent.layer);
             let own = if stun.0 > 0.0 { Vec2::ZERO } else { velocity.0 };
             let delta = (own + external.0) * dt;
             // Fast path: a move shorter than half a cell from a cell whose eight neighbours
             // are open (clearance >= 2; the map edge counts as a wall) cannot reach a wall.
+            // `delta` is finite only if both velocities are (or dt is 0 and they are).
             if delta.is_finite()
+                && velocity.0.is_finite()
+                && stun.0.is_finite()
                 && delta.abs().max_element() < half_cell
                 && let Some(cell) = grid.cell_at(pos.0)
                 && clearance[agent.layer as usize].get(cell.x, cell.y) >= 2
             {
                 pos.0 += delta;
+                return;
+            }
+            if !(pos.0.is_finite()
+                && velocity.0.is_finite()
+                && external.0.is_finite()
+                && stun.0.is_finite())
+            {
+                // Something outside horde's maths (a caller writing to the world, say) made
+                // the unit non-finite: leave it where it is and take it out after the frame.
+                data.quarantine.lock().push(entity);
                 return;
             }
             let (new_pos, blocked) = move_with_walls(cost, grid, pos.0, delta);

@@ -66,6 +66,9 @@ pub struct FrameData {
     pub edits: RwLock<EditLog>,
     /// Field rebuild failures of the last frame (should stay empty).
     pub errors: Mutex<Vec<String>>,
+    /// Units found with a non-finite position, velocity or stun this frame; the simulation
+    /// quarantines them after the frame.
+    pub quarantine: Mutex<Vec<hecs::Entity>>,
 }
 
 impl std::fmt::Debug for FrameData {

@@ -1,0 +1,527 @@
+//! Snapshots: the whole simulation state in a versioned, checksummed binary file, and back.
+//!
+//! A [`Snapshot`] holds the map (terrain after every edit, cost table, geometry), the
+//! settings (all but the thread count, which results do not depend on), the groups and their
+//! goals, the force fields (with their ages and ids), every unit with all its components
+//! (quarantined ones too), the frame number and the unit counter. The per-unit random numbers
+//! come from `(seed, unit id, frame)`, so the seed and the frame are the whole random state.
+//! Flow fields, clearance and the neighbour buckets are not saved: they are functions of the
+//! above (the fields are exact, so a rebuilt field equals a repaired one bit for bit).
+//!
+//! Units are saved in the world's iteration order and restored in it, because the order in
+//! which neighbours are summed is part of the result. A simulation restored from a snapshot
+//! therefore continues with the same state hash, frame by frame, as the one that was saved,
+//! on any thread count (`tests/snapshots.rs`).
+//!
+//! The file layout is described in [`container`](self); [`Snapshot::save`] writes atomically.
+
+mod container;
+mod record;
+mod replay;
+
+use std::path::Path;
+
+use hecs::World;
+use horde_core::{
+    Agent, ExternalForce, ForceManager, Grid, Layer, Map, Mass, Position, Quarantined, SpatialGrid,
+    Steering, Stun, UnitId, Velocity,
+};
+
+use crate::frame::Neighbours;
+use crate::simulation::{Horde, SimError, Simulation};
+
+pub use container::{FileError, FileKind, write_atomic};
+use record::{
+    ConfigRecord, ForceEntryRecord, GroupRecord, MapRecord, SnapshotRecord, UnitRecord, v2, vec2,
+};
+pub(crate) use record::{ForceRecord, SpecRecord};
+pub(crate) use replay::{CommandRecord, ReplayRecord};
+pub use replay::{REPLAY_VERSION, Replay, ReplayError};
+
+/// The snapshot format version this build reads and writes.
+pub const SNAPSHOT_VERSION: u32 = 1;
+
+/// The whole state of a simulation at the start of a frame (see the module docs).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Snapshot {
+    record: SnapshotRecord,
+}
+
+impl Snapshot {
+    /// Number of frames run before the snapshot was taken (the next frame's number).
+    #[must_use]
+    pub fn frame(&self) -> u64 {
+        self.record.frame
+    }
+
+    /// Number of units saved (quarantined ones included).
+    #[must_use]
+    pub fn unit_count(&self) -> usize {
+        self.record.units.len()
+    }
+
+    /// Map width and height in cells.
+    #[must_use]
+    pub fn map_size(&self) -> (u32, u32) {
+        (self.record.map.width, self.record.map.height)
+    }
+
+    /// The snapshot as the bytes of a snapshot file.
+    pub fn to_bytes(&self) -> Result<Vec<u8>, FileError> {
+        let payload = postcard::to_allocvec(&self.record).map_err(|e| FileError::Malformed {
+            kind: FileKind::Snapshot,
+            detail: e.to_string(),
+        })?;
+        Ok(container::wrap(
+            FileKind::Snapshot,
+            SNAPSHOT_VERSION,
+            &payload,
+        ))
+    }
+
+    /// Reads the bytes of a snapshot file, checking the header, the checksum and every value.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, FileError> {
+        let kind = FileKind::Snapshot;
+        let payload = container::unwrap(kind, SNAPSHOT_VERSION, bytes)?;
+        let record: SnapshotRecord = decode(kind, payload)?;
+        validate(&record).map_err(|detail| FileError::Invalid { kind, detail })?;
+        Ok(Self { record })
+    }
+
+    /// Writes the snapshot to `path` atomically (see [`write_atomic`]).
+    pub fn save(&self, path: &Path) -> Result<(), FileError> {
+        let bytes = self.to_bytes()?;
+        write_atomic(path, &bytes).map_err(|source| FileError::Io {
+            path: path.to_path_buf(),
+            source,
+        })
+    }
+
+    /// Reads the snapshot file at `path`; errors name the file.
+    pub fn load(path: &Path) -> Result<Self, FileError> {
+        let bytes = container::read(path)?;
+        Self::from_bytes(&bytes).map_err(|e| e.in_file(path))
+    }
+
+    pub(crate) fn record(&self) -> &SnapshotRecord {
+        &self.record
+    }
+
+    pub(crate) fn from_record(record: SnapshotRecord) -> Self {
+        Self { record }
+    }
+}
+
+/// Decodes a postcard payload that must be used up exactly.
+pub(crate) fn decode<T: serde::de::DeserializeOwned>(
+    kind: FileKind,
+    payload: &[u8],
+) -> Result<T, FileError> {
+    let (value, rest) = postcard::take_from_bytes(payload).map_err(|e| FileError::Malformed {
+        kind,
+        detail: e.to_string(),
+    })?;
+    if !rest.is_empty() {
+        return Err(FileError::Malformed {
+            kind,
+            detail: format!("{} bytes left over after the contents", rest.len()),
+        });
+    }
+    Ok(value)
+}
+
+/// Checks every value of a decoded snapshot; the error says which value and why.
+pub(crate) fn validate(r: &SnapshotRecord) -> Result<(), String> {
+    r.config
+        .to_config(1)
+        .validate()
+        .map_err(|e| format!("settings: {e}"))?;
+    let map = map_from(&r.map)?;
+    if !(r.bucket_size.is_finite() && r.bucket_size > 0.0) {
+        return Err(format!(
+            "bucket size {} must be finite and > 0",
+            r.bucket_size
+        ));
+    }
+    for (i, g) in r.groups.iter().enumerate() {
+        let goal = record::goal(&g.goal).map_err(|e| format!("group {i}: {e}"))?;
+        if let Some(c) = goal
+            .cells()
+            .iter()
+            .find(|c| c.x >= map.width() || c.y >= map.height())
+        {
+            return Err(format!("group {i}: goal cell {c} lies outside the map"));
+        }
+        if g.layers >> Layer::COUNT != 0 {
+            return Err(format!(
+                "group {i}: layer mask {:#b} names no layer",
+                g.layers
+            ));
+        }
+    }
+    let mut previous = None;
+    for f in &r.forces {
+        f.field
+            .to_field()
+            .map_err(|e| format!("force field {}: {e}", f.id))?;
+        if f.id >= r.next_force || previous.is_some_and(|p| f.id <= p) {
+            return Err(format!(
+                "force field id {} is out of order or not below the next id {}",
+                f.id, r.next_force
+            ));
+        }
+        previous = Some(f.id);
+    }
+    let mut ids: Vec<u32> = Vec::with_capacity(r.units.len());
+    for u in &r.units {
+        validate_unit(u, r, &map).map_err(|e| format!("unit {}: {e}", u.id))?;
+        ids.push(u.id);
+    }
+    ids.sort_unstable();
+    if let Some(w) = ids.windows(2).find(|w| w[0] == w[1]) {
+        return Err(format!("unit id {} appears twice", w[0]));
+    }
+    Ok(())
+}
+
+fn validate_unit(u: &UnitRecord, r: &SnapshotRecord, map: &Map) -> Result<(), String> {
+    if u.id >= r.next_unit {
+        return Err(format!("id is not below the unit counter {}", r.next_unit));
+    }
+    let spec = u.spec.to_spec()?;
+    let group = r
+        .groups
+        .get(usize::from(spec.group.0))
+        .ok_or_else(|| format!("group {} does not exist", spec.group.0))?;
+    if group.layers & (1 << spec.layer as u8) == 0 {
+        return Err(format!(
+            "group {} has no {} field",
+            spec.group.0,
+            spec.layer.name()
+        ));
+    }
+    spec.validate_parameters().map_err(|e| e.to_string())?;
+    if let Some(frame) = u.quarantined {
+        // A quarantined unit's state is whatever made it non-finite; only its parameters
+        // must make sense.
+        if frame > r.frame {
+            return Err(format!("quarantined in frame {frame}, after the snapshot"));
+        }
+        return Ok(());
+    }
+    // The position must lie on the map, but its cell may be a wall: a wall may be placed on
+    // a unit between frames (the next frame steps it out).
+    if map.grid().cell_at(spec.position).is_none() {
+        return Err(format!("position {} lies outside the map", spec.position));
+    }
+    let finite = |name: &str, v: glam::Vec2| {
+        if v.is_finite() {
+            Ok(())
+        } else {
+            Err(format!("{name} {v} is not finite"))
+        }
+    };
+    finite("velocity", vec2(u.velocity))?;
+    finite("external velocity", vec2(u.external))?;
+    finite("heading", vec2(u.heading))?;
+    if !(u.stun.is_finite() && u.stun >= 0.0) {
+        return Err(format!("stun {} must be finite and >= 0", u.stun));
+    }
+    if u.avoid_side != 1 && u.avoid_side != -1 {
+        return Err(format!("avoidance side {} must be 1 or -1", u.avoid_side));
+    }
+    Ok(())
+}
+
+fn map_from(m: &MapRecord) -> Result<Map, String> {
+    let grid = Grid::new(m.width, m.height)
+        .and_then(|g| g.with_placement(m.cell_size, vec2(m.origin)))
+        .map_err(|e| format!("map: {e}"))?;
+    let table = record::cost_table(&m.costs).map_err(|e| format!("map: {e}"))?;
+    let terrain = m
+        .terrain
+        .iter()
+        .map(|&b| record::terrain(b))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| format!("map: {e}"))?;
+    Map::from_terrain(grid, terrain, table).map_err(|e| format!("map: {e}"))
+}
+
+impl Horde {
+    /// The state of this simulation and the units of `world` (see [`Snapshot`]).
+    #[must_use]
+    pub fn snapshot(&self, world: &World) -> Snapshot {
+        let map = self.data.map.read();
+        let grid = map.grid();
+        let groups = self.data.groups.read();
+        let forces = self.data.forces.read();
+        let mut units: Vec<UnitRecord> = world
+            .query::<(
+                &UnitId,
+                &Position,
+                &Velocity,
+                &ExternalForce,
+                &Stun,
+                &Mass,
+                &Agent,
+                &Steering,
+            )>()
+            .iter()
+            .map(|(id, p, v, e, s, m, a, st)| unit_record(*id, p, v, e, s, m, a, st, None))
+            .collect();
+        units.extend(
+            world
+                .query::<(
+                    &UnitId,
+                    &Position,
+                    &Velocity,
+                    &ExternalForce,
+                    &Stun,
+                    &Mass,
+                    &Quarantined,
+                )>()
+                .iter()
+                .map(|(id, p, v, e, s, m, q)| {
+                    unit_record(*id, p, v, e, s, m, &q.agent, &q.steering, Some(q.frame))
+                }),
+        );
+        Snapshot {
+            record: SnapshotRecord {
+                frame: self.data.clock.frame,
+                next_unit: self.next_unit,
+                config: ConfigRecord::from_config(&self.data.config),
+                map: MapRecord {
+                    width: map.width(),
+                    height: map.height(),
+                    cell_size: grid.cell_size(),
+                    origin: v2(grid.origin()),
+                    costs: record::cost_table_bytes(map.cost_table()),
+                    terrain: map.terrain().iter().map(|&t| t as u8).collect(),
+                },
+                bucket_size: self.data.neighbours.read().grid.cell_size(),
+                groups: groups
+                    .list
+                    .iter()
+                    .map(|g| GroupRecord {
+                        goal: record::cells(&g.goal),
+                        layers: g
+                            .fields
+                            .iter()
+                            .enumerate()
+                            .filter(|(_, f)| f.is_some())
+                            .fold(0, |mask, (l, _)| mask | 1 << l),
+                    })
+                    .collect(),
+                next_force: forces.next_id().get(),
+                forces: forces
+                    .entries()
+                    .map(|(id, field, live)| ForceEntryRecord {
+                        id: id.get(),
+                        live,
+                        field: ForceRecord::from_field(field),
+                    })
+                    .collect(),
+                units,
+            },
+        }
+    }
+
+    /// A simulation in the state `snapshot` holds, running on `threads` threads, with its
+    /// units spawned into `world` (in the saved order).
+    pub fn from_snapshot(
+        snapshot: &Snapshot,
+        threads: usize,
+        world: &mut World,
+    ) -> Result<Self, SimError> {
+        let r = &snapshot.record;
+        let invalid = |detail: String| {
+            SimError::Snapshot(FileError::Invalid {
+                kind: FileKind::Snapshot,
+                detail,
+            })
+        };
+        let map = map_from(&r.map).map_err(invalid)?;
+        let mut horde = Horde::new(map, r.config.to_config(threads))?;
+        for g in &r.groups {
+            let goal = record::goal(&g.goal).map_err(invalid)?;
+            let group = horde.add_group(goal)?;
+            for layer in Layer::ALL {
+                if g.layers & (1 << layer as u8) != 0 {
+                    horde.ensure_field(group, layer)?;
+                }
+            }
+        }
+        let entries = r
+            .forces
+            .iter()
+            .map(|f| Ok((f.id, f.field.to_field()?, f.live)))
+            .collect::<Result<Vec<_>, String>>()
+            .map_err(invalid)?;
+        *horde.data.forces.get_mut() =
+            ForceManager::restore(entries, r.next_force).map_err(|e| invalid(e.to_string()))?;
+        let grid = SpatialGrid::new(horde.data.map.get_mut().grid(), r.bucket_size)
+            .map_err(|e| invalid(e.to_string()))?;
+        *horde.data.neighbours.get_mut() = Neighbours::new(grid);
+        for u in &r.units {
+            let spec = u.spec.to_spec().map_err(invalid)?;
+            let agent = Agent {
+                radius: spec.radius,
+                max_speed: spec.max_speed,
+                turn_rate: spec.turn_rate,
+                layer: spec.layer,
+                group: spec.group,
+                controllable: spec.controllable,
+            };
+            let steering = Steering {
+                heading: vec2(u.heading),
+                avoid_side: u.avoid_side,
+                arrived: u.arrived,
+            };
+            let common = (
+                UnitId(u.id),
+                Position(spec.position),
+                Velocity(vec2(u.velocity)),
+                ExternalForce(vec2(u.external)),
+                Stun(u.stun),
+                Mass(spec.mass),
+            );
+            let entity = world.spawn(common);
+            let added = match u.quarantined {
+                None => world.insert(entity, (agent, steering)),
+                Some(frame) => world.insert_one(
+                    entity,
+                    Quarantined {
+                        frame,
+                        agent,
+                        steering,
+                    },
+                ),
+            };
+            added.map_err(|e| invalid(e.to_string()))?;
+        }
+        horde.data.clock.frame = r.frame;
+        horde.next_unit = r.next_unit;
+        Ok(horde)
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn unit_record(
+    id: UnitId,
+    p: &Position,
+    v: &Velocity,
+    e: &ExternalForce,
+    s: &Stun,
+    m: &Mass,
+    a: &Agent,
+    st: &Steering,
+    quarantined: Option<u64>,
+) -> UnitRecord {
+    UnitRecord {
+        id: id.0,
+        spec: SpecRecord::from_agent(a, p.0, m.0),
+        velocity: v2(v.0),
+        external: v2(e.0),
+        stun: s.0,
+        heading: v2(st.heading),
+        avoid_side: st.avoid_side,
+        arrived: st.arrived,
+        quarantined,
+    }
+}
+
+impl Simulation {
+    /// The whole state (see [`Snapshot`]).
+    #[must_use]
+    pub fn snapshot(&self) -> Snapshot {
+        self.horde().snapshot(self.world())
+    }
+
+    /// A simulation in the state `snapshot` holds, running on `threads` threads.
+    pub fn from_snapshot(snapshot: &Snapshot, threads: usize) -> Result<Self, SimError> {
+        let mut world = World::new();
+        let horde = Horde::from_snapshot(snapshot, threads, &mut world)?;
+        Ok(Simulation::from_parts(horde, world))
+    }
+
+    /// Saves the whole state to `path` atomically.
+    pub fn save_snapshot(&self, path: &Path) -> Result<(), FileError> {
+        self.snapshot().save(path)
+    }
+
+    /// Loads the snapshot file at `path` into a simulation on `threads` threads.
+    pub fn load_snapshot(path: &Path, threads: usize) -> Result<Self, SimError> {
+        let snapshot = Snapshot::load(path)?;
+        Self::from_snapshot(&snapshot, threads)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::SimConfig;
+    use glam::Vec2;
+    use horde_core::{Cell, GoalSet, UnitSpec};
+
+    fn record() -> SnapshotRecord {
+        let mut sim =
+            Simulation::new(Map::new(Grid::new(8, 8).unwrap()), SimConfig::default()).unwrap();
+        let g = sim.add_group(GoalSet::single(Cell::new(6, 6))).unwrap();
+        sim.spawn(UnitSpec::at(Vec2::splat(1.5)).with_group(g))
+            .unwrap();
+        sim.spawn(UnitSpec::at(Vec2::splat(2.5)).with_group(g))
+            .unwrap();
+        sim.step(0.05).unwrap();
+        sim.snapshot().record
+    }
+
+    /// Every impossible value in an otherwise well-formed file is refused, naming it.
+    #[test]
+    fn impossible_values_are_refused_by_name() {
+        type Edit = Box<dyn Fn(&mut SnapshotRecord)>;
+        let cases: Vec<(&str, Edit)> = vec![
+            ("radius", Box::new(|r| r.units[0].spec.radius = f32::NAN)),
+            ("mass", Box::new(|r| r.units[1].spec.mass = -1.0)),
+            (
+                "outside the map",
+                Box::new(|r| r.units[0].spec.position = [99.0, 1.0]),
+            ),
+            (
+                "velocity",
+                Box::new(|r| r.units[0].velocity = [f32::INFINITY, 0.0]),
+            ),
+            ("stun", Box::new(|r| r.units[0].stun = -2.0)),
+            ("avoidance side", Box::new(|r| r.units[0].avoid_side = 0)),
+            ("appears twice", Box::new(|r| r.units[1].id = r.units[0].id)),
+            ("unit counter", Box::new(|r| r.next_unit = 1)),
+            ("group 4", Box::new(|r| r.units[0].spec.group = 4)),
+            ("layer 7", Box::new(|r| r.units[0].spec.layer = 7)),
+            ("no hover field", Box::new(|r| r.units[0].spec.layer = 1)),
+            ("terrain kind 42", Box::new(|r| r.map.terrain[3] = 42)),
+            (
+                "terrain cells",
+                Box::new(|r| r.map.terrain.pop().map(|_| ()).unwrap_or(())),
+            ),
+            ("cost 0", Box::new(|r| r.map.costs[0] = 0)),
+            ("cell size", Box::new(|r| r.map.cell_size = 0.0)),
+            (
+                "goal cell",
+                Box::new(|r| r.groups[0].goal = vec![(100, 100)]),
+            ),
+            ("at least one", Box::new(|r| r.groups[0].goal.clear())),
+            (
+                "separation_range",
+                Box::new(|r| r.config.separation_range = f32::NAN),
+            ),
+            ("bucket size", Box::new(|r| r.bucket_size = f32::INFINITY)),
+        ];
+        for (needle, edit) in cases {
+            let mut r = record();
+            edit(&mut r);
+            let bytes = Snapshot { record: r }.to_bytes().unwrap();
+            let e = Snapshot::from_bytes(&bytes).unwrap_err();
+            assert!(matches!(e, FileError::Invalid { .. }), "{needle}: {e}");
+            assert!(e.to_string().contains(needle), "{needle}: {e}");
+        }
+    }
+}

@@ -1,0 +1,340 @@
+//! The plain records snapshots and replays are made of, and their conversions to and from
+//! horde's types. The file format is these records encoded with postcard: changing a record
+//! changes the format, so [`super::SNAPSHOT_VERSION`] must change with it.
+
+use glam::Vec2;
+use horde_core::{
+    Agent, Cell, CostTable, FlowConfig, ForceField, ForceKind, GoalSet, GroupId, KnockbackParams,
+    Layer, SteeringConfig, Terrain, UnitSpec,
+};
+use serde::{Deserialize, Serialize};
+
+use crate::config::SimConfig;
+
+/// `Vec2` as two floats (bit-exact: NaN payloads survive).
+pub(crate) type V2 = [f32; 2];
+
+pub(crate) fn v2(v: Vec2) -> V2 {
+    [v.x, v.y]
+}
+
+pub(crate) fn vec2(v: V2) -> Vec2 {
+    Vec2::new(v[0], v[1])
+}
+
+/// Every setting but the thread count (results do not depend on it; the loader picks it).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) struct ConfigRecord {
+    pub seed: u64,
+    pub batch_size: u64,
+    pub probe_length: f32,
+    pub probe_inflate: f32,
+    pub fan_step: f32,
+    pub fan_steps: u32,
+    pub avoid_weight: f32,
+    pub separation_weight: f32,
+    pub separation_push: f32,
+    pub separation_range: f32,
+    pub jitter: f32,
+    pub arrival_distance: f32,
+    pub slow_distance: f32,
+    pub max_external_speed: f32,
+    pub stun_threshold: f32,
+    pub stun_per_impulse: f32,
+    pub max_stun: f32,
+    pub drag: f32,
+    pub slippery_drag: f32,
+    pub snap_speed: f32,
+    pub line_of_sight_radius: u32,
+    pub crowd_arrival_distance: f32,
+}
+
+impl ConfigRecord {
+    pub fn from_config(c: &SimConfig) -> Self {
+        let s = &c.steering;
+        let k = &c.knockback;
+        Self {
+            seed: c.seed,
+            batch_size: c.batch_size as u64,
+            probe_length: s.probe_length,
+            probe_inflate: s.probe_inflate,
+            fan_step: s.fan_step,
+            fan_steps: s.fan_steps,
+            avoid_weight: s.avoid_weight,
+            separation_weight: s.separation_weight,
+            separation_push: s.separation_push,
+            separation_range: s.separation_range,
+            jitter: s.jitter,
+            arrival_distance: s.arrival_distance,
+            slow_distance: s.slow_distance,
+            max_external_speed: k.max_external_speed,
+            stun_threshold: k.stun_threshold,
+            stun_per_impulse: k.stun_per_impulse,
+            max_stun: k.max_stun,
+            drag: k.drag,
+            slippery_drag: k.slippery_drag,
+            snap_speed: k.snap_speed,
+            line_of_sight_radius: c.flow.line_of_sight_radius,
+            crowd_arrival_distance: c.crowd_arrival_distance,
+        }
+    }
+
+    /// The config with `threads` threads; the caller validates it.
+    pub fn to_config(&self, threads: usize) -> SimConfig {
+        SimConfig {
+            seed: self.seed,
+            threads,
+            batch_size: usize::try_from(self.batch_size).unwrap_or(usize::MAX),
+            steering: SteeringConfig {
+                probe_length: self.probe_length,
+                probe_inflate: self.probe_inflate,
+                fan_step: self.fan_step,
+                fan_steps: self.fan_steps,
+                avoid_weight: self.avoid_weight,
+                separation_weight: self.separation_weight,
+                separation_push: self.separation_push,
+                separation_range: self.separation_range,
+                jitter: self.jitter,
+                arrival_distance: self.arrival_distance,
+                slow_distance: self.slow_distance,
+            },
+            knockback: KnockbackParams {
+                max_external_speed: self.max_external_speed,
+                stun_threshold: self.stun_threshold,
+                stun_per_impulse: self.stun_per_impulse,
+                max_stun: self.max_stun,
+                drag: self.drag,
+                slippery_drag: self.slippery_drag,
+                snap_speed: self.snap_speed,
+            },
+            flow: FlowConfig {
+                line_of_sight_radius: self.line_of_sight_radius,
+            },
+            crowd_arrival_distance: self.crowd_arrival_distance,
+        }
+    }
+}
+
+/// The map: geometry, cost table and the terrain of every cell (edits included).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) struct MapRecord {
+    pub width: u32,
+    pub height: u32,
+    pub cell_size: f32,
+    pub origin: V2,
+    /// `costs[terrain * Layer::COUNT + layer]`.
+    pub costs: Vec<u8>,
+    /// Row-major terrain discriminants.
+    pub terrain: Vec<u8>,
+}
+
+pub(crate) fn cost_table_bytes(table: &CostTable) -> Vec<u8> {
+    Terrain::ALL
+        .iter()
+        .flat_map(|&t| Layer::ALL.map(|l| table.cost(t, l)))
+        .collect()
+}
+
+pub(crate) fn cost_table(bytes: &[u8]) -> Result<CostTable, String> {
+    if bytes.len() != Terrain::COUNT * Layer::COUNT {
+        return Err(format!(
+            "cost table has {} entries, expected {}",
+            bytes.len(),
+            Terrain::COUNT * Layer::COUNT
+        ));
+    }
+    let mut table = CostTable::default();
+    for (i, &cost) in bytes.iter().enumerate() {
+        let (t, l) = (Terrain::ALL[i / Layer::COUNT], Layer::ALL[i % Layer::COUNT]);
+        table.set(t, l, cost).map_err(|e| e.to_string())?;
+    }
+    Ok(table)
+}
+
+pub(crate) fn terrain(byte: u8) -> Result<Terrain, String> {
+    Terrain::ALL.get(usize::from(byte)).copied().ok_or_else(|| {
+        format!(
+            "terrain kind {byte} does not exist (0..={})",
+            Terrain::COUNT - 1
+        )
+    })
+}
+
+pub(crate) fn layer(byte: u8) -> Result<Layer, String> {
+    Layer::ALL
+        .get(usize::from(byte))
+        .copied()
+        .ok_or_else(|| format!("layer {byte} does not exist (0..={})", Layer::COUNT - 1))
+}
+
+pub(crate) fn cells(goal: &GoalSet) -> Vec<(u32, u32)> {
+    goal.cells().iter().map(|c| (c.x, c.y)).collect()
+}
+
+pub(crate) fn goal(cells: &[(u32, u32)]) -> Result<GoalSet, String> {
+    GoalSet::new(cells.iter().map(|&(x, y)| Cell::new(x, y))).map_err(|e| e.to_string())
+}
+
+/// A group: its goal, and which layers have units (and so a field).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) struct GroupRecord {
+    pub goal: Vec<(u32, u32)>,
+    /// Bit `l` set: layer `l` has a field.
+    pub layers: u8,
+}
+
+/// What a force field does.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) enum KindRecord {
+    Explosion,
+    Attractor,
+    Push(V2),
+    Vortex(bool),
+}
+
+/// A force field with every value its builders take.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) struct ForceRecord {
+    pub position: V2,
+    pub kind: KindRecord,
+    pub radius: f32,
+    pub strength: f32,
+    pub duration: f32,
+    pub elapsed: f32,
+    pub falloff: u32,
+    pub time_decay: f32,
+    pub affects_controllable: bool,
+}
+
+impl ForceRecord {
+    pub fn from_field(f: &ForceField) -> Self {
+        Self {
+            position: v2(f.position()),
+            kind: match f.kind() {
+                ForceKind::Explosion => KindRecord::Explosion,
+                ForceKind::Attractor => KindRecord::Attractor,
+                ForceKind::Push { direction } => KindRecord::Push(v2(direction)),
+                ForceKind::Vortex { clockwise } => KindRecord::Vortex(clockwise),
+            },
+            radius: f.radius(),
+            strength: f.strength(),
+            duration: f.duration(),
+            elapsed: f.elapsed(),
+            falloff: f.falloff(),
+            time_decay: f.time_decay(),
+            affects_controllable: f.affects_controllable(),
+        }
+    }
+
+    /// The field, through its validating builders.
+    pub fn to_field(self) -> Result<ForceField, String> {
+        let kind = match self.kind {
+            KindRecord::Explosion => ForceKind::Explosion,
+            KindRecord::Attractor => ForceKind::Attractor,
+            KindRecord::Push(d) => ForceKind::Push { direction: vec2(d) },
+            KindRecord::Vortex(clockwise) => ForceKind::Vortex { clockwise },
+        };
+        let field = ForceField::new(vec2(self.position), kind, self.radius, self.strength)
+            .and_then(|f| f.with_duration(self.duration))
+            .and_then(|f| f.with_time_decay(self.time_decay))
+            .and_then(|f| f.with_elapsed(self.elapsed))
+            .map_err(|e| e.to_string())?
+            .with_falloff(self.falloff)
+            .with_affects_controllable(self.affects_controllable);
+        Ok(field)
+    }
+}
+
+/// A saved force field: the field, its id and whether it was live.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) struct ForceEntryRecord {
+    pub id: u64,
+    pub live: bool,
+    pub field: ForceRecord,
+}
+
+/// A unit's parameters, as given to spawn.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) struct SpecRecord {
+    pub position: V2,
+    pub radius: f32,
+    pub max_speed: f32,
+    pub turn_rate: f32,
+    pub mass: f32,
+    pub layer: u8,
+    pub group: u16,
+    pub controllable: bool,
+}
+
+impl SpecRecord {
+    pub fn from_spec(s: &UnitSpec) -> Self {
+        Self {
+            position: v2(s.position),
+            radius: s.radius,
+            max_speed: s.max_speed,
+            turn_rate: s.turn_rate,
+            mass: s.mass,
+            layer: s.layer as u8,
+            group: s.group.0,
+            controllable: s.controllable,
+        }
+    }
+
+    pub fn from_agent(a: &Agent, position: Vec2, mass: f32) -> Self {
+        Self {
+            position: v2(position),
+            radius: a.radius,
+            max_speed: a.max_speed,
+            turn_rate: a.turn_rate,
+            mass,
+            layer: a.layer as u8,
+            group: a.group.0,
+            controllable: a.controllable,
+        }
+    }
+
+    pub fn to_spec(self) -> Result<UnitSpec, String> {
+        Ok(UnitSpec {
+            position: vec2(self.position),
+            radius: self.radius,
+            max_speed: self.max_speed,
+            turn_rate: self.turn_rate,
+            mass: self.mass,
+            layer: layer(self.layer)?,
+            group: GroupId(self.group),
+            controllable: self.controllable,
+        })
+    }
+}
+
+/// One unit with every component horde gives it.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) struct UnitRecord {
+    pub id: u32,
+    pub spec: SpecRecord,
+    pub velocity: V2,
+    pub external: V2,
+    pub stun: f32,
+    pub heading: V2,
+    pub avoid_side: i8,
+    pub arrived: bool,
+    /// The frame it was quarantined in, if it was.
+    pub quarantined: Option<u64>,
+}
+
+/// The whole simulation state.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) struct SnapshotRecord {
+    pub frame: u64,
+    pub next_unit: u32,
+    pub config: ConfigRecord,
+    pub map: MapRecord,
+    /// Side of the neighbour buckets (grows with the largest unit ever spawned).
+    pub bucket_size: f32,
+    pub groups: Vec<GroupRecord>,
+    pub next_force: u64,
+    pub forces: Vec<ForceEntryRecord>,
+    /// Units in the world's iteration order (which the stages' results depend on), the
+    /// quarantined ones last.
+    pub units: Vec<UnitRecord>,
+}

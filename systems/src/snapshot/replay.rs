@@ -1,0 +1,339 @@
+//! Replays: a starting snapshot and every command given to the simulation after it, with the
+//! state hash after each frame, so a replay both reproduces a run and proves it did.
+//!
+//! [`Simulation::start_recording`] takes the starting snapshot; from then on every command
+//! that succeeds through the `Simulation` API (adding groups, goal changes, spawns, force
+//! fields, terrain edits, frames) is appended; [`Simulation::finish_recording`] hands the
+//! [`Replay`] back. [`Replay::play`] restores the snapshot and gives the same commands
+//! through the same API, comparing the state hash after every frame.
+
+use std::path::Path;
+
+use horde_core::{Cell, ForceField, GoalSet, GroupId, Terrain, UnitSpec};
+use serde::{Deserialize, Serialize};
+
+use super::container::{self, FileError, FileKind, write_atomic};
+use super::record::{self, ForceRecord, SnapshotRecord, SpecRecord};
+use super::{Snapshot, decode, validate};
+use crate::simulation::{SimError, Simulation};
+
+/// The replay format version this build reads and writes.
+pub const REPLAY_VERSION: u32 = 1;
+
+/// One command given to a [`Simulation`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) enum CommandRecord {
+    /// `add_group(goal)`.
+    AddGroup(Vec<(u32, u32)>),
+    /// `set_group_goal(group, goal)`.
+    SetGoal { group: u16, goal: Vec<(u32, u32)> },
+    /// `spawn(spec)`.
+    Spawn(SpecRecord),
+    /// `add_force(field)`.
+    AddForce(ForceRecord),
+    /// `set_terrain(cell, terrain)`.
+    SetTerrain { x: u32, y: u32, terrain: u8 },
+    /// `step(dt)`, and the state hash it produced.
+    Step { dt: f32, hash: u64 },
+}
+
+impl CommandRecord {
+    pub fn add_group(goal: &GoalSet) -> Self {
+        Self::AddGroup(record::cells(goal))
+    }
+
+    pub fn set_goal(group: GroupId, goal: &GoalSet) -> Self {
+        Self::SetGoal {
+            group: group.0,
+            goal: record::cells(goal),
+        }
+    }
+
+    pub fn spawn(spec: &UnitSpec) -> Self {
+        Self::Spawn(SpecRecord::from_spec(spec))
+    }
+
+    pub fn add_force(field: &ForceField) -> Self {
+        Self::AddForce(ForceRecord::from_field(field))
+    }
+
+    pub fn set_terrain(cell: Cell, terrain: Terrain) -> Self {
+        Self::SetTerrain {
+            x: cell.x,
+            y: cell.y,
+            terrain: terrain as u8,
+        }
+    }
+
+    /// Checks what can be checked without a simulation.
+    fn validate(&self) -> Result<(), String> {
+        match self {
+            Self::AddGroup(goal) | Self::SetGoal { goal, .. } => record::goal(goal).map(|_| ()),
+            Self::Spawn(spec) => spec.to_spec().map(|_| ()),
+            Self::AddForce(force) => force.to_field().map(|_| ()),
+            Self::SetTerrain { terrain, .. } => record::terrain(*terrain).map(|_| ()),
+            Self::Step { dt, .. } if !(dt.is_finite() && *dt >= 0.0) => {
+                Err(format!("time step {dt} must be finite and >= 0"))
+            }
+            Self::Step { .. } => Ok(()),
+        }
+    }
+
+    /// Gives the command to `sim`; returns the expected hash for a frame.
+    fn apply(&self, sim: &mut Simulation) -> Result<Option<u64>, SimError> {
+        let bad = |detail: String| {
+            SimError::Snapshot(FileError::Invalid {
+                kind: FileKind::Replay,
+                detail,
+            })
+        };
+        match self {
+            Self::AddGroup(goal) => {
+                sim.add_group(record::goal(goal).map_err(bad)?)?;
+            }
+            Self::SetGoal { group, goal } => {
+                sim.set_group_goal(GroupId(*group), record::goal(goal).map_err(bad)?)?;
+            }
+            Self::Spawn(spec) => {
+                sim.spawn(spec.to_spec().map_err(bad)?)?;
+            }
+            Self::AddForce(force) => {
+                sim.add_force(force.to_field().map_err(bad)?);
+            }
+            Self::SetTerrain { x, y, terrain } => {
+                sim.set_terrain(Cell::new(*x, *y), record::terrain(*terrain).map_err(bad)?)?;
+            }
+            Self::Step { dt, hash } => {
+                sim.step(*dt)?;
+                return Ok(Some(*hash));
+            }
+        }
+        Ok(None)
+    }
+}
+
+/// What a replay file holds.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) struct ReplayRecord {
+    pub start: SnapshotRecord,
+    pub commands: Vec<CommandRecord>,
+}
+
+/// A recorded run: a starting snapshot and the commands after it (see the module docs).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Replay {
+    record: ReplayRecord,
+}
+
+/// Why a replay could not be played to its end.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ReplayError {
+    /// The starting snapshot could not be restored.
+    #[error("the replay's starting state: {0}")]
+    Start(SimError),
+    /// A command was refused by the simulation.
+    #[error("command {index} (frame {frame}): {source}")]
+    Command {
+        /// Its index in the replay.
+        index: usize,
+        /// The frame it was given before.
+        frame: u64,
+        /// Why it was refused.
+        source: SimError,
+    },
+    /// After a frame the state hash differs from the recorded one.
+    #[error("desync after frame {frame}: state hash {found:016x}, recorded {expected:016x}")]
+    Desync {
+        /// The frame (as counted by the simulation after it ran).
+        frame: u64,
+        /// The recorded hash.
+        expected: u64,
+        /// The hash the replay produced.
+        found: u64,
+    },
+}
+
+impl Replay {
+    pub(crate) fn start(snapshot: &Snapshot) -> ReplayRecord {
+        ReplayRecord {
+            start: snapshot.record().clone(),
+            commands: Vec::new(),
+        }
+    }
+
+    pub(crate) fn from_record(record: ReplayRecord) -> Self {
+        Self { record }
+    }
+
+    /// The frame the replay starts at.
+    #[must_use]
+    pub fn start_frame(&self) -> u64 {
+        self.record.start.frame
+    }
+
+    /// Number of frames recorded.
+    #[must_use]
+    pub fn frames(&self) -> usize {
+        self.record
+            .commands
+            .iter()
+            .filter(|c| matches!(c, CommandRecord::Step { .. }))
+            .count()
+    }
+
+    /// Number of commands recorded, frames included.
+    #[must_use]
+    pub fn commands(&self) -> usize {
+        self.record.commands.len()
+    }
+
+    /// The replay as the bytes of a replay file.
+    pub fn to_bytes(&self) -> Result<Vec<u8>, FileError> {
+        let payload = postcard::to_allocvec(&self.record).map_err(|e| FileError::Malformed {
+            kind: FileKind::Replay,
+            detail: e.to_string(),
+        })?;
+        Ok(container::wrap(FileKind::Replay, REPLAY_VERSION, &payload))
+    }
+
+    /// Reads the bytes of a replay file, checking the header, the checksum, the starting
+    /// snapshot and every command's values.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, FileError> {
+        let kind = FileKind::Replay;
+        let payload = container::unwrap(kind, REPLAY_VERSION, bytes)?;
+        let record: ReplayRecord = decode(kind, payload)?;
+        validate(&record.start).map_err(|detail| FileError::Invalid {
+            kind,
+            detail: format!("starting state: {detail}"),
+        })?;
+        for (i, c) in record.commands.iter().enumerate() {
+            c.validate().map_err(|detail| FileError::Invalid {
+                kind,
+                detail: format!("command {i}: {detail}"),
+            })?;
+        }
+        Ok(Self { record })
+    }
+
+    /// Writes the replay to `path` atomically.
+    pub fn save(&self, path: &Path) -> Result<(), FileError> {
+        let bytes = self.to_bytes()?;
+        write_atomic(path, &bytes).map_err(|source| FileError::Io {
+            path: path.to_path_buf(),
+            source,
+        })
+    }
+
+    /// Reads the replay file at `path`; errors name the file.
+    pub fn load(path: &Path) -> Result<Self, FileError> {
+        let bytes = container::read(path)?;
+        Self::from_bytes(&bytes).map_err(|e| e.in_file(path))
+    }
+
+    /// Restores the starting state on `threads` threads and gives every command again,
+    /// calling `after_frame` after each frame; stops at the first frame whose state hash
+    /// differs from the recorded one. Returns the simulation at the end of the replay.
+    pub fn play(
+        &self,
+        threads: usize,
+        mut after_frame: impl FnMut(&Simulation),
+    ) -> Result<Simulation, ReplayError> {
+        let start = Snapshot::from_record(self.record.start.clone());
+        let mut sim = Simulation::from_snapshot(&start, threads).map_err(ReplayError::Start)?;
+        for (index, command) in self.record.commands.iter().enumerate() {
+            let frame = sim.frame();
+            let expected = command
+                .apply(&mut sim)
+                .map_err(|source| ReplayError::Command {
+                    index,
+                    frame,
+                    source,
+                })?;
+            if let Some(expected) = expected {
+                let found = sim.state_hash();
+                if found != expected {
+                    return Err(ReplayError::Desync {
+                        frame: sim.frame(),
+                        expected,
+                        found,
+                    });
+                }
+                after_frame(&sim);
+            }
+        }
+        Ok(sim)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::SimConfig;
+    use glam::Vec2;
+    use horde_core::{Grid, Map};
+
+    fn small() -> Simulation {
+        let mut sim =
+            Simulation::new(Map::new(Grid::new(16, 16).unwrap()), SimConfig::default()).unwrap();
+        let g = sim.add_group(GoalSet::single(Cell::new(14, 14))).unwrap();
+        for i in 0..20 {
+            let p = Vec2::new(1.5 + (i % 5) as f32, 1.5 + (i / 5) as f32);
+            sim.spawn(UnitSpec::at(p).with_group(g)).unwrap();
+        }
+        sim
+    }
+
+    #[test]
+    fn a_wrong_recorded_hash_is_reported_as_a_desync_at_its_frame() {
+        let mut sim = small();
+        sim.start_recording();
+        for _ in 0..6 {
+            sim.step(0.05).unwrap();
+        }
+        let mut replay = sim.finish_recording().unwrap();
+        assert!(replay.play(1, |_| {}).is_ok());
+        let CommandRecord::Step { hash, .. } = &mut replay.record.commands[3] else {
+            panic!("frames only");
+        };
+        *hash ^= 1;
+        let e = replay.play(2, |_| {}).unwrap_err();
+        assert!(matches!(e, ReplayError::Desync { frame: 4, .. }), "{e}");
+    }
+
+    #[test]
+    fn commands_the_simulation_refuses_are_errors_with_their_index() {
+        let mut sim = small();
+        sim.start_recording();
+        sim.step(0.05).unwrap();
+        let mut replay = sim.finish_recording().unwrap();
+        replay.record.commands.insert(
+            1,
+            CommandRecord::SetTerrain {
+                x: 99,
+                y: 0,
+                terrain: 1,
+            },
+        );
+        let e = replay.play(1, |_| {}).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                ReplayError::Command {
+                    index: 1,
+                    frame: 1,
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        // A bad value is caught when the file is read.
+        replay.record.commands[1] = CommandRecord::Step {
+            dt: f32::NAN,
+            hash: 0,
+        };
+        let e = Replay::from_bytes(&replay.to_bytes().unwrap()).unwrap_err();
+        assert!(matches!(e, FileError::Invalid { .. }), "{e}");
+        assert!(e.to_string().contains("command 1"), "{e}");
+    }
+}
