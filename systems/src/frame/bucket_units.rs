@@ -84,18 +84,16 @@ pub(crate) fn bucket_units(data: &FrameData, ctx: &StageContext<'_>) {
         .query::<(&UnitId, &Position, &Agent, &Steering)>();
     // A unit whose position is not finite (it will be quarantined this frame) is nobody's
     // neighbour: its NaN must not spread through separation.
-    n.scratch.extend(
-        query
-            .iter()
-            .filter(|(_, pos, _, _)| pos.0.is_finite())
-            .map(|(id, pos, agent, steering)| NeighbourInfo {
+    n.scratch
+        .extend(query.iter().filter(|(_, pos, _, _)| pos.0.is_finite()).map(
+            |(id, pos, agent, steering)| NeighbourInfo {
                 pos: pos.0,
                 radius: agent.radius,
                 id: id.0,
                 group: agent.group.0,
                 arrived: steering.arrived,
-            }),
-    );
+            },
+        ));
     drop(query);
     n.buckets.resize(n.scratch.len(), 0);
     let grid = &n.grid;
