@@ -51,6 +51,19 @@ pub struct RunArgs {
     /// Save a puffin capture of the run to this file (open it with puffin_viewer).
     #[arg(long)]
     pub profile_out: Option<PathBuf>,
+    /// Record the run's commands to this replay file (play it back with `horde replay`).
+    #[arg(long)]
+    pub record: Option<PathBuf>,
+    /// Save a snapshot of the whole state every this many frames, into --snapshot-dir.
+    #[arg(long, requires = "snapshot_dir", value_parser = clap::value_parser!(u32).range(1..))]
+    pub snapshot_every: Option<u32>,
+    /// Folder for the snapshots of --snapshot-every (files frame-NNNNNNNN.hsnap).
+    #[arg(long, requires = "snapshot_every")]
+    pub snapshot_dir: Option<PathBuf>,
+    /// Continue from this snapshot (of the same scenario) instead of starting afresh: the
+    /// run goes on from the snapshot's frame to the scenario's last.
+    #[arg(long)]
+    pub resume: Option<PathBuf>,
 }
 
 const DT: f32 = 1.0 / 30.0;

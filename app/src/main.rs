@@ -7,6 +7,7 @@ mod field_check;
 mod map_cmd;
 mod plan;
 mod render;
+mod replay;
 mod run;
 mod scenario;
 
@@ -36,6 +37,8 @@ enum Command {
     Render(render::RenderArgs),
     /// Measures horde against its peers (ORCA, kiddo, Dijkstra) in one run and prints tables.
     Bench(bench::BenchArgs),
+    /// Plays a replay file (from `horde run --record`), checking every frame's state hash.
+    Replay(replay::ReplayArgs),
 }
 
 fn main() -> ExitCode {
@@ -54,6 +57,7 @@ fn main() -> ExitCode {
         Some(Command::Map(args)) => map_cmd::run(&args),
         Some(Command::Render(args)) => render::run(&args),
         Some(Command::Bench(args)) => bench::run(&args),
+        Some(Command::Replay(args)) => replay::run(&args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

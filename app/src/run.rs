@@ -7,7 +7,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use horde_core::{SpatialGrid, WALL};
-use horde_systems::Simulation;
+use horde_systems::{FileError, SimError, Simulation, Snapshot};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::AppError;
@@ -145,8 +145,43 @@ pub fn run(args: &RunArgs) -> Result<(), AppError> {
         seed: args.seed,
         frames: args.frames,
     };
-    let plan = load_plan(args.scenario.as_deref(), &overrides, args.units, threads)?;
+    let mut plan = load_plan(args.scenario.as_deref(), &overrides, args.units, threads)?;
+    if let Some(path) = &args.resume {
+        resume(&mut plan, path, threads)?;
+    }
     run_plan(plan, args, threads, started.elapsed())
+}
+
+/// How a snapshot or replay file problem is reported: bad input (exit 2) when the file is
+/// missing or its contents are wrong, a failure (exit 1) when the system failed.
+pub fn file_error(e: FileError) -> AppError {
+    if e.is_bad_input() {
+        AppError::BadInput(e.to_string())
+    } else {
+        AppError::Failed(e.to_string())
+    }
+}
+
+/// Replaces the plan's simulation by the snapshot at `path`, after checking it fits the plan.
+fn resume(plan: &mut Plan, path: &Path, threads: usize) -> Result<(), AppError> {
+    let snapshot = Snapshot::load(path).map_err(file_error)?;
+    let planned = (plan.sim.map().width(), plan.sim.map().height());
+    if snapshot.map_size() != planned {
+        return Err(AppError::BadInput(format!(
+            "{}: the snapshot is of a {}x{} map, but {} runs on a {}x{} map: resume with the scenario the snapshot was taken from",
+            path.display(),
+            snapshot.map_size().0,
+            snapshot.map_size().1,
+            plan.name,
+            planned.0,
+            planned.1
+        )));
+    }
+    plan.sim = Simulation::from_snapshot(&snapshot, threads).map_err(|e| match e {
+        SimError::Snapshot(e) => file_error(e.in_file(path)),
+        e => AppError::BadInput(format!("{}: {e}", path.display())),
+    })?;
+    Ok(())
 }
 
 /// Runs `plan` and reports (see the module docs).
@@ -157,6 +192,24 @@ pub fn run_plan(
     setup: Duration,
 ) -> Result<(), AppError> {
     let frames = args.frames.unwrap_or(plan.frames);
+    let start = u32::try_from(plan.sim.frame())
+        .ok()
+        .filter(|&f| f <= frames)
+        .ok_or_else(|| {
+            AppError::BadInput(format!(
+                "the snapshot is at frame {}, past the run's last frame {frames}",
+                plan.sim.frame()
+            ))
+        })?;
+    if let Some(dir) = &args.snapshot_dir {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| AppError::Failed(format!("{}: {e}", dir.display())))?;
+    }
+    if args.record.is_some() {
+        plan.sim.start_recording();
+    }
+    let mut snapshots_written = 0usize;
+    let mut quarantined = 0usize;
     let profiling = Profiling::start(args)?;
     let mut trace = match &args.trace {
         Some(path) => {
@@ -169,7 +222,10 @@ pub fn run_plan(
     };
     let every = args.trace_every.max(1);
     let progress = if std::io::stderr().is_terminal() {
-        ProgressBar::with_draw_target(Some(u64::from(frames)), ProgressDrawTarget::stderr())
+        ProgressBar::with_draw_target(
+            Some(u64::from(frames - start)),
+            ProgressDrawTarget::stderr(),
+        )
     } else {
         ProgressBar::hidden()
     };
@@ -180,11 +236,11 @@ pub fn run_plan(
     }
 
     let mut per_stage: Vec<(String, Vec<Duration>)> = Vec::new();
-    let mut totals = Vec::with_capacity(frames as usize);
+    let mut totals = Vec::with_capacity((frames - start) as usize);
     let mut wall_violations = 0usize;
     let mut arrived_at: Vec<Option<u32>> = Vec::new();
     let mut overlap = Overlap::default();
-    for frame in 0..frames {
+    for frame in start..frames {
         plan.apply_events(frame)
             .map_err(|e| AppError::Failed(e.to_string()))?;
         let t = Instant::now();
@@ -192,6 +248,14 @@ pub fn run_plan(
             .step(plan.dt)
             .map_err(|e| AppError::Failed(e.to_string()))?;
         totals.push(t.elapsed());
+        quarantined += plan.sim.horde().last_quarantined().len();
+        if let (Some(every), Some(dir)) = (args.snapshot_every, &args.snapshot_dir)
+            && (frame + 1) % every == 0
+        {
+            let path = dir.join(format!("frame-{:08}.hsnap", frame + 1));
+            plan.sim.save_snapshot(&path).map_err(file_error)?;
+            snapshots_written += 1;
+        }
         if profiling.is_some() {
             puffin::GlobalProfiler::lock().new_frame();
         }
@@ -255,6 +319,13 @@ pub fn run_plan(
     if let Some(p) = profiling {
         p.finish()?;
     }
+    let replay = match (&args.record, plan.sim.finish_recording()) {
+        (Some(path), Some(replay)) => {
+            replay.save(path).map_err(file_error)?;
+            Some((path, replay))
+        }
+        _ => None,
+    };
 
     let sim = &plan.sim;
     let units = sim.units();
@@ -276,9 +347,12 @@ pub fn run_plan(
         "horde: {}: {} units, {} frames, {} threads",
         plan.name,
         units.len(),
-        frames,
+        frames - start,
         threads
     );
+    if start > 0 {
+        println!("resumed at frame {start}");
+    }
     println!("setup {:.1} ms", setup.as_secs_f64() * 1e3);
     println!(
         "{:<18} {:>10} {:>10} {:>10}",
@@ -305,11 +379,29 @@ pub fn run_plan(
         overlap.mean(),
         overlap.max
     );
+    if quarantined > 0 {
+        println!("quarantined {quarantined} units (their state stopped being finite)");
+    }
+    if let Some(dir) = &args.snapshot_dir {
+        println!("{snapshots_written} snapshots written to {}", dir.display());
+    }
+    if let Some((path, replay)) = &replay {
+        println!(
+            "replay of {} frames, {} commands written to {}",
+            replay.frames(),
+            replay.commands(),
+            path.display()
+        );
+    }
     println!("state_hash {hash:016x}");
     if let Some(path) = &args.json {
         let json = serde_json::json!({
             "scenario": plan.name,
-            "frames": frames,
+            "frames": frames - start,
+            "start_frame": start,
+            "end_frame": frames,
+            "quarantined": quarantined,
+            "snapshots_written": snapshots_written,
             "units": units.len(),
             "threads": threads,
             "arrived": arrived,

@@ -1,0 +1,204 @@
+//! Snapshots, resume and replays through the real binary: `--snapshot-every`, `--resume`,
+//! `--record` and `horde replay` all end on the state hash of the run that never stopped,
+//! and every kind of broken file exits with code 2 and says what is wrong.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn horde() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_horde"))
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("horde-persist-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The demo's events fall at frames 60, 120, 180 and 240: 200 frames cross three of them.
+const FRAMES: &str = "200";
+
+fn run_ok(args: &[&str], json: &Path) -> serde_json::Value {
+    let out = horde()
+        .args(["run", "--frames", FRAMES, "--units", "400", "--json"])
+        .arg(json)
+        .args(args)
+        .output()
+        .unwrap();
+    assert_ok(&out);
+    serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap()
+}
+
+fn assert_ok(out: &Output) {
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("state_hash"));
+}
+
+fn exit_2(out: &Output, needle: &str) {
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains(needle), "expected {needle:?} in: {err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn snapshots_resume_and_replays_end_on_the_same_hash() {
+    let dir = scratch("same");
+    let full = run_ok(&["--threads", "2"], &dir.join("full.json"));
+    let hash = full["state_hash"].as_str().unwrap().to_string();
+
+    let snaps = dir.join("snaps");
+    let replay = dir.join("run.hrep");
+    let saved = run_ok(
+        &[
+            "--threads",
+            "1",
+            "--snapshot-every",
+            "50",
+            "--snapshot-dir",
+            snaps.to_str().unwrap(),
+            "--record",
+            replay.to_str().unwrap(),
+        ],
+        &dir.join("saved.json"),
+    );
+    assert_eq!(saved["state_hash"], hash.as_str());
+    assert_eq!(saved["snapshots_written"], 4);
+    let mut names: Vec<String> = std::fs::read_dir(&snaps)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "frame-00000050.hsnap",
+            "frame-00000100.hsnap",
+            "frame-00000150.hsnap",
+            "frame-00000200.hsnap"
+        ]
+    );
+
+    // Resume from before and after events, on other thread counts.
+    for (snap, threads) in [("frame-00000050.hsnap", "3"), ("frame-00000150.hsnap", "2")] {
+        let path = snaps.join(snap);
+        let resumed = run_ok(
+            &["--threads", threads, "--resume", path.to_str().unwrap()],
+            &dir.join(format!("resumed-{snap}.json")),
+        );
+        assert_eq!(resumed["state_hash"], hash.as_str(), "resumed from {snap}");
+        assert_eq!(resumed["end_frame"], 200);
+        assert_eq!(resumed["start_frame"], snap[6..14].parse::<u64>().unwrap());
+    }
+
+    // The replay, on two thread counts.
+    for threads in ["1", "2"] {
+        let json = dir.join(format!("replay-{threads}.json"));
+        let out = horde()
+            .args(["replay", "--threads", threads, "--json"])
+            .arg(&json)
+            .arg(&replay)
+            .output()
+            .unwrap();
+        assert_ok(&out);
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        assert_eq!(v["state_hash"], hash.as_str());
+        assert_eq!(v["frames"], 200);
+        assert_eq!(v["units"], 400);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn broken_files_exit_2_with_what_is_wrong() {
+    let dir = scratch("broken");
+    let snaps = dir.join("snaps");
+    let replay = dir.join("run.hrep");
+    let out = horde()
+        .args([
+            "run",
+            "--frames",
+            "20",
+            "--units",
+            "100",
+            "--snapshot-every",
+            "10",
+        ])
+        .arg("--snapshot-dir")
+        .arg(&snaps)
+        .arg("--record")
+        .arg(&replay)
+        .output()
+        .unwrap();
+    assert_ok(&out);
+    let snap = std::fs::read(snaps.join("frame-00000010.hsnap")).unwrap();
+    let rep = std::fs::read(&replay).unwrap();
+
+    let write = |name: &str, bytes: &[u8]| {
+        let p = dir.join(name);
+        std::fs::write(&p, bytes).unwrap();
+        p
+    };
+    let resume = |p: &Path| {
+        horde()
+            .args(["run", "--frames", "20", "--units", "100", "--resume"])
+            .arg(p)
+            .output()
+            .unwrap()
+    };
+    let play = |p: &Path| horde().arg("replay").arg(p).output().unwrap();
+
+    let truncated = write("truncated.hsnap", &snap[..snap.len() / 2]);
+    exit_2(&resume(&truncated), "truncated");
+    let mut bad = snap.clone();
+    let at = bad.len() - 10;
+    bad[at] ^= 0xff;
+    let corrupted = write("corrupted.hsnap", &bad);
+    exit_2(&resume(&corrupted), "corrupted");
+    let mut future = snap.clone();
+    future[8] = 7;
+    let version = write("future.hsnap", &future);
+    exit_2(&resume(&version), "version 7 is not supported");
+    let foreign = write("foreign.hsnap", b"GIF89a not a snapshot at all");
+    exit_2(&resume(&foreign), "not a horde snapshot file");
+    exit_2(&resume(&replay), "replay file, not a snapshot");
+    exit_2(&resume(&dir.join("absent.hsnap")), "absent.hsnap");
+
+    let truncated = write("truncated.hrep", &rep[..rep.len() - 1]);
+    exit_2(&play(&truncated), "truncated");
+    let mut bad = rep.clone();
+    let at = bad.len() / 2;
+    bad[at] ^= 0x01;
+    exit_2(&play(&write("corrupted.hrep", &bad)), "corrupted");
+    exit_2(
+        &play(&snaps.join("frame-00000010.hsnap")),
+        "snapshot file, not a replay",
+    );
+    exit_2(&play(&write("empty.hrep", b"")), "truncated");
+
+    // A snapshot of another scenario's map.
+    let out = horde()
+        .args(["run", "--resume"])
+        .arg(snaps.join("frame-00000010.hsnap"))
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../scenarios/corridor.toml"
+        ))
+        .output()
+        .unwrap();
+    exit_2(&out, "resume with the scenario the snapshot was taken from");
+    // Half of a pair of flags.
+    let out = horde()
+        .args(["run", "--snapshot-every", "5"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let _ = std::fs::remove_dir_all(&dir);
+}
