@@ -4,6 +4,8 @@
 mod bench;
 mod demo;
 mod field_check;
+#[cfg(test)]
+mod fuzz;
 mod map_cmd;
 mod plan;
 mod render;

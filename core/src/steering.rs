@@ -133,11 +133,16 @@ pub struct RayHit {
 }
 
 /// `x.floor() as i64` without a call into the maths library (targets without SSE4.1 have no
-/// rounding instruction, and `floorf` showed up in profiles). NaN gives 0.
+/// rounding instruction, and `floorf` showed up in profiles). NaN gives 0; values beyond
+/// the `i64` range saturate.
 #[must_use]
 pub fn floor(x: f32) -> i64 {
     let t = x as i64;
-    if (t as f32) > x { t - 1 } else { t }
+    if (t as f32) > x {
+        t.saturating_sub(1)
+    } else {
+        t
+    }
 }
 
 /// Casts a ray from `origin` along unit vector `dir` for `length` world units through the

@@ -63,6 +63,10 @@ pub enum SimError {
     /// A stage reported an internal failure.
     #[error("stage failure: {0}")]
     Stage(String),
+    /// The neighbour buckets cannot cover the map (a map of huge cells, or a unit so large
+    /// that its buckets are too few or too many).
+    #[error("the map cannot be split into neighbour buckets: {0}")]
+    Buckets(horde_core::SpatialGridError),
     /// A snapshot or replay could not be read, written or restored.
     #[error(transparent)]
     Snapshot(#[from] FileError),
@@ -99,8 +103,7 @@ impl Horde {
             .map(|&l| Clearance::build(map.cost_field(l)))
             .collect();
         let cell = spatial_cell_size(0.5, &config);
-        let grid =
-            SpatialGrid::new(map.grid(), cell).map_err(|e| SimError::Stage(e.to_string()))?;
+        let grid = SpatialGrid::new(map.grid(), cell).map_err(SimError::Buckets)?;
         let data = FrameData {
             world: World::new(),
             clearance: RwLock::new(clearance),
@@ -252,8 +255,7 @@ impl Horde {
         let needed = spatial_cell_size(spec.radius, &self.data.config);
         let neighbours = self.data.neighbours.get_mut();
         if needed > neighbours.grid.cell_size() {
-            let grid =
-                SpatialGrid::new(map.grid(), needed).map_err(|e| SimError::Stage(e.to_string()))?;
+            let grid = SpatialGrid::new(map.grid(), needed).map_err(SimError::Buckets)?;
             *neighbours = Neighbours::new(grid);
         }
         let id = UnitId(self.next_unit);
@@ -390,7 +392,7 @@ impl Horde {
 }
 
 /// Bucket size that keeps every interaction within the 3x3 buckets around a unit.
-fn spatial_cell_size(max_radius: f32, config: &SimConfig) -> f32 {
+pub(crate) fn spatial_cell_size(max_radius: f32, config: &SimConfig) -> f32 {
     (2.0 * max_radius * config.steering.separation_range).max(1.0)
 }
 

@@ -1,6 +1,8 @@
 //! Scenario helpers shared by the integration tests.
 #![allow(dead_code)]
 
+pub mod mutate;
+
 use std::path::PathBuf;
 
 use glam::Vec2;

@@ -143,6 +143,10 @@ pub(crate) fn validate(r: &SnapshotRecord) -> Result<(), String> {
             r.bucket_size
         ));
     }
+    let smallest = crate::simulation::spatial_cell_size(0.5, &r.config.to_config(1));
+    for size in [smallest, r.bucket_size] {
+        SpatialGrid::new(map.grid(), size).map_err(|e| format!("bucket size {size}: {e}"))?;
+    }
     for (i, g) in r.groups.iter().enumerate() {
         let goal = record::goal(&g.goal).map_err(|e| format!("group {i}: {e}"))?;
         if let Some(c) = goal
