@@ -393,3 +393,21 @@ fn bad_settings_and_numbers_are_refused_with_typed_errors() {
     );
     assert!(sim.add_group(GoalSet::single(Cell::new(0, 99))).is_err());
 }
+
+#[test]
+fn a_wall_built_on_a_goal_survives_the_round_trip() {
+    let mut sim = setup(1);
+    let goal = sim.horde().groups().get(0).unwrap().goal.cells()[0];
+    sim.step(DT).unwrap();
+    // Allowed while running (the goal was valid when it was set) ...
+    sim.set_terrain(goal, Terrain::SteelPlate).unwrap();
+    sim.step(DT).unwrap();
+    // ... so a snapshot of it must restore.
+    let snapshot = Snapshot::from_bytes(&sim.snapshot().to_bytes().unwrap()).unwrap();
+    let mut restored = Simulation::from_snapshot(&snapshot, 2).unwrap();
+    for _ in 0..20 {
+        sim.step(DT).unwrap();
+        restored.step(DT).unwrap();
+        assert_eq!(restored.state_hash(), sim.state_hash());
+    }
+}

@@ -454,6 +454,17 @@ mod tests {
     use super::*;
     use crate::grid::Cell;
 
+    #[test]
+    fn floor_matches_the_library_and_saturates() {
+        for x in [-2.5f32, -2.0, -0.5, -0.0, 0.0, 0.5, 1.0, 7.99, -1e-7, 3e9] {
+            assert_eq!(floor(x), x.floor() as i64, "{x}");
+        }
+        // Found by the snapshot fuzz run: this used to overflow.
+        assert_eq!(floor(-1e30), i64::MIN);
+        assert_eq!(floor(1e30), i64::MAX);
+        assert_eq!(floor(f32::NAN), 0);
+    }
+
     fn walled(rows: &[&str]) -> (Grid, CostField) {
         let grid = Grid::new(rows[0].len() as u32, rows.len() as u32).unwrap();
         let costs: Vec<u8> = rows

@@ -178,6 +178,11 @@ impl Horde {
     /// Adds a group heading for `goal`; returns its id.
     pub fn add_group(&mut self, goal: GoalSet) -> Result<GroupId, SimError> {
         self.check_goal(&goal)?;
+        self.push_group(goal)
+    }
+
+    /// Adds a group without checking its goal (the caller has).
+    pub(crate) fn push_group(&mut self, goal: GoalSet) -> Result<GroupId, SimError> {
         let groups = self.data.groups.get_mut();
         let id = u16::try_from(groups.list.len())
             .map_err(|_| SimError::Stage("too many groups".into()))?;

@@ -348,7 +348,9 @@ impl Horde {
         let mut horde = Horde::new(map, r.config.to_config(threads))?;
         for g in &r.groups {
             let goal = record::goal(&g.goal).map_err(invalid)?;
-            let group = horde.add_group(goal)?;
+            // Not `add_group`: a wall may have been built on a goal after it was set, which
+            // the running simulation allows (validation checked the cells lie on the map).
+            let group = horde.push_group(goal)?;
             for layer in Layer::ALL {
                 if g.layers & (1 << layer as u8) != 0 {
                     horde.ensure_field(group, layer)?;
