@@ -202,3 +202,45 @@ fn broken_files_exit_2_with_what_is_wrong() {
     assert_eq!(out.status.code(), Some(2));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_run_killed_while_writing_snapshots_leaves_only_whole_ones() {
+    let dir = scratch("killed");
+    let snaps = dir.join("snaps");
+    for (round, wait_ms) in [(0, 900u64), (1, 1300), (2, 1700)] {
+        let mut child = horde()
+            .args([
+                "run",
+                "--frames",
+                "100000",
+                "--units",
+                "20000",
+                "--threads",
+                "1",
+            ])
+            .args(["--snapshot-every", "1", "--snapshot-dir"])
+            .arg(&snaps)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(wait_ms));
+        child.kill().unwrap(); // SIGKILL: no chance to clean up
+        child.wait().unwrap();
+        let mut whole = 0;
+        for entry in std::fs::read_dir(&snaps).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            if name.starts_with('.') && name.ends_with(".tmp") {
+                continue; // an interrupted write, never under a snapshot's name
+            }
+            assert!(name.ends_with(".hsnap"), "{name}");
+            let snapshot = horde_systems::Snapshot::load(&path)
+                .unwrap_or_else(|e| panic!("round {round}: a broken snapshot was left: {e}"));
+            assert_eq!(snapshot.unit_count(), 20000);
+            whole += 1;
+        }
+        println!("round {round}: {whole} whole snapshots");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
