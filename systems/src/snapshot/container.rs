@@ -278,12 +278,37 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     result
 }
 
-/// Reads all of `path`.
-pub(crate) fn read(path: &Path) -> Result<Vec<u8>, FileError> {
-    std::fs::read(path).map_err(|source| FileError::Io {
+/// `value` encoded with postcard behind a header of `kind` and `version`.
+pub(crate) fn encode<T: serde::Serialize>(
+    kind: FileKind,
+    version: u32,
+    value: &T,
+) -> Result<Vec<u8>, FileError> {
+    let payload = postcard::to_allocvec(value).map_err(|e| FileError::Malformed {
+        kind,
+        detail: e.to_string(),
+    })?;
+    Ok(wrap(kind, version, &payload))
+}
+
+/// Writes `bytes` to `path` with [`write_atomic`].
+pub(crate) fn save(path: &Path, bytes: &[u8]) -> Result<(), FileError> {
+    write_atomic(path, bytes).map_err(|source| FileError::Io {
         path: path.to_path_buf(),
         source,
     })
+}
+
+/// Reads all of `path` and parses it with `parse`; errors name the file.
+pub(crate) fn load<T>(
+    path: &Path,
+    parse: impl FnOnce(&[u8]) -> Result<T, FileError>,
+) -> Result<T, FileError> {
+    let bytes = std::fs::read(path).map_err(|source| FileError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    parse(&bytes).map_err(|e| e.in_file(path))
 }
 
 #[cfg(test)]

@@ -68,15 +68,7 @@ impl Snapshot {
 
     /// The snapshot as the bytes of a snapshot file.
     pub fn to_bytes(&self) -> Result<Vec<u8>, FileError> {
-        let payload = postcard::to_allocvec(&self.record).map_err(|e| FileError::Malformed {
-            kind: FileKind::Snapshot,
-            detail: e.to_string(),
-        })?;
-        Ok(container::wrap(
-            FileKind::Snapshot,
-            SNAPSHOT_VERSION,
-            &payload,
-        ))
+        container::encode(FileKind::Snapshot, SNAPSHOT_VERSION, &self.record)
     }
 
     /// Reads the bytes of a snapshot file, checking the header, the checksum and every value.
@@ -90,17 +82,12 @@ impl Snapshot {
 
     /// Writes the snapshot to `path` atomically (see [`write_atomic`]).
     pub fn save(&self, path: &Path) -> Result<(), FileError> {
-        let bytes = self.to_bytes()?;
-        write_atomic(path, &bytes).map_err(|source| FileError::Io {
-            path: path.to_path_buf(),
-            source,
-        })
+        container::save(path, &self.to_bytes()?)
     }
 
     /// Reads the snapshot file at `path`; errors name the file.
     pub fn load(path: &Path) -> Result<Self, FileError> {
-        let bytes = container::read(path)?;
-        Self::from_bytes(&bytes).map_err(|e| e.in_file(path))
+        container::load(path, Self::from_bytes)
     }
 
     pub(crate) fn record(&self) -> &SnapshotRecord {

@@ -12,7 +12,7 @@ use std::path::Path;
 use horde_core::{Cell, ForceField, GoalSet, GroupId, Terrain, UnitSpec};
 use serde::{Deserialize, Serialize};
 
-use super::container::{self, FileError, FileKind, write_atomic};
+use super::container::{self, FileError, FileKind};
 use super::record::{self, ForceRecord, SnapshotRecord, SpecRecord};
 use super::{Snapshot, decode, validate};
 use crate::simulation::{SimError, Simulation};
@@ -190,11 +190,7 @@ impl Replay {
 
     /// The replay as the bytes of a replay file.
     pub fn to_bytes(&self) -> Result<Vec<u8>, FileError> {
-        let payload = postcard::to_allocvec(&self.record).map_err(|e| FileError::Malformed {
-            kind: FileKind::Replay,
-            detail: e.to_string(),
-        })?;
-        Ok(container::wrap(FileKind::Replay, REPLAY_VERSION, &payload))
+        container::encode(FileKind::Replay, REPLAY_VERSION, &self.record)
     }
 
     /// Reads the bytes of a replay file, checking the header, the checksum, the starting
@@ -218,17 +214,12 @@ impl Replay {
 
     /// Writes the replay to `path` atomically.
     pub fn save(&self, path: &Path) -> Result<(), FileError> {
-        let bytes = self.to_bytes()?;
-        write_atomic(path, &bytes).map_err(|source| FileError::Io {
-            path: path.to_path_buf(),
-            source,
-        })
+        container::save(path, &self.to_bytes()?)
     }
 
     /// Reads the replay file at `path`; errors name the file.
     pub fn load(path: &Path) -> Result<Self, FileError> {
-        let bytes = container::read(path)?;
-        Self::from_bytes(&bytes).map_err(|e| e.in_file(path))
+        container::load(path, Self::from_bytes)
     }
 
     /// Restores the starting state on `threads` threads and gives every command again,
