@@ -621,11 +621,15 @@ impl Simulation {
 
     /// See [`Horde::step`]. While recording, the frame and its state hash are recorded.
     pub fn step(&mut self, dt: f32) -> Result<&FrameReport, SimError> {
-        self.horde.step(&mut self.world, dt)?;
-        if self.recording.is_some() {
+        let before = self.horde.frame();
+        let outcome = self.horde.step(&mut self.world, dt).map(|_| ());
+        // A frame that ran is recorded even if a stage reported a failure afterwards, so the
+        // replay keeps in step with the state.
+        if self.recording.is_some() && self.horde.frame() != before {
             let hash = state_hash(&self.world);
             self.record(|| CommandRecord::Step { dt, hash });
         }
+        outcome?;
         self.horde
             .last_report()
             .ok_or_else(|| SimError::Stage("a frame ran without a report".into()))

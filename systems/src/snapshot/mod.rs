@@ -370,7 +370,7 @@ impl Horde {
                 avoid_side: u.avoid_side,
                 arrived: u.arrived,
             };
-            let common = (
+            let (id, position, velocity, external, stun, mass) = (
                 UnitId(u.id),
                 Position(spec.position),
                 Velocity(vec2(u.velocity)),
@@ -378,19 +378,24 @@ impl Horde {
                 Stun(u.stun),
                 Mass(spec.mass),
             );
-            let entity = world.spawn(common);
-            let added = match u.quarantined {
-                None => world.insert(entity, (agent, steering)),
-                Some(frame) => world.insert_one(
-                    entity,
+            match u.quarantined {
+                None => world.spawn((
+                    id, position, velocity, external, stun, mass, agent, steering,
+                )),
+                Some(frame) => world.spawn((
+                    id,
+                    position,
+                    velocity,
+                    external,
+                    stun,
+                    mass,
                     Quarantined {
                         frame,
                         agent,
                         steering,
                     },
-                ),
+                )),
             };
-            added.map_err(|e| invalid(e.to_string()))?;
         }
         horde.data.clock.frame = r.frame;
         horde.next_unit = r.next_unit;
