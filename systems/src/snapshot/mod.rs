@@ -24,7 +24,7 @@ use std::path::Path;
 use hecs::World;
 use horde_core::{
     Agent, ExternalForce, ForceManager, Grid, Layer, Map, Mass, Position, Quarantined, SpatialGrid,
-    Steering, Stun, UnitId, Velocity,
+    Steering, Stun, Terrain, UnitId, Velocity,
 };
 
 use crate::frame::Neighbours;
@@ -123,7 +123,7 @@ pub(crate) fn validate(r: &SnapshotRecord) -> Result<(), String> {
         .to_config(1)
         .validate()
         .map_err(|e| format!("settings: {e}"))?;
-    let map = map_from(&r.map)?;
+    let grid = check_map(&r.map)?;
     if !(r.bucket_size.is_finite() && r.bucket_size > 0.0) {
         return Err(format!(
             "bucket size {} must be finite and > 0",
@@ -132,14 +132,14 @@ pub(crate) fn validate(r: &SnapshotRecord) -> Result<(), String> {
     }
     let smallest = crate::simulation::spatial_cell_size(0.5, &r.config.to_config(1));
     for size in [smallest, r.bucket_size] {
-        SpatialGrid::new(map.grid(), size).map_err(|e| format!("bucket size {size}: {e}"))?;
+        SpatialGrid::new(&grid, size).map_err(|e| format!("bucket size {size}: {e}"))?;
     }
     for (i, g) in r.groups.iter().enumerate() {
         let goal = record::goal(&g.goal).map_err(|e| format!("group {i}: {e}"))?;
         if let Some(c) = goal
             .cells()
             .iter()
-            .find(|c| c.x >= map.width() || c.y >= map.height())
+            .find(|c| c.x >= grid.width() || c.y >= grid.height())
         {
             return Err(format!("group {i}: goal cell {c} lies outside the map"));
         }
@@ -165,7 +165,7 @@ pub(crate) fn validate(r: &SnapshotRecord) -> Result<(), String> {
     }
     let mut ids: Vec<u32> = Vec::with_capacity(r.units.len());
     for u in &r.units {
-        validate_unit(u, r, &map).map_err(|e| format!("unit {}: {e}", u.id))?;
+        validate_unit(u, r, &grid).map_err(|e| format!("unit {}: {e}", u.id))?;
         ids.push(u.id);
     }
     ids.sort_unstable();
@@ -175,7 +175,7 @@ pub(crate) fn validate(r: &SnapshotRecord) -> Result<(), String> {
     Ok(())
 }
 
-fn validate_unit(u: &UnitRecord, r: &SnapshotRecord, map: &Map) -> Result<(), String> {
+fn validate_unit(u: &UnitRecord, r: &SnapshotRecord, grid: &Grid) -> Result<(), String> {
     if u.id >= r.next_unit {
         return Err(format!("id is not below the unit counter {}", r.next_unit));
     }
@@ -202,7 +202,7 @@ fn validate_unit(u: &UnitRecord, r: &SnapshotRecord, map: &Map) -> Result<(), St
     }
     // The position must lie on the map, but its cell may be a wall: a wall may be placed on
     // a unit between frames (the next frame steps it out).
-    if map.grid().cell_at(spec.position).is_none() {
+    if grid.cell_at(spec.position).is_none() {
         return Err(format!("position {} lies outside the map", spec.position));
     }
     let finite = |name: &str, v: glam::Vec2| {
@@ -222,6 +222,30 @@ fn validate_unit(u: &UnitRecord, r: &SnapshotRecord, map: &Map) -> Result<(), St
         return Err(format!("avoidance side {} must be 1 or -1", u.avoid_side));
     }
     Ok(())
+}
+
+/// Checks the map record without building the map (no cost fields): its grid, terrain kinds
+/// and cost table. Returns the grid.
+fn check_map(m: &MapRecord) -> Result<Grid, String> {
+    let grid = Grid::new(m.width, m.height)
+        .and_then(|g| g.with_placement(m.cell_size, vec2(m.origin)))
+        .map_err(|e| format!("map: {e}"))?;
+    if m.terrain.len() != grid.len() {
+        return Err(format!(
+            "map: expected {} terrain cells for the grid, got {}",
+            grid.len(),
+            m.terrain.len()
+        ));
+    }
+    if let Some(&b) = m
+        .terrain
+        .iter()
+        .find(|&&b| usize::from(b) >= Terrain::COUNT)
+    {
+        record::terrain(b).map_err(|e| format!("map: {e}"))?;
+    }
+    record::cost_table(&m.costs).map_err(|e| format!("map: {e}"))?;
+    Ok(grid)
 }
 
 fn map_from(m: &MapRecord) -> Result<Map, String> {
