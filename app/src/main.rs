@@ -9,6 +9,7 @@ mod plan;
 mod render;
 mod run;
 mod scenario;
+mod view;
 
 use std::process::ExitCode;
 
@@ -36,6 +37,8 @@ enum Command {
     Render(render::RenderArgs),
     /// Measures horde against its peers (ORCA, kiddo, Dijkstra) in one run and prints tables.
     Bench(bench::BenchArgs),
+    /// Opens the interactive viewer on a scenario file or the built-in demo (feature `viewer`).
+    View(view::ViewArgs),
 }
 
 fn main() -> ExitCode {
@@ -54,6 +57,7 @@ fn main() -> ExitCode {
         Some(Command::Map(args)) => map_cmd::run(&args),
         Some(Command::Render(args)) => render::run(&args),
         Some(Command::Bench(args)) => bench::run(&args),
+        Some(Command::View(args)) => view::run(&args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
