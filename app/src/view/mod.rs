@@ -83,6 +83,12 @@ pub struct ViewArgs {
     /// Window size in points.
     #[arg(long, value_name = "WxH", default_value = "1280x800", value_parser = parse_window_size)]
     pub size: WindowSize,
+    /// Start with the selected group's flow field drawn as arrows (key F toggles it).
+    #[arg(long)]
+    pub flow: bool,
+    /// Start with the selected group's integration field drawn as a heat map (key H).
+    #[arg(long)]
+    pub heat: bool,
     /// Built-in demo only: number of units (default 6000).
     #[arg(long)]
     pub units: Option<u32>,

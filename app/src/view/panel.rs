@@ -94,6 +94,8 @@ pub struct Stats {
     pub stages: Vec<(String, Duration)>,
     /// Milliseconds the last drawn frame spent simulating.
     pub step_ms: f32,
+    /// Milliseconds the last drawn frame spent reading the units and building what is drawn.
+    pub draw_ms: f32,
     /// The cell under the mouse and what it is, if any.
     pub hover: Option<String>,
 }
@@ -201,6 +203,7 @@ fn panel_contents(
         row("fps", format!("{:.0}", stats.fps));
         row("frame", stats.frame.to_string());
         row("sim ms/drawn frame", format!("{:.2}", stats.step_ms));
+        row("draw ms", format!("{:.2}", stats.draw_ms));
     });
     ui.separator();
     ui.label(RichText::new("ms per stage (last frame)").strong());

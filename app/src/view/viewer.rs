@@ -79,6 +79,11 @@ pub fn run(args: &ViewArgs) -> Result<(), AppError> {
     };
     let shared = Rc::clone(&finish);
     let screenshot = args.screenshot.clone();
+    let controls = Controls {
+        show_flow: args.flow,
+        show_heat: args.heat,
+        ..Controls::default()
+    };
     eframe::run_native(
         "horde view",
         options,
@@ -86,6 +91,7 @@ pub fn run(args: &ViewArgs) -> Result<(), AppError> {
             Ok(Box::new(Viewer::new(
                 &cc.egui_ctx,
                 plan,
+                controls,
                 exit_after,
                 screenshot,
                 shared,
@@ -155,6 +161,7 @@ impl Viewer {
     fn new(
         ctx: &egui::Context,
         plan: Plan,
+        controls: Controls,
         exit_after: Option<u32>,
         screenshot: Option<PathBuf>,
         finish: Rc<RefCell<Finish>>,
@@ -174,7 +181,7 @@ impl Viewer {
             plan,
             camera: Camera::default(),
             fitted: false,
-            controls: Controls::default(),
+            controls,
             stats: Stats::default(),
             disc,
             terrain,
@@ -385,6 +392,7 @@ impl Viewer {
 
     fn draw(&mut self, ctx: &egui::Context, ui: &egui::Ui, view: Rect, origin: Vec2, size: Vec2) {
         puffin::profile_function!();
+        let started = Instant::now();
         self.refresh_terrain();
         self.gather();
         let painter = ui.painter_at(view);
@@ -496,6 +504,7 @@ impl Viewer {
             egui::FontId::proportional(14.0),
             Color32::WHITE,
         );
+        self.stats.draw_ms = started.elapsed().as_secs_f32() * 1e3;
     }
 
     /// `--frames`/`--screenshot`: asks for the screenshot, saves it when it comes, closes.
