@@ -81,22 +81,43 @@ pub fn unit_mesh(units: &[UnitDot], camera: &Camera, view: Rect, texture: Textur
     mesh
 }
 
-/// The terrain, one pixel per cell: coloured by kind, darker where ground units pay more
-/// (the palette of `horde render`).
+/// Cells per texel side so that a `width x height` map fits a texture of at most `max_side`
+/// texels a side (1 for every map a GPU can show whole).
 #[must_use]
-pub fn terrain_image(map: &Map) -> ColorImage {
+pub fn texel_stride(width: u32, height: u32, max_side: usize) -> u32 {
+    let max_side = u32::try_from(max_side.max(1)).unwrap_or(u32::MAX);
+    width.max(height).div_ceil(max_side).max(1)
+}
+
+/// The cells a `stride`-subsampled image of a `width x height` grid shows, row by row: one
+/// cell (the top-left) per `stride x stride` block, and the image's size.
+fn sampled_cells(width: u32, height: u32, stride: u32) -> ([usize; 2], Vec<Cell>) {
+    let stride = stride.max(1);
+    let (w, h) = (width.div_ceil(stride), height.div_ceil(stride));
+    let cells = (0..h)
+        .flat_map(|y| (0..w).map(move |x| Cell::new(x * stride, y * stride)))
+        .collect();
+    ([w as usize, h as usize], cells)
+}
+
+/// The terrain, one pixel per cell (per `stride x stride` block on maps too big for one
+/// texture, see [`texel_stride`]): coloured by kind, darker where ground units pay more (the
+/// palette of `horde render`).
+#[must_use]
+pub fn terrain_image(map: &Map, stride: u32) -> ColorImage {
     let grid = map.grid();
     let cost = map.cost_field(Layer::Ground);
-    let pixels = (0..grid.len())
-        .map(|i| {
-            let c = grid.cell(i);
+    let (size, cells) = sampled_cells(grid.width(), grid.height(), stride);
+    let pixels = cells
+        .into_iter()
+        .map(|c| {
             colour(shade_for_cost(
                 terrain_colour(map.terrain_at(c)),
                 cost.get(c),
             ))
         })
         .collect();
-    ColorImage::new([grid.width() as usize, grid.height() as usize], pixels)
+    ColorImage::new(size, pixels)
 }
 
 /// Colour of the heat map at `t` (0 = at the goal, 1 = farthest reachable): yellow through
@@ -122,25 +143,27 @@ pub fn heat_colour(t: f32) -> Color32 {
     Color32::from_rgba_unmultiplied(mix(0), mix(1), mix(2), 170)
 }
 
-/// The integration field, one pixel per cell: [`heat_colour`] of the path cost scaled by the
-/// largest reachable cost; cells with no path (walls included) are transparent.
+/// The integration field, one pixel per cell (or `stride x stride` block, as for
+/// [`terrain_image`]): [`heat_colour`] of the path cost scaled by the largest reachable cost;
+/// cells with no path (walls included) are transparent.
 #[must_use]
-pub fn heat_image(field: &IntegrationField) -> ColorImage {
-    let (w, h) = (field.width(), field.height());
-    let cells = || (0..h).flat_map(move |y| (0..w).map(move |x| Cell::new(x, y)));
-    let max = cells()
-        .map(|c| field.get(c))
+pub fn heat_image(field: &IntegrationField, stride: u32) -> ColorImage {
+    let (size, cells) = sampled_cells(field.width(), field.height(), stride);
+    let max = cells
+        .iter()
+        .map(|&c| field.get(c))
         .filter(|&v| v != UNREACHABLE)
         .max()
         .unwrap_or(0)
         .max(1);
-    let pixels = cells()
+    let pixels = cells
+        .into_iter()
         .map(|c| match field.get(c) {
             UNREACHABLE => Color32::TRANSPARENT,
             v => heat_colour(v as f32 / max as f32),
         })
         .collect();
-    ColorImage::new([w as usize, h as usize], pixels)
+    ColorImage::new(size, pixels)
 }
 
 /// The flow field's directions as arrows about `spacing` points apart over the cells `view`
@@ -336,7 +359,7 @@ mod tests {
     #[test]
     fn terrain_pixels_use_the_render_palette() {
         let map = test_map();
-        let img = terrain_image(&map);
+        let img = terrain_image(&map, 1);
         assert_eq!(img.size, [8, 4]);
         let cost = map.cost_field(Layer::Ground);
         for i in 0..map.grid().len() {
@@ -353,12 +376,39 @@ mod tests {
     }
 
     #[test]
+    fn maps_too_big_for_one_texture_are_subsampled() {
+        assert_eq!(texel_stride(128, 128, 8192), 1);
+        assert_eq!(texel_stride(8192, 100, 8192), 1);
+        assert_eq!(texel_stride(8193, 100, 8192), 2);
+        assert_eq!(texel_stride(100, 32768, 8192), 4);
+        assert_eq!(texel_stride(5, 5, 0), 5);
+        let map = test_map();
+        let img = terrain_image(&map, 3);
+        // 8x4 cells in 3x3 blocks: 3x2 texels, each the block's top-left cell.
+        assert_eq!(img.size, [3, 2]);
+        let cost = map.cost_field(Layer::Ground);
+        for (i, c) in [(0, 0), (3, 0), (6, 0), (0, 3), (3, 3), (6, 3)]
+            .into_iter()
+            .enumerate()
+        {
+            let c = Cell::new(c.0, c.1);
+            let want = shade_for_cost(terrain_colour(map.terrain_at(c)), cost.get(c));
+            assert_eq!(img.pixels[i], colour(want), "texel {i}");
+        }
+        let goal = GoalSet::single(Cell::new(0, 0));
+        let field = IntegrationField::build(cost, goal.cells()).expect("field");
+        let heat = heat_image(&field, 2);
+        assert_eq!(heat.size, [4, 2]);
+        assert_eq!(heat.pixels[0], heat_colour(0.0));
+    }
+
+    #[test]
     fn heat_map_is_hottest_at_the_goal_and_clear_in_walls() {
         let map = test_map();
         let goal = GoalSet::single(Cell::new(7, 3));
         let field =
             IntegrationField::build(map.cost_field(Layer::Ground), goal.cells()).expect("field");
-        let img = heat_image(&field);
+        let img = heat_image(&field, 1);
         assert_eq!(img.size, [8, 4]);
         assert_eq!(img.pixels[3 * 8 + 7], heat_colour(0.0));
         assert_eq!(img.pixels[1], Color32::TRANSPARENT, "the brick wall");

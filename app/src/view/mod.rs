@@ -89,6 +89,9 @@ pub struct ViewArgs {
     /// Start with the selected group's integration field drawn as a heat map (key H).
     #[arg(long)]
     pub heat: bool,
+    /// Start with the puffin profiler window open (key P toggles it).
+    #[arg(long)]
+    pub profiler: bool,
     /// Built-in demo only: number of units (default 6000).
     #[arg(long)]
     pub units: Option<u32>,

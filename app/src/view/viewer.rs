@@ -18,7 +18,8 @@ use super::ViewArgs;
 use super::camera::Camera;
 use super::input::{Action, apply};
 use super::mesh::{
-    UnitDot, colour, disc_image, flow_arrows, heat_image, segments_mesh, terrain_image, unit_mesh,
+    UnitDot, colour, disc_image, flow_arrows, heat_image, segments_mesh, terrain_image,
+    texel_stride, unit_mesh,
 };
 use super::panel::{Controls, Request, Stats, keys, side_panel};
 use crate::AppError;
@@ -82,6 +83,7 @@ pub fn run(args: &ViewArgs) -> Result<(), AppError> {
     let controls = Controls {
         show_flow: args.flow,
         show_heat: args.heat,
+        show_profiler: args.profiler,
         ..Controls::default()
     };
     eframe::run_native(
@@ -100,8 +102,8 @@ pub fn run(args: &ViewArgs) -> Result<(), AppError> {
     )
     .map_err(|e| {
         AppError::Failed(format!(
-            "cannot open the viewer window: {e} (is a display server running? DISPLAY or \
-             WAYLAND_DISPLAY must be set)"
+            "cannot open the viewer window: {e} (the viewer needs an X server: set DISPLAY; \
+             Wayland desktops provide one through XWayland)"
         ))
     })?;
     let mut finish = finish.borrow_mut();
@@ -145,6 +147,8 @@ struct Viewer {
     disc: TextureHandle,
     terrain: TextureHandle,
     terrain_seen: (Vec<Terrain>, u64),
+    /// Cells per texel side of the terrain and heat textures (see `texel_stride`).
+    stride: u32,
     heat: Option<(HeatKey, TextureHandle)>,
     dots: Vec<UnitDot>,
     step_debt: f32,
@@ -167,9 +171,15 @@ impl Viewer {
         finish: Rc<RefCell<Finish>>,
     ) -> Self {
         puffin::set_scopes_on(true);
+        let max_side = ctx.input(|i| i.max_texture_side);
+        let stride = {
+            let map = plan.sim.map();
+            texel_stride(map.width(), map.height(), max_side)
+        };
         let (terrain, terrain_seen) = {
             let map = plan.sim.map();
-            let tex = ctx.load_texture("terrain", terrain_image(&map), TextureOptions::NEAREST);
+            let image = terrain_image(&map, stride);
+            let tex = ctx.load_texture("terrain", image, TextureOptions::NEAREST);
             let seen = (
                 map.terrain().to_vec(),
                 map.cost_field(Layer::Ground).version(),
@@ -186,6 +196,7 @@ impl Viewer {
             disc,
             terrain,
             terrain_seen,
+            stride,
             heat: None,
             dots: Vec::new(),
             step_debt: 0.0,
@@ -280,7 +291,7 @@ impl Viewer {
         let version = map.cost_field(Layer::Ground).version();
         if self.terrain_seen.1 != version || self.terrain_seen.0 != map.terrain() {
             self.terrain
-                .set(terrain_image(&map), TextureOptions::NEAREST);
+                .set(terrain_image(&map, self.stride), TextureOptions::NEAREST);
             self.terrain_seen = (map.terrain().to_vec(), version);
         }
     }
@@ -296,14 +307,17 @@ impl Viewer {
         match &mut self.heat {
             Some((k, tex)) if *k == key => Some(tex.id()),
             Some((k, tex)) => {
-                tex.set(heat_image(nav.integration()), TextureOptions::NEAREST);
+                tex.set(
+                    heat_image(nav.integration(), self.stride),
+                    TextureOptions::NEAREST,
+                );
                 *k = key;
                 Some(tex.id())
             }
             None => {
                 let tex = ctx.load_texture(
                     "heat",
-                    heat_image(nav.integration()),
+                    heat_image(nav.integration(), self.stride),
                     TextureOptions::NEAREST,
                 );
                 let id = tex.id();
@@ -324,7 +338,8 @@ impl Viewer {
             self.camera = Camera::fit(origin, origin + size, view);
             self.fitted = true;
         }
-        let pointer = ctx.input(|i| i.pointer.hover_pos());
+        // The last known position: a drag released outside the window still ends there.
+        let pointer = ctx.input(|i| i.pointer.latest_pos());
         let over_map = response.hovered();
         // Zoom about the cursor, pan with the right or middle button.
         if over_map && let Some(p) = pointer {
@@ -387,19 +402,26 @@ impl Viewer {
             });
         }
         self.act(actions);
-        self.draw(ctx, ui, view, origin, size);
+        self.draw(ctx, ui, view, origin);
     }
 
-    fn draw(&mut self, ctx: &egui::Context, ui: &egui::Ui, view: Rect, origin: Vec2, size: Vec2) {
+    fn draw(&mut self, ctx: &egui::Context, ui: &egui::Ui, view: Rect, origin: Vec2) {
         puffin::profile_function!();
         let started = Instant::now();
         self.refresh_terrain();
         self.gather();
         let painter = ui.painter_at(view);
         painter.rect_filled(view, 0.0, Color32::from_gray(24));
+        // The textures cover whole `stride`-cell blocks: up to a block past the map's edge.
+        let covered = {
+            let map = self.plan.sim.map();
+            let grid = map.grid();
+            let cells = |n: u32| (n.div_ceil(self.stride) * self.stride) as f32;
+            Vec2::new(cells(grid.width()), cells(grid.height())) * grid.cell_size()
+        };
         let map_rect = Rect::from_min_max(
             self.camera.world_to_screen(origin, view),
-            self.camera.world_to_screen(origin + size, view),
+            self.camera.world_to_screen(origin + covered, view),
         );
         let uv = Rect::from_min_max(pos2(0.0, 0.0), pos2(1.0, 1.0));
         painter.image(self.terrain.id(), map_rect, uv, Color32::WHITE);
