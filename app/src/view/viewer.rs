@@ -152,6 +152,8 @@ struct Viewer {
     heat: Option<(HeatKey, TextureHandle)>,
     dots: Vec<UnitDot>,
     step_debt: f32,
+    /// The frame whose timed events were applied last.
+    events_done: Option<u32>,
     drawn: u32,
     exit_after: Option<u32>,
     screenshot: Option<PathBuf>,
@@ -200,6 +202,7 @@ impl Viewer {
             heat: None,
             dots: Vec::new(),
             step_debt: 0.0,
+            events_done: None,
             drawn: 0,
             exit_after,
             screenshot,
@@ -214,10 +217,14 @@ impl Viewer {
     fn step(&mut self) {
         puffin::profile_function!();
         let frame = u32::try_from(self.plan.sim.frame()).unwrap_or(u32::MAX);
-        let outcome = self
-            .plan
-            .apply_events(frame)
-            .and_then(|()| self.plan.sim.step(self.plan.dt).map(|_| ()));
+        // A frame whose step failed keeps its number: its events must not happen twice.
+        let events = if self.events_done == Some(frame) {
+            Ok(())
+        } else {
+            self.events_done = Some(frame);
+            self.plan.apply_events(frame)
+        };
+        let outcome = events.and_then(|()| self.plan.sim.step(self.plan.dt).map(|_| ()));
         if let Err(e) = outcome {
             self.controls.message = format!("step failed: {e} (paused)");
             self.controls.paused = true;
