@@ -277,3 +277,76 @@ fn panel_contents(
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs [`keys`] for one frame in which `pressed` were pressed.
+    fn press(controls: &mut Controls, groups: usize, pressed: &[Key]) -> Vec<Request> {
+        let ctx = egui::Context::default();
+        let events = pressed
+            .iter()
+            .map(|&key| egui::Event::Key {
+                key,
+                physical_key: None,
+                pressed: true,
+                repeat: false,
+                modifiers: egui::Modifiers::NONE,
+            })
+            .collect();
+        let input = egui::RawInput {
+            events,
+            ..egui::RawInput::default()
+        };
+        let mut out = Vec::new();
+        let _ = ctx.run(input, |ctx| out = keys(ctx, controls, groups));
+        out
+    }
+
+    #[test]
+    fn keys_pick_tools_groups_and_toggles() {
+        let mut c = Controls::default();
+        assert_eq!(c.tools.tool, Tool::Goal);
+        for tool in Tool::ALL {
+            let key = Key::from_name(&tool.key().to_string()).expect("a key");
+            assert!(press(&mut c, 3, &[key]).is_empty());
+            assert_eq!(c.tools.tool, tool, "{key:?}");
+        }
+        press(&mut c, 3, &[Key::Num3]);
+        assert_eq!(c.tools.group, GroupId(2));
+        // There is no fourth group: the selection stays.
+        press(&mut c, 3, &[Key::Num4]);
+        assert_eq!(c.tools.group, GroupId(2));
+        press(&mut c, 3, &[Key::Space, Key::F, Key::H, Key::P]);
+        assert!(c.paused && c.show_flow && c.show_heat && c.show_profiler);
+        press(&mut c, 3, &[Key::Space, Key::F, Key::H, Key::P]);
+        assert!(!c.paused && !c.show_flow && !c.show_heat && !c.show_profiler);
+    }
+
+    #[test]
+    fn keys_ask_for_steps_spawns_and_fitting() {
+        let mut c = Controls::default();
+        assert_eq!(press(&mut c, 1, &[Key::N]), vec![Request::Step]);
+        assert_eq!(press(&mut c, 1, &[Key::Period]), vec![Request::Step]);
+        assert_eq!(press(&mut c, 1, &[Key::S]), vec![Request::Spawn]);
+        assert_eq!(press(&mut c, 1, &[Key::R]), vec![Request::FitView]);
+        assert!(press(&mut c, 1, &[Key::Q]).is_empty());
+    }
+
+    #[test]
+    fn speed_keys_move_along_the_speeds_and_stop_at_the_ends() {
+        let mut c = Controls::default();
+        assert_eq!(c.steps_per_frame(), 1.0);
+        press(&mut c, 1, &[Key::Plus]);
+        assert_eq!(c.steps_per_frame(), 2.0);
+        for _ in 0..10 {
+            press(&mut c, 1, &[Key::Equals]);
+        }
+        assert_eq!(c.steps_per_frame(), SPEEDS[SPEEDS.len() - 1]);
+        for _ in 0..20 {
+            press(&mut c, 1, &[Key::Minus]);
+        }
+        assert_eq!(c.steps_per_frame(), SPEEDS[0]);
+    }
+}
