@@ -36,6 +36,23 @@ pub struct UnitDot {
     pub group: u16,
     /// Stunned units are white with a dark ring.
     pub stunned: bool,
+    /// Units at their goal are drawn in a darker shade of their group's colour.
+    pub arrived: bool,
+}
+
+/// How much of its group colour an arrived unit keeps.
+pub const ARRIVED_SHADE: f32 = 0.55;
+
+/// The colour a unit is drawn in: its group's ([`unit_colour`], white when stunned), darker
+/// once it has arrived.
+#[must_use]
+pub fn dot_colour(u: &UnitDot) -> Color32 {
+    let rgb = unit_colour(u.group, u.stunned);
+    if u.arrived && !u.stunned {
+        colour(rgb.map(|c| (f32::from(c) * ARRIVED_SHADE).round() as u8))
+    } else {
+        colour(rgb)
+    }
 }
 
 /// A white disc with a soft one-texel edge (alpha only, premultiplied): units are quads
@@ -55,7 +72,7 @@ pub fn disc_image() -> ColorImage {
 }
 
 /// Every unit whose disc touches `view`, as one mesh of quads textured with `texture` (see
-/// [`disc_image`]): 4 vertices and 2 triangles per unit, plus a dark quad behind each stunned
+/// [`disc_image`]) and tinted with [`dot_colour`]: 4 vertices and 2 triangles per unit, plus a dark quad behind each stunned
 /// unit (drawn first, so the white unit sits on its ring).
 #[must_use]
 pub fn unit_mesh(units: &[UnitDot], camera: &Camera, view: Rect, texture: TextureId) -> Mesh {
@@ -76,7 +93,7 @@ pub fn unit_mesh(units: &[UnitDot], camera: &Camera, view: Rect, texture: Textur
             mesh.add_rect_with_uv(rect, uv, STUN_OUTLINE_COLOUR);
         }
         let rect = Rect::from_center_size(centre, vec2(2.0 * r, 2.0 * r));
-        mesh.add_rect_with_uv(rect, uv, colour(unit_colour(u.group, u.stunned)));
+        mesh.add_rect_with_uv(rect, uv, dot_colour(u));
     }
     mesh
 }
@@ -245,6 +262,7 @@ mod tests {
                 radius: 0.4,
                 group: (i % 3) as u16,
                 stunned: stunned_every > 0 && i % stunned_every == 0,
+                arrived: false,
             })
             .collect()
     }
@@ -290,6 +308,30 @@ mod tests {
         assert!(ring[3].pos.x - ring[0].pos.x > disc[3].pos.x - disc[0].pos.x);
         let whites = mesh.vertices.iter().filter(|v| v.color == white).count();
         assert_eq!(whites, 4 * 25);
+    }
+
+    #[test]
+    fn arrived_units_are_a_darker_shade_of_their_group() {
+        let mut units = dots(6, 0);
+        for u in &mut units[3..] {
+            u.arrived = true;
+        }
+        units[5].stunned = true;
+        let cam = Camera::fit(Vec2::ZERO, Vec2::new(10.0, 1.0), view());
+        let mesh = unit_mesh(&units, &cam, view(), TextureId::default());
+        let quad_colour = |q: usize| mesh.vertices[4 * q].color;
+        for g in 0..3 {
+            assert_eq!(quad_colour(g), colour(unit_colour(g as u16, false)));
+        }
+        for g in 3..5 {
+            let base = unit_colour((g % 3) as u16, false);
+            let dark = base.map(|c| (f32::from(c) * ARRIVED_SHADE).round() as u8);
+            assert_eq!(quad_colour(g), colour(dark), "unit {g}");
+            assert_ne!(quad_colour(g), colour(base));
+        }
+        // Stunned wins over arrived: ring (quad 5) then a white disc (quad 6).
+        assert_eq!(quad_colour(5), STUN_OUTLINE_COLOUR);
+        assert_eq!(quad_colour(6), Color32::WHITE);
     }
 
     #[test]

@@ -282,6 +282,7 @@ impl Viewer {
                 radius: a.radius,
                 group: a.group.0,
                 stunned: is_stunned,
+                arrived: st.arrived,
             });
         }
         self.stats.units = self.dots.len();
