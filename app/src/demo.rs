@@ -121,7 +121,7 @@ pub fn build(args: &RunArgs, threads: usize) -> Result<Plan, AppError> {
 }
 
 /// Up to `n` open ground cells nearest `centre` (ring by ring).
-fn open_cells_near(sim: &Simulation, centre: Vec2, n: usize) -> Vec<Cell> {
+pub fn open_cells_near(sim: &Simulation, centre: Vec2, n: usize) -> Vec<Cell> {
     let map = sim.map();
     let grid = map.grid();
     let c = grid.clamped_cell_at(centre);

@@ -12,6 +12,7 @@ mod render;
 mod replay;
 mod run;
 mod scenario;
+mod view;
 
 use std::process::ExitCode;
 
@@ -41,6 +42,8 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Plays a replay file (from `horde run --record`), checking every frame's state hash.
     Replay(replay::ReplayArgs),
+    /// Opens the interactive viewer on a scenario file or the built-in demo (feature `viewer`).
+    View(view::ViewArgs),
 }
 
 fn main() -> ExitCode {
@@ -60,6 +63,7 @@ fn main() -> ExitCode {
         Some(Command::Render(args)) => render::run(&args),
         Some(Command::Bench(args)) => bench::run(&args),
         Some(Command::Replay(args)) => replay::run(&args),
+        Some(Command::View(args)) => view::run(&args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
