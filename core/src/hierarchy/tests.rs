@@ -215,24 +215,43 @@ fn one_sector_is_exact_and_fields_respect_the_budget() {
 #[test]
 fn every_unit_has_a_direction_before_any_field_exists() {
     let (w, h) = (96u32, 64u32);
-    let cost = CostField::filled(&Grid::new(w, h).unwrap(), 1);
-    let graph = PortalGraph::build(&cost, 16).unwrap();
-    let goal = Cell::new(90, 3);
-    let nav = HierarchicalField::new(&graph, &cost, &[goal], usize::MAX).unwrap();
     let grid = Grid::new(w, h).unwrap();
-    for y in 0..h {
-        for x in 0..w {
+    let goal = Cell::new(90, 3);
+    let goal_centre = grid.cell_centre(goal);
+    // Open ground: a unit that walks straight along `steer` in quarter-cell steps, with no
+    // field ever built, reaches the goal cell from everywhere.
+    let open = CostField::filled(&grid, 1);
+    let graph = PortalGraph::build(&open, 16).unwrap();
+    let nav = HierarchicalField::new(&graph, &open, &[goal], usize::MAX).unwrap();
+    for y in (0..h).step_by(3) {
+        for x in (0..w).step_by(3) {
             let cell = Cell::new(x, y);
-            let v = nav.steer(&graph, &grid, grid.cell_centre(cell));
-            if cell == goal {
-                assert_eq!(v, glam::Vec2::ZERO);
-            } else {
-                // Open ground: the waypoint (a portal middle on the side facing the goal)
-                // never lies behind the unit.
-                assert!((v.length() - 1.0).abs() < 1e-4, "{cell}");
-                let to_goal = grid.cell_centre(goal) - grid.cell_centre(cell);
-                assert!(v.dot(to_goal) >= 0.0, "{cell}: {v}");
+            let mut pos = grid.cell_centre(cell);
+            let mut steps = 0;
+            while grid.cell_at(pos) != Some(goal) {
+                let v = nav.steer(&graph, &grid, pos);
+                assert!((v.length() - 1.0).abs() < 1e-4, "no direction at {pos}");
+                pos += v * 0.25;
+                steps += 1;
+                assert!(steps < 4 * 4 * (w + h), "from {cell}: stuck at {pos}");
             }
+        }
+    }
+    assert_eq!(nav.steer(&graph, &grid, goal_centre), glam::Vec2::ZERO);
+    // Behind a wall with one gap, every passable cell still has a direction at once (the
+    // straight line to the waypoint may cross a sector's inner walls: steering slides along
+    // them until the sector's field is built).
+    let costs: Vec<u8> = (0..w * h)
+        .map(|i| if i % w == 40 && i / w != 50 { WALL } else { 1 })
+        .collect();
+    let walled = CostField::from_costs(&grid, &costs).unwrap();
+    let graph = PortalGraph::build(&walled, 16).unwrap();
+    let nav = HierarchicalField::new(&graph, &walled, &[goal], usize::MAX).unwrap();
+    for i in 0..grid.len() {
+        let cell = grid.cell(i);
+        if walled.is_passable(cell) && cell != goal {
+            let v = nav.steer(&graph, &grid, grid.cell_centre(cell));
+            assert!((v.length() - 1.0).abs() < 1e-4, "no direction at {cell}");
         }
     }
     assert_eq!(nav.stats().fields_built, 0);
