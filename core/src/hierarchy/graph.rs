@@ -3,6 +3,7 @@
 use std::ops::Range;
 
 use crate::cost_field::CostField;
+use crate::direction::ORTHO_STEP;
 use crate::flow::NO_DIRECTION;
 use crate::grid::Cell;
 use crate::integration::UNREACHABLE;
@@ -22,6 +23,8 @@ struct SectorNodes {
     /// `intra[i * k + j]`: cost of walking from node `i` to node `j` without leaving the
     /// sector ([`UNREACHABLE`] when the sector's walls separate them).
     intra: Vec<u32>,
+    /// Cost of entering each node cell (what crossing a portal into it costs, per step).
+    entry: Vec<u8>,
 }
 
 /// Portals on sector borders and the walking costs between them, for one cost field.
@@ -49,6 +52,11 @@ pub struct PortalGraph {
     /// Node `n`'s portal partners are `link_to[link_first[n]..link_first[n + 1]]`.
     link_first: Vec<u32>,
     link_to: Vec<u32>,
+    /// Incoming edges of node `m`: `(p, cost of p -> m)` for `into[into_first[m]..
+    /// into_first[m + 1]]`, portal partners first, then the sector's other nodes in order.
+    /// What the coarse search walks, in one flat array.
+    into_first: Vec<u32>,
+    into: Vec<(u32, u32)>,
 }
 
 impl PortalGraph {
@@ -66,6 +74,8 @@ impl PortalGraph {
             node_sector: Vec::new(),
             link_first: Vec::new(),
             link_to: Vec::new(),
+            into_first: Vec::new(),
+            into: Vec::new(),
         };
         let mut search = LocalSearch::default();
         for s in 0..sectors.len() {
@@ -182,13 +192,16 @@ impl PortalGraph {
                     + s.cells.capacity() * 8
                     + s.links.capacity() * 12
                     + s.intra.capacity() * 4
+                    + s.entry.capacity()
             })
             .sum();
         per + (self.first.capacity()
             + self.node_sector.capacity()
             + self.link_first.capacity()
-            + self.link_to.capacity())
+            + self.link_to.capacity()
+            + self.into_first.capacity())
             * 4
+            + self.into.capacity() * 8
             + self.node_cell.capacity() * 8
     }
 
@@ -233,17 +246,6 @@ impl PortalGraph {
         self.per_sector[s].intra[i * k + j]
     }
 
-    /// Costs of walking from every node of `to`'s sector to node `to` (in the sector's node
-    /// order), read as one strided column.
-    pub(crate) fn intra_column(&self, to: u32) -> impl Iterator<Item = (u32, u32)> + '_ {
-        let s = self.node_sector(to);
-        let nodes = &self.per_sector[s];
-        let k = nodes.cells.len();
-        let j = (to - self.first[s]) as usize;
-        let first = self.first[s];
-        (0..k).map(move |i| (first + i as u32, nodes.intra[i * k + j]))
-    }
-
     /// Rebuilds the global node ids and the portal links from the per-sector lists.
     fn index(&mut self) {
         self.first.clear();
@@ -278,6 +280,35 @@ impl PortalGraph {
             }
         }
         self.link_first.push(self.link_to.len() as u32);
+        self.into_first.clear();
+        self.into.clear();
+        for (s, nodes) in self.per_sector.iter().enumerate() {
+            let k = nodes.cells.len();
+            let first = self.first[s];
+            for j in 0..k {
+                let m = first as usize + j;
+                self.into_first.push(self.into.len() as u32);
+                let enter = u32::from(nodes.entry[j]) * ORTHO_STEP;
+                for &p in
+                    &self.link_to[self.link_first[m] as usize..self.link_first[m + 1] as usize]
+                {
+                    self.into.push((p, enter));
+                }
+                for i in 0..k {
+                    let w = nodes.intra[i * k + j];
+                    if i != j && w != UNREACHABLE {
+                        self.into.push((first + i as u32, w));
+                    }
+                }
+            }
+        }
+        self.into_first.push(self.into.len() as u32);
+    }
+
+    /// The edges into node `m`: `(p, cost of walking p -> m)`.
+    pub(crate) fn edges_into(&self, m: u32) -> &[(u32, u32)] {
+        let m = m as usize;
+        &self.into[self.into_first[m] as usize..self.into_first[m + 1] as usize]
     }
 }
 
@@ -351,9 +382,11 @@ fn sector_nodes(
             intra[i * k + j] = search.values[b.local(from)];
         }
     }
+    let entry = cells.iter().map(|&c| cost.get(c)).collect();
     SectorNodes {
         cells,
         links,
         intra,
+        entry,
     }
 }

