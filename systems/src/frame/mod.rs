@@ -27,6 +27,7 @@ use parking_lot::{Mutex, RwLock};
 use crate::config::SimConfig;
 use crate::edit_log::EditLog;
 use crate::groups::Groups;
+use crate::hierarchy_nav::{HierarchyNav, update_hierarchy};
 use crate::job_graph::{Access, GraphBuildError, JobGraph, StageContext};
 
 pub use bucket_units::{NeighbourInfo, Neighbours};
@@ -64,6 +65,8 @@ pub struct FrameData {
     pub clock: FrameClock,
     /// Cost edits not yet folded into every field.
     pub edits: RwLock<EditLog>,
+    /// Portal graphs and hierarchical path requests (used with `Navigation::Hierarchical`).
+    pub hierarchy: RwLock<HierarchyNav>,
     /// Field rebuild failures of the last frame (should stay empty).
     pub errors: Mutex<Vec<String>>,
 }
@@ -109,6 +112,18 @@ pub(crate) fn build_graph() -> Result<JobGraph<FrameData>, GraphBuildError> {
             update_forces::update_forces,
         )
         .stage(
+            "update_hierarchy",
+            Access::new()
+                .read::<Map>()
+                .read::<Groups>()
+                .read::<EditLog>()
+                .read::<Position>()
+                .read::<Agent>()
+                .write::<HierarchyNav>(),
+            &[],
+            update_hierarchy,
+        )
+        .stage(
             "rebuild_fields",
             Access::new()
                 .read::<Map>()
@@ -116,7 +131,8 @@ pub(crate) fn build_graph() -> Result<JobGraph<FrameData>, GraphBuildError> {
                 .write::<EditLog>()
                 .write::<FieldCache>()
                 .write::<Clearance>(),
-            &[],
+            // The hierarchy reads the edits this stage prunes.
+            &["update_hierarchy"],
             rebuild_fields::rebuild_fields,
         )
         .stage(
@@ -142,9 +158,10 @@ pub(crate) fn build_graph() -> Result<JobGraph<FrameData>, GraphBuildError> {
                 .read::<Clearance>()
                 .read::<Neighbours>()
                 .read::<Map>()
+                .read::<HierarchyNav>()
                 .write::<Velocity>()
                 .write::<Steering>(),
-            &["rebuild_fields", "bucket_units"],
+            &["rebuild_fields", "bucket_units", "update_hierarchy"],
             steer_units::steer_units,
         )
         .stage(

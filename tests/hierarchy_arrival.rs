@@ -1,0 +1,65 @@
+//! Units reach their goal with `Navigation::Hierarchical` on Moving AI maps: 1,000 units
+//! spawned in open cells with a path come within 2 cells of the goal, no unit centre is ever
+//! in a wall, and the directions really came from the sector fields.
+
+mod common;
+
+use horde::{Cell, Layer, Navigation, SimConfig, load_map};
+
+use common::*;
+
+#[test]
+fn units_reach_the_goal_with_hierarchical_navigation() {
+    let Some(dir) = movingai_dir() else {
+        eprintln!("SKIP: ../shared/data/movingai not found; hierarchical arrival test not run");
+        return;
+    };
+    for (name, centre) in [
+        ("den520d.map", Cell::new(130, 130)),
+        ("random512-10-0.map", Cell::new(256, 256)),
+    ] {
+        let map = load_map(dir.join(name)).unwrap();
+        let units = 1000;
+        let goal = area_goal(&map, centre, 2 * units);
+        let cells = spawn_cells(&map, &goal, units, 11);
+        let field = goal_field(&map, &goal);
+        let config = SimConfig::default()
+            .with_threads(2)
+            .with_navigation(Navigation::Hierarchical);
+        let mut sim = crowd(map, goal, &cells, config);
+        let mut reached = vec![false; units];
+        for frame in 0..4000 {
+            sim.step(1.0 / 30.0).unwrap();
+            assert_eq!(
+                wall_violations(&sim),
+                0,
+                "{name}: unit in a wall at frame {frame}"
+            );
+            for (r, d) in reached.iter_mut().zip(distances(&sim, &field)) {
+                *r |= d <= 2.0;
+            }
+            if frame % 30 == 0 && reached.iter().all(|&r| r) {
+                break;
+            }
+        }
+        let fraction = reached.iter().filter(|&&r| r).count() as f64 / units as f64;
+        let horde = sim.horde();
+        let nav = horde.hierarchy();
+        let stats = nav
+            .field(0, Layer::Ground)
+            .expect("a hierarchical request")
+            .stats();
+        println!(
+            "{name}: {:.1}% of {units} units reached the goal; {} sector fields built, {:.1} KiB held",
+            fraction * 100.0,
+            stats.fields_built,
+            nav.bytes_in_use() as f64 / 1024.0
+        );
+        assert!(stats.fields_built > 0);
+        assert!(
+            fraction >= 0.98,
+            "{name}: only {:.1}% arrived",
+            fraction * 100.0
+        );
+    }
+}
