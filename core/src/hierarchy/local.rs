@@ -1,9 +1,6 @@
 //! Dijkstra inside one sector: the building block of the portal graph's edges, the coarse
 //! route's start and the sector fields.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-
 use crate::cost_field::CostField;
 use crate::direction::{DIAG_STEP, Direction, ORTHO_STEP};
 use crate::flow::NO_DIRECTION;
@@ -24,7 +21,7 @@ pub(crate) struct LocalSearch {
     /// The first move of a cheapest path from each cell (a [`Direction`] index, or
     /// [`NO_DIRECTION`] at seeds that are goals, walls and cut-off cells).
     pub dirs: Vec<u8>,
-    heap: BinaryHeap<Reverse<(u32, u16)>>,
+    heap: RadixHeap,
 }
 
 impl LocalSearch {
@@ -44,15 +41,15 @@ impl LocalSearch {
             if value < self.values[local] {
                 self.values[local] = value;
                 self.dirs[local] = dir;
-                self.heap.push(Reverse((value, local as u16)));
+                self.heap.push(value, local as u32);
             }
         }
         let costs = cost.padded_costs();
         let moves = cost.padded_moves();
         let stride = cost.stride();
         let base = (bounds.y0 as usize + 1) * stride + bounds.x0 as usize + 1;
-        while let Some(Reverse((d, u))) = self.heap.pop() {
-            let u = usize::from(u);
+        while let Some((d, u)) = self.heap.pop() {
+            let u = u as usize;
             if d > self.values[u] {
                 continue;
             }
@@ -74,10 +71,80 @@ impl LocalSearch {
                 if nd < self.values[v] {
                     self.values[v] = nd;
                     self.dirs[v] = ((dir + 4) & 7) as u8;
-                    self.heap.push(Reverse((nd, v as u16)));
+                    self.heap.push(nd, v as u32);
                 }
             }
         }
+    }
+}
+
+/// A monotone priority queue for `u32` keys (a radix heap): every key pushed is at least the
+/// last key popped, as in Dijkstra. Keys go to the bucket of the highest bit in which they
+/// differ from the last popped key; popping empties the lowest non-empty bucket into lower
+/// ones around its minimum. Amortised `O(32)` per entry and no comparisons between entries.
+/// Together with the flat incoming-edge array it took the coarse route on the 4096x4096 bench
+/// from 30 ms to 12 ms (the two changes were not measured apart).
+#[derive(Clone, Debug)]
+pub(crate) struct RadixHeap {
+    /// 33 buckets: bucket `b > 0` holds keys whose highest bit differing from `last` is
+    /// bit `b - 1`; bucket 0 holds keys equal to `last`.
+    buckets: Vec<Vec<(u32, u32)>>,
+    last: u32,
+    len: usize,
+}
+
+impl Default for RadixHeap {
+    fn default() -> Self {
+        Self {
+            buckets: vec![Vec::new(); 33],
+            last: 0,
+            len: 0,
+        }
+    }
+}
+
+impl RadixHeap {
+    /// Empties the queue for a new search (keeps the allocations).
+    pub fn clear(&mut self) {
+        for b in &mut self.buckets {
+            b.clear();
+        }
+        self.last = 0;
+        self.len = 0;
+    }
+
+    fn bucket(&self, key: u32) -> usize {
+        (32 - (key ^ self.last).leading_zeros()) as usize
+    }
+
+    /// Queues `item` with `key` (`key` must be at least the last popped key).
+    pub fn push(&mut self, key: u32, item: u32) {
+        debug_assert!(key >= self.last);
+        let b = self.bucket(key);
+        self.buckets[b].push((key, item));
+        self.len += 1;
+    }
+
+    /// The entry with the smallest key (ties in no particular but fixed order).
+    pub fn pop(&mut self) -> Option<(u32, u32)> {
+        if self.len == 0 {
+            return None;
+        }
+        if self.buckets[0].is_empty() {
+            let i = self.buckets.iter().position(|b| !b.is_empty())?;
+            let moving = std::mem::take(&mut self.buckets[i]);
+            self.last = moving.iter().map(|&(k, _)| k).min()?;
+            for &(k, v) in &moving {
+                let b = self.bucket(k);
+                self.buckets[b].push((k, v));
+            }
+            // Keep the allocation.
+            let mut moving = moving;
+            moving.clear();
+            self.buckets[i] = moving;
+        }
+        self.len -= 1;
+        self.buckets[0].pop()
     }
 }
 
@@ -112,5 +179,24 @@ mod tests {
         s.run(&cost, b, &seeds);
         let expected = dijkstra_binary_heap(&cost, &seeds.iter().map(|_| goal).collect::<Vec<_>>());
         assert_eq!(s.values, expected);
+    }
+
+    #[test]
+    fn radix_heap_pops_in_key_order() {
+        let mut heap = RadixHeap::default();
+        let mut x = 12345u32;
+        let mut popped = Vec::new();
+        for round in 0..200u32 {
+            for _ in 0..5 {
+                x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+                heap.push(heap.last + (x >> 8) % (1000 * (round % 7 + 1)), round);
+            }
+            popped.push(heap.pop().unwrap().0);
+        }
+        while let Some((k, _)) = heap.pop() {
+            popped.push(k);
+        }
+        assert_eq!(popped.len(), 1000);
+        assert!(popped.windows(2).all(|w| w[0] <= w[1]));
     }
 }
