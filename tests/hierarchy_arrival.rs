@@ -4,7 +4,8 @@
 
 mod common;
 
-use horde::{Cell, Layer, Navigation, SimConfig, load_map};
+use horde::hierarchy::DEFAULT_SECTOR_SIZE;
+use horde::{Cell, Layer, Navigation, PortalGraph, SimConfig, Terrain, load_map};
 
 use common::*;
 
@@ -62,4 +63,45 @@ fn units_reach_the_goal_with_hierarchical_navigation() {
             fraction * 100.0
         );
     }
+}
+
+#[test]
+fn terrain_edits_update_the_portal_graph_in_the_frame() {
+    let Some(dir) = movingai_dir() else {
+        eprintln!("SKIP: ../shared/data/movingai not found; hierarchical edit test not run");
+        return;
+    };
+    let map = load_map(dir.join("den520d.map")).unwrap();
+    let goal = area_goal(&map, Cell::new(130, 130), 200);
+    let cells = spawn_cells(&map, &goal, 100, 3);
+    let config = SimConfig::default().with_navigation(Navigation::Hierarchical);
+    let mut sim = crowd(map, goal, &cells, config);
+    sim.step(1.0 / 30.0).unwrap();
+    // Walls placed on open cells across several sectors (some on sector borders), and one
+    // removed again, between frames.
+    let open: Vec<Cell> = {
+        let map = sim.map();
+        let cost = map.cost_field(Layer::Ground);
+        (0..map.grid().len())
+            .map(|i| map.grid().cell(i))
+            .filter(|&c| cost.is_passable(c) && (c.x % 32 == 31 || c.y % 97 == 0))
+            .step_by(37)
+            .take(40)
+            .collect()
+    };
+    assert!(open.len() >= 20);
+    for &c in &open {
+        sim.set_terrain(c, Terrain::BrickWall).unwrap();
+    }
+    sim.set_terrain(open[0], Terrain::Empty).unwrap();
+    sim.step(1.0 / 30.0).unwrap();
+    let map = sim.map();
+    let cost = map.cost_field(Layer::Ground);
+    let horde = sim.horde();
+    let nav = horde.hierarchy();
+    let graph = nav.graph(Layer::Ground).expect("a ground graph");
+    assert!(graph.is_current(cost));
+    assert!(graph == &PortalGraph::build(cost, DEFAULT_SECTOR_SIZE).unwrap());
+    let field = nav.field(0, Layer::Ground).unwrap();
+    assert_eq!(field.route().version(), cost.version());
 }

@@ -159,10 +159,9 @@ impl HierarchicalField {
     ) -> Result<(), HierarchyError> {
         self.check(graph, cost)?;
         if sector >= self.fields.len() {
-            return Err(HierarchyError::CellOutside {
-                cell: Cell::new(sector as u32, 0),
-                width: self.fields.len() as u32,
-                height: 1,
+            return Err(HierarchyError::NoSuchSector {
+                sector,
+                count: self.fields.len(),
             });
         }
         if let Some(f) = &mut self.fields[sector] {

@@ -69,6 +69,14 @@ pub enum HierarchyError {
         /// Cost version of the graph now.
         graph: u64,
     },
+    /// A sector index beyond the map's sectors.
+    #[error("sector {sector} does not exist (the map has {count})")]
+    NoSuchSector {
+        /// The index asked for.
+        sector: usize,
+        /// Number of sectors.
+        count: usize,
+    },
     /// No goal cell is passable.
     #[error("no goal cell is passable")]
     NoPassableGoal,

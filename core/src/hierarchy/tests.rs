@@ -294,6 +294,13 @@ fn bad_input_is_an_error() {
     let mut nav = HierarchicalField::new(&graph, &cost, &[Cell::new(1, 1)], 0).unwrap();
     assert!(nav.direction(&graph, &edited, Cell::new(2, 2)).is_err());
     assert!(nav.direction(&graph, &cost, Cell::new(20, 2)).is_err());
+    assert_eq!(
+        nav.ensure_sector(&graph, &cost, 9),
+        Err(HierarchyError::NoSuchSector {
+            sector: 9,
+            count: 9
+        })
+    );
     let mut g3 = graph.clone();
     assert!(g3.update(&cost, &[Cell::new(10, 10)]).is_err());
 }
