@@ -8,7 +8,9 @@
 //!                               └───────────────────────────────┘
 //! ```
 //!
-//! Each stage lives in its own file, named after the verb it performs.
+//! Each stage lives in its own file, named after the verb it performs. One more stage,
+//! `update_hierarchy` (`crate::hierarchy_nav`, a no-op unless `SimConfig::navigation` is
+//! `Hierarchical`), runs before `rebuild_fields` and `steer_units`.
 
 mod apply_forces;
 mod bucket_units;
