@@ -266,6 +266,27 @@ fn seed_simulation() -> (Horde, hecs::World) {
     (horde, world)
 }
 
+/// A 70x40 map (3x2 sectors) with hierarchical navigation, two frames in: its snapshot
+/// holds sector fields and estimates.
+fn hierarchical_seed() -> Snapshot {
+    let mut map = Map::new(Grid::new(70, 40).unwrap());
+    for y in 5..35 {
+        map.set_terrain(Cell::new(33, y), Terrain::SteelPlate);
+    }
+    let config = SimConfig::default().with_navigation(horde::Navigation::Hierarchical);
+    let mut sim = Simulation::new(map, config).unwrap();
+    let g = sim.add_group(GoalSet::single(Cell::new(66, 20))).unwrap();
+    for i in 0..6u32 {
+        let pos = Vec2::new(2.5 + 10.0 * i as f32, 2.5 + 5.0 * i as f32);
+        sim.spawn(UnitSpec::at(pos).with_group(g)).unwrap();
+    }
+    sim.step(0.05).unwrap();
+    sim.step(0.05).unwrap();
+    let snapshot = sim.snapshot();
+    assert!(sim.horde().hierarchy().bytes_in_use() > 0);
+    snapshot
+}
+
 #[test]
 fn write_binary_corpus() {
     let (horde, world) = seed_simulation();
@@ -286,6 +307,11 @@ fn write_binary_corpus() {
     let replay = sim.finish_recording().unwrap();
     let seeds = [
         ("snapshot", "seed.hsnap", snapshot.to_bytes().unwrap()),
+        (
+            "snapshot",
+            "seed-hierarchical.hsnap",
+            hierarchical_seed().to_bytes().unwrap(),
+        ),
         ("replay", "seed.hrep", replay.to_bytes().unwrap()),
     ];
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus");

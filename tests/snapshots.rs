@@ -9,8 +9,8 @@ mod common;
 use glam::Vec2;
 use horde::{
     Cell, FileError, FileKind, ForceField, ForceKind, GoalSet, GroupId, Horde, LevelConfig,
-    Position, Replay, SimConfig, SimError, Simulation, Snapshot, Terrain, UnitId, UnitSpec,
-    Velocity, generate_level,
+    Navigation, Position, Replay, SimConfig, SimError, Simulation, Snapshot, Terrain, UnitId,
+    UnitSpec, Velocity, generate_level,
 };
 
 use common::*;
@@ -409,5 +409,62 @@ fn a_wall_built_on_a_goal_survives_the_round_trip() {
         sim.step(DT).unwrap();
         restored.step(DT).unwrap();
         assert_eq!(restored.state_hash(), sim.state_hash());
+    }
+}
+
+#[test]
+fn hierarchical_navigation_resumes_with_its_sector_fields() {
+    // 320x320 cells = 100 sectors, more than the 64 sector fields built per frame: a
+    // snapshot after the first frame holds a half-built cache, which the restored run must
+    // continue from exactly.
+    let level = generate_level(
+        13,
+        &LevelConfig::default()
+            .with_size(80, 80)
+            .with_cells_per_tile(4)
+            .with_guarantee_reachable(true),
+    )
+    .unwrap();
+    let map = level.into_map();
+    let goal = area_goal(&map, Cell::new(160, 160), 60);
+    let cells = spawn_cells(&map, &goal, 2500, 5);
+    let config = SimConfig::default()
+        .with_seed(2)
+        .with_threads(2)
+        .with_navigation(Navigation::Hierarchical);
+    let mut sim = crowd(map, goal, &cells, config);
+    let mut snapshots = Vec::new();
+    let mut reference = Vec::new();
+    for frame in 0..40u64 {
+        if frame == 20 {
+            sim.set_terrain(Cell::new(150, 150), Terrain::BrickWall)
+                .unwrap();
+        }
+        if frame == 1 || frame == 20 || frame == 21 {
+            snapshots.push((frame, sim.snapshot().to_bytes().unwrap()));
+        }
+        sim.step(DT).unwrap();
+        reference.push(sim.state_hash());
+    }
+    let held = sim.horde().hierarchy().bytes_in_use();
+    assert!(held > 0, "the hierarchy built nothing");
+    for (frame, bytes) in snapshots {
+        let snapshot = Snapshot::from_bytes(&bytes).unwrap();
+        for threads in [1, 3] {
+            let mut restored = Simulation::from_snapshot(&snapshot, threads).unwrap();
+            for f in frame..40 {
+                if f == 20 && frame < 20 {
+                    restored
+                        .set_terrain(Cell::new(150, 150), Terrain::BrickWall)
+                        .unwrap();
+                }
+                restored.step(DT).unwrap();
+                assert_eq!(
+                    restored.state_hash(),
+                    reference[f as usize],
+                    "restored at {frame} on {threads} threads: differs after frame {f}"
+                );
+            }
+        }
     }
 }

@@ -12,6 +12,7 @@ mod field_cache;
 mod flow;
 mod force;
 mod grid;
+pub mod hierarchy;
 mod integration;
 mod level;
 mod map;
@@ -35,6 +36,10 @@ pub use force::{
     KnockbackParams, KnockbackParamsError, apply_impulse, decay_external,
 };
 pub use grid::{Cell, Grid, GridError, MAX_GRID_SIDE};
+pub use hierarchy::{
+    CoarseRoute, HierarchicalField, HierarchyError, HierarchyStats, PortalGraph, SectorCache,
+    SectorGrid,
+};
 pub use integration::{FieldError, IntegrationField, UNREACHABLE};
 pub use level::{Level, LevelConfig, LevelError, LevelWeights, generate_level};
 pub use map::{Map, TerrainLengthError};

@@ -4,6 +4,8 @@ use horde_core::{
     FlowConfig, KnockbackParams, KnockbackParamsError, SteeringConfig, SteeringConfigError,
 };
 
+use crate::hierarchy_nav::Navigation;
+
 /// How the simulation runs. Every field has a documented default.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SimConfig {
@@ -25,6 +27,9 @@ pub struct SimConfig {
     /// disc by which the arrived units' area exceeds the goal's area (so a group sent to a
     /// point settles into a blob around it, and a group sent to a large area fills it).
     pub crowd_arrival_distance: f32,
+    /// Where units get their direction: full-map flow fields (default) or hierarchical
+    /// sector fields.
+    pub navigation: Navigation,
 }
 
 impl Default for SimConfig {
@@ -37,6 +42,7 @@ impl Default for SimConfig {
             knockback: KnockbackParams::default(),
             flow: FlowConfig::default(),
             crowd_arrival_distance: 1.5,
+            navigation: Navigation::Flat,
         }
     }
 }
@@ -46,6 +52,13 @@ impl SimConfig {
     #[must_use]
     pub fn with_seed(mut self, seed: u64) -> Self {
         self.seed = seed;
+        self
+    }
+
+    /// Same config with another navigation mode.
+    #[must_use]
+    pub fn with_navigation(mut self, navigation: Navigation) -> Self {
+        self.navigation = navigation;
         self
     }
 

@@ -11,6 +11,7 @@ mod config;
 mod edit_log;
 mod frame;
 mod groups;
+mod hierarchy_nav;
 mod job_graph;
 mod parallel_integration;
 mod simulation;
@@ -20,6 +21,7 @@ pub use config::{ConfigError, SimConfig};
 pub use edit_log::EditLog;
 pub use frame::{FrameClock, FrameData, NeighbourInfo, Neighbours};
 pub use groups::{Group, Groups};
+pub use hierarchy_nav::{HierarchyNav, Navigation, SECTOR_FIELD_BUDGET, SECTOR_FIELDS_PER_FRAME};
 pub use job_graph::{
     Access, FrameReport, GraphBuildError, JobGraph, JobGraphBuilder, JobPanic, PoolError, Resource,
     StageContext, StageTime, WorkerPool,

@@ -16,6 +16,7 @@ use crate::config::SimConfig;
 use crate::edit_log::EditLog;
 use crate::frame::{FrameClock, FrameData, Neighbours, build_graph};
 use crate::groups::{Group, Groups};
+use crate::hierarchy_nav::HierarchyNav;
 use crate::job_graph::{FrameReport, GraphBuildError, JobGraph, JobPanic, PoolError, WorkerPool};
 use crate::snapshot::{CommandRecord, FileError, Replay, ReplayRecord};
 
@@ -115,6 +116,7 @@ impl Horde {
             config,
             clock: FrameClock::default(),
             edits: RwLock::new(EditLog::default()),
+            hierarchy: RwLock::new(HierarchyNav::default()),
             errors: Mutex::new(Vec::new()),
             quarantine: Mutex::new(Vec::new()),
         };
@@ -142,6 +144,11 @@ impl Horde {
     /// The flow fields.
     pub fn fields(&self) -> RwLockReadGuard<'_, FieldCache> {
         self.data.fields.read()
+    }
+
+    /// Portal graphs and hierarchical path requests (empty with `Navigation::Flat`).
+    pub fn hierarchy(&self) -> RwLockReadGuard<'_, HierarchyNav> {
+        self.data.hierarchy.read()
     }
 
     /// The groups and their goals.

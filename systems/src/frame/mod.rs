@@ -8,7 +8,9 @@
 //!                               └───────────────────────────────┘
 //! ```
 //!
-//! Each stage lives in its own file, named after the verb it performs.
+//! Each stage lives in its own file, named after the verb it performs. One more stage,
+//! `update_hierarchy` (`crate::hierarchy_nav`, a no-op unless `SimConfig::navigation` is
+//! `Hierarchical`), runs before `rebuild_fields` and `steer_units`.
 
 mod apply_forces;
 mod bucket_units;
@@ -27,6 +29,7 @@ use parking_lot::{Mutex, RwLock};
 use crate::config::SimConfig;
 use crate::edit_log::EditLog;
 use crate::groups::Groups;
+use crate::hierarchy_nav::{HierarchyNav, update_hierarchy};
 use crate::job_graph::{Access, GraphBuildError, JobGraph, StageContext};
 
 pub use bucket_units::{NeighbourInfo, Neighbours};
@@ -64,6 +67,8 @@ pub struct FrameData {
     pub clock: FrameClock,
     /// Cost edits not yet folded into every field.
     pub edits: RwLock<EditLog>,
+    /// Portal graphs and hierarchical path requests (used with `Navigation::Hierarchical`).
+    pub hierarchy: RwLock<HierarchyNav>,
     /// Field rebuild failures of the last frame (should stay empty).
     pub errors: Mutex<Vec<String>>,
     /// Units found with a non-finite position, velocity or stun this frame; the simulation
@@ -112,6 +117,18 @@ pub(crate) fn build_graph() -> Result<JobGraph<FrameData>, GraphBuildError> {
             update_forces::update_forces,
         )
         .stage(
+            "update_hierarchy",
+            Access::new()
+                .read::<Map>()
+                .read::<Groups>()
+                .read::<EditLog>()
+                .read::<Position>()
+                .read::<Agent>()
+                .write::<HierarchyNav>(),
+            &[],
+            update_hierarchy,
+        )
+        .stage(
             "rebuild_fields",
             Access::new()
                 .read::<Map>()
@@ -119,7 +136,8 @@ pub(crate) fn build_graph() -> Result<JobGraph<FrameData>, GraphBuildError> {
                 .write::<EditLog>()
                 .write::<FieldCache>()
                 .write::<Clearance>(),
-            &[],
+            // The hierarchy reads the edits this stage prunes.
+            &["update_hierarchy"],
             rebuild_fields::rebuild_fields,
         )
         .stage(
@@ -145,9 +163,10 @@ pub(crate) fn build_graph() -> Result<JobGraph<FrameData>, GraphBuildError> {
                 .read::<Clearance>()
                 .read::<Neighbours>()
                 .read::<Map>()
+                .read::<HierarchyNav>()
                 .write::<Velocity>()
                 .write::<Steering>(),
-            &["rebuild_fields", "bucket_units"],
+            &["rebuild_fields", "bucket_units", "update_hierarchy"],
             steer_units::steer_units,
         )
         .stage(

@@ -15,6 +15,7 @@ pub(crate) fn steer_units(data: &FrameData, ctx: &StageContext<'_>) {
     let map = data.map.read();
     let fields = data.fields.read();
     let groups = data.groups.read();
+    let hierarchy = data.hierarchy.read();
     let clearance = data.clearance.read();
     let neighbours = data.neighbours.read();
     let config = &data.config;
@@ -54,7 +55,11 @@ pub(crate) fn steer_units(data: &FrameData, ctx: &StageContext<'_>) {
             let distance = field
                 .and_then(|f| f.integration().distance(cell))
                 .map_or(f32::INFINITY, |d| d as f32);
-            let ideal = field.map_or(Vec2::ZERO, |f| f.flow().sample(grid, pos));
+            // With hierarchical navigation the direction comes from the sector fields (or the
+            // coarse route's waypoint); the flat field still gives the distance.
+            let ideal = hierarchy
+                .steer(grid, agent.group.0, agent.layer, pos)
+                .unwrap_or_else(|| field.map_or(Vec2::ZERO, |f| f.flow().sample(grid, pos)));
 
             // Step 5: separation, and whether an arrived friend is touching us. Written as a
             // branch-free loop over contiguous slices with local accumulators: crowds make the

@@ -22,17 +22,20 @@ mod replay;
 use std::path::Path;
 
 use hecs::World;
+use horde_core::hierarchy::DEFAULT_SECTOR_SIZE;
 use horde_core::{
-    Agent, ExternalForce, ForceManager, Grid, Layer, Map, Mass, Position, Quarantined, SpatialGrid,
-    Steering, Stun, Terrain, UnitId, Velocity,
+    Agent, ExternalForce, ForceManager, Grid, Layer, Map, Mass, Position, Quarantined, SectorCache,
+    SectorGrid, SpatialGrid, Steering, Stun, Terrain, UnitId, Velocity,
 };
 
 use crate::frame::Neighbours;
+use crate::hierarchy_nav::SavedCache;
 use crate::simulation::{Horde, SimError, Simulation};
 
 pub use container::{FileError, FileKind, write_atomic};
 use record::{
-    ConfigRecord, ForceEntryRecord, GroupRecord, MapRecord, SnapshotRecord, UnitRecord, v2, vec2,
+    ConfigRecord, ForceEntryRecord, GroupRecord, MapRecord, SectorCacheRecord, SnapshotRecord,
+    UnitRecord, v2, vec2,
 };
 pub(crate) use record::{ForceRecord, SpecRecord};
 pub(crate) use replay::{CommandRecord, ReplayRecord};
@@ -123,6 +126,7 @@ pub(crate) fn validate(r: &SnapshotRecord) -> Result<(), String> {
         .to_config(1)
         .validate()
         .map_err(|e| format!("settings: {e}"))?;
+    r.config.check_navigation()?;
     let grid = check_map(&r.map)?;
     if !(r.bucket_size.is_finite() && r.bucket_size > 0.0) {
         return Err(format!(
@@ -150,6 +154,23 @@ pub(crate) fn validate(r: &SnapshotRecord) -> Result<(), String> {
             ));
         }
     }
+    let sectors = SectorGrid::new(grid.width(), grid.height(), DEFAULT_SECTOR_SIZE)
+        .map_err(|e| format!("sectors: {e}"))?;
+    for c in &r.sector_caches {
+        let what = format!("sector fields of group {} on layer {}", c.group, c.layer);
+        let layer = record::layer(c.layer).map_err(|e| format!("{what}: {e}"))?;
+        let group = r
+            .groups
+            .get(usize::from(c.group))
+            .ok_or_else(|| format!("{what}: the group does not exist"))?;
+        if group.layers & (1 << layer as u8) == 0 {
+            return Err(format!("{what}: the group has no field on that layer"));
+        }
+        record::goal(&c.goal).map_err(|e| format!("{what}: {e}"))?;
+        cache(c)
+            .check(&sectors)
+            .map_err(|e| format!("{what}: {e}"))?;
+    }
     let mut previous = None;
     for f in &r.forces {
         f.field
@@ -173,6 +194,14 @@ pub(crate) fn validate(r: &SnapshotRecord) -> Result<(), String> {
         return Err(format!("unit id {} appears twice", w[0]));
     }
     Ok(())
+}
+
+fn cache(c: &SectorCacheRecord) -> SectorCache {
+    SectorCache {
+        frame: c.frame,
+        fields: c.fields.clone(),
+        estimates: c.estimates.clone(),
+    }
 }
 
 fn validate_unit(u: &UnitRecord, r: &SnapshotRecord, grid: &Grid) -> Result<(), String> {
@@ -270,6 +299,21 @@ impl Horde {
         let grid = map.grid();
         let groups = self.data.groups.read();
         let forces = self.data.forces.read();
+        let sector_caches = self
+            .data
+            .hierarchy
+            .read()
+            .saved_caches(&map, &groups)
+            .into_iter()
+            .map(|c| SectorCacheRecord {
+                group: c.group,
+                layer: c.layer as u8,
+                goal: record::cells(&c.goal),
+                frame: c.cache.frame,
+                fields: c.cache.fields,
+                estimates: c.cache.estimates,
+            })
+            .collect();
         let mut units: Vec<UnitRecord> = world
             .query::<(
                 &UnitId,
@@ -336,6 +380,7 @@ impl Horde {
                         field: ForceRecord::from_field(field),
                     })
                     .collect(),
+                sector_caches,
                 units,
             },
         }
@@ -421,6 +466,20 @@ impl Horde {
                 )),
             };
         }
+        let caches = r
+            .sector_caches
+            .iter()
+            .map(|c| {
+                Ok(SavedCache {
+                    group: c.group,
+                    layer: record::layer(c.layer)?,
+                    goal: record::goal(&c.goal)?,
+                    cache: cache(c),
+                })
+            })
+            .collect::<Result<Vec<_>, String>>()
+            .map_err(invalid)?;
+        horde.data.hierarchy.get_mut().restore_caches(caches);
         horde.data.clock.frame = r.frame;
         horde.next_unit = r.next_unit;
         Ok(horde)

@@ -10,6 +10,7 @@ use horde_core::{
 use serde::{Deserialize, Serialize};
 
 use crate::config::SimConfig;
+use crate::hierarchy_nav::Navigation;
 
 /// `Vec2` as two floats (bit-exact: NaN payloads survive).
 pub(crate) type V2 = [f32; 2];
@@ -47,6 +48,8 @@ pub(crate) struct ConfigRecord {
     pub snap_speed: f32,
     pub line_of_sight_radius: u32,
     pub crowd_arrival_distance: f32,
+    /// 0 flat, 1 hierarchical.
+    pub navigation: u8,
 }
 
 impl ConfigRecord {
@@ -76,7 +79,22 @@ impl ConfigRecord {
             snap_speed: k.snap_speed,
             line_of_sight_radius: c.flow.line_of_sight_radius,
             crowd_arrival_distance: c.crowd_arrival_distance,
+            navigation: match c.navigation {
+                Navigation::Flat => 0,
+                Navigation::Hierarchical => 1,
+            },
         }
+    }
+
+    /// The navigation byte, checked.
+    pub fn check_navigation(&self) -> Result<(), String> {
+        if self.navigation > 1 {
+            return Err(format!(
+                "navigation {} does not exist (0 flat, 1 hierarchical)",
+                self.navigation
+            ));
+        }
+        Ok(())
     }
 
     /// The config with `threads` threads; the caller validates it.
@@ -111,6 +129,10 @@ impl ConfigRecord {
                 line_of_sight_radius: self.line_of_sight_radius,
             },
             crowd_arrival_distance: self.crowd_arrival_distance,
+            navigation: match self.navigation {
+                0 => Navigation::Flat,
+                _ => Navigation::Hierarchical,
+            },
         }
     }
 }
@@ -334,7 +356,20 @@ pub(crate) struct SnapshotRecord {
     pub groups: Vec<GroupRecord>,
     pub next_force: u64,
     pub forces: Vec<ForceEntryRecord>,
+    /// The sector caches of hierarchical navigation (empty with flat navigation).
+    pub sector_caches: Vec<SectorCacheRecord>,
     /// Units in the world's iteration order (which the stages' results depend on), the
     /// quarantined ones last.
     pub units: Vec<UnitRecord>,
+}
+
+/// One (group, layer)'s cached sector fields and estimates (hierarchical navigation).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) struct SectorCacheRecord {
+    pub group: u16,
+    pub layer: u8,
+    pub goal: Vec<(u32, u32)>,
+    pub frame: u64,
+    pub fields: Vec<(u32, u64, Vec<u8>)>,
+    pub estimates: Vec<(u32, u64, Vec<u32>)>,
 }

@@ -1,0 +1,487 @@
+//! [`HierarchicalField`]: a path request's coarse route plus lazily built sector fields in a
+//! cache with a byte budget.
+//!
+//! # Sector fields
+//!
+//! The field of sector `A` is a Dijkstra inside `A` seeded on `A`'s border cells: a border
+//! cell `b` with a legal move into a cell `t` of a neighbouring sector `N` (edge or corner
+//! neighbour) starts at `E_N(t) + step(b -> t)`, and goal cells in `A` start at 0. `E_N`, the
+//! *estimate* of `N`, is another Dijkstra inside `N` seeded on `N`'s nodes with their coarse
+//! distances (and on `N`'s goals with 0): the cost of walking inside `N` to one of its portal
+//! nodes and following the coarse route from there. Each cell stores the first move of its
+//! cheapest path (one byte, like [`crate::FlowField`]).
+//!
+//! Every value is the cost of a real path, and a unit that crosses from `A` into `N` at `t`
+//! finds `N`'s own field at `t` no higher than `E_N(t)` (`N`'s field is seeded on the same
+//! portals the estimate goes through), so the value strictly falls along every walk: following
+//! sector fields always reaches a goal and never loops, however fields are built or evicted.
+//! Fields depend only on the costs and the route, never on the order they were built in.
+
+use glam::Vec2;
+
+use crate::cost_field::CostField;
+use crate::direction::{DIAG_STEP, Direction, ORTHO_STEP};
+use crate::flow::NO_DIRECTION;
+use crate::grid::{Cell, Grid};
+use crate::integration::UNREACHABLE;
+
+use super::local::{LocalSearch, Seed};
+use super::{CoarseRoute, HierarchyError, PortalGraph, SectorBounds, SectorGrid};
+
+/// One sector's field: the move to make from each cell.
+#[derive(Clone, Debug)]
+struct SectorField {
+    dirs: Box<[u8]>,
+    last_used: u64,
+}
+
+/// One sector's estimate, kept on its border cells only (top row, bottom row, left column,
+/// right column).
+#[derive(Clone, Debug)]
+struct Estimate {
+    ring: Box<[u32]>,
+    last_used: u64,
+}
+
+/// A [`HierarchicalField`]'s cached sector fields and estimates, as
+/// [`HierarchicalField::cache`] lists them: `(sector, last-use frame, data)`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SectorCache {
+    /// The request's frame counter.
+    pub frame: u64,
+    /// Sector fields: one move per cell of the sector, row-major.
+    pub fields: Vec<(u32, u64, Vec<u8>)>,
+    /// Sector estimates: values on the sector's border ring.
+    pub estimates: Vec<(u32, u64, Vec<u32>)>,
+}
+
+impl SectorCache {
+    /// Checks that every sector exists in `sectors`, every field has one move per cell of
+    /// its sector (each a direction or none) and every estimate one value per border cell.
+    pub fn check(&self, sectors: &SectorGrid) -> Result<(), HierarchyError> {
+        let bounds = |sector: u32| {
+            let s = sector as usize;
+            if s < sectors.len() {
+                Ok(sectors.bounds(s))
+            } else {
+                Err(HierarchyError::NoSuchSector {
+                    sector: s,
+                    count: sectors.len(),
+                })
+            }
+        };
+        for (sector, _, dirs) in &self.fields {
+            let b = bounds(*sector)?;
+            if dirs.len() != b.len() || dirs.iter().any(|&d| d > NO_DIRECTION) {
+                return Err(HierarchyError::BadCache {
+                    sector: *sector as usize,
+                });
+            }
+        }
+        for (sector, _, ring) in &self.estimates {
+            let b = bounds(*sector)?;
+            if ring.len() != ring_cells(b).count() {
+                return Err(HierarchyError::BadCache {
+                    sector: *sector as usize,
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Counters of a [`HierarchicalField`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HierarchyStats {
+    /// Sector fields built so far.
+    pub fields_built: u64,
+    /// Sector estimates built so far.
+    pub estimates_built: u64,
+    /// Sector fields and estimates dropped to stay within the budget.
+    pub evicted: u64,
+    /// Sector fields held now.
+    pub fields_held: usize,
+    /// Bytes held now (fields, estimates and the coarse route).
+    pub bytes: usize,
+}
+
+/// A path request on a [`PortalGraph`]: the coarse route at once, sector fields on demand.
+///
+/// Memory: at most `budget` bytes of sector fields and estimates are kept, except that fields
+/// and estimates used in the current frame ([`Self::begin_frame`]) are never dropped; beyond
+/// the budget the least recently used others go first.
+#[derive(Clone, Debug)]
+pub struct HierarchicalField {
+    route: CoarseRoute,
+    budget: usize,
+    frame: u64,
+    fields: Vec<Option<SectorField>>,
+    estimates: Vec<Option<Estimate>>,
+    /// Bytes of `fields` and `estimates` (payload plus bookkeeping).
+    held: usize,
+    search: LocalSearch,
+    stats: HierarchyStats,
+}
+
+/// Bookkeeping bytes counted for each cached sector field or estimate.
+const ENTRY_OVERHEAD: usize = std::mem::size_of::<Option<SectorField>>();
+
+impl HierarchicalField {
+    /// A path request toward `goals`: searches the coarse route now; sector fields are built
+    /// later, on demand, keeping at most `budget` bytes of them (see the type's docs).
+    pub fn new(
+        graph: &PortalGraph,
+        cost: &CostField,
+        goals: &[Cell],
+        budget: usize,
+    ) -> Result<Self, HierarchyError> {
+        let route = CoarseRoute::search(graph, cost, goals)?;
+        let n = graph.sectors().len();
+        Ok(Self {
+            route,
+            budget,
+            frame: 0,
+            fields: vec![None; n],
+            estimates: vec![None; n],
+            held: 2 * n * ENTRY_OVERHEAD,
+            search: LocalSearch::default(),
+            stats: HierarchyStats::default(),
+        })
+    }
+
+    /// The coarse route.
+    #[must_use]
+    pub fn route(&self) -> &CoarseRoute {
+        &self.route
+    }
+
+    /// Starts a new frame: fields used from now on are this frame's.
+    pub fn begin_frame(&mut self) {
+        self.frame += 1;
+    }
+
+    /// Bytes held now: sector fields, estimates and the coarse route.
+    #[must_use]
+    pub fn bytes_in_use(&self) -> usize {
+        self.held + self.route.bytes()
+    }
+
+    /// Counters and the bytes held now.
+    #[must_use]
+    pub fn stats(&self) -> HierarchyStats {
+        HierarchyStats {
+            fields_held: self.fields.iter().filter(|f| f.is_some()).count(),
+            bytes: self.bytes_in_use(),
+            ..self.stats
+        }
+    }
+
+    /// The cached sector fields and estimates with their last-use frames (what a snapshot
+    /// saves: which sectors have fields changes how units walk, so a restored simulation
+    /// must start with the same cache).
+    #[must_use]
+    pub fn cache(&self) -> SectorCache {
+        SectorCache {
+            frame: self.frame,
+            fields: (self.fields.iter().enumerate())
+                .filter_map(|(s, f)| f.as_ref().map(|f| (s as u32, f.last_used, f.dirs.to_vec())))
+                .collect(),
+            estimates: (self.estimates.iter().enumerate())
+                .filter_map(|(s, e)| e.as_ref().map(|e| (s as u32, e.last_used, e.ring.to_vec())))
+                .collect(),
+        }
+    }
+
+    /// Puts back a cache taken by [`Self::cache`] from a request on the same map and goals,
+    /// replacing this one's. Every sector, size and direction byte is checked first.
+    pub fn restore_cache(
+        &mut self,
+        graph: &PortalGraph,
+        cache: SectorCache,
+    ) -> Result<(), HierarchyError> {
+        let count = self.fields.len();
+        if count != graph.sectors().len() {
+            return Err(HierarchyError::NoSuchSector {
+                sector: graph.sectors().len(),
+                count,
+            });
+        }
+        cache.check(graph.sectors())?;
+        self.fields.iter_mut().for_each(|f| *f = None);
+        self.estimates.iter_mut().for_each(|e| *e = None);
+        self.held = 2 * count * ENTRY_OVERHEAD;
+        self.frame = cache.frame;
+        for (sector, last_used, dirs) in cache.fields {
+            self.held += dirs.len();
+            self.fields[sector as usize] = Some(SectorField {
+                dirs: dirs.into_boxed_slice(),
+                last_used,
+            });
+        }
+        for (sector, last_used, ring) in cache.estimates {
+            self.held += ring.len() * 4;
+            self.estimates[sector as usize] = Some(Estimate {
+                ring: ring.into_boxed_slice(),
+                last_used,
+            });
+        }
+        Ok(())
+    }
+
+    /// Whether sector `sector` has a field now.
+    #[must_use]
+    pub fn has_field(&self, sector: usize) -> bool {
+        self.fields.get(sector).is_some_and(Option::is_some)
+    }
+
+    /// Fails unless the route was searched on the graph's current costs and `cost` is them.
+    fn check(&self, graph: &PortalGraph, cost: &CostField) -> Result<(), HierarchyError> {
+        graph.check(cost)?;
+        if self.fields.len() != graph.sectors().len()
+            || !graph.is_current(cost)
+            || self.route.version() != graph.version()
+        {
+            return Err(HierarchyError::Stale {
+                route: self.route.version(),
+                graph: graph.version(),
+            });
+        }
+        Ok(())
+    }
+
+    /// Builds sector `sector`'s field if it has none, and marks it used this frame.
+    pub fn ensure_sector(
+        &mut self,
+        graph: &PortalGraph,
+        cost: &CostField,
+        sector: usize,
+    ) -> Result<(), HierarchyError> {
+        self.check(graph, cost)?;
+        if sector >= self.fields.len() {
+            return Err(HierarchyError::NoSuchSector {
+                sector,
+                count: self.fields.len(),
+            });
+        }
+        if let Some(f) = &mut self.fields[sector] {
+            f.last_used = self.frame;
+            return Ok(());
+        }
+        let sectors = *graph.sectors();
+        let b = sectors.bounds(sector);
+        let cols = sectors.columns() as usize;
+        let (sx, sy) = (sector % cols, sector / cols);
+        // The estimates of all eight neighbours (corner moves reach the diagonal ones).
+        for ny in sy.saturating_sub(1)..=(sy + 1).min(sectors.rows() as usize - 1) {
+            for nx in sx.saturating_sub(1)..=(sx + 1).min(cols - 1) {
+                let n = ny * cols + nx;
+                if n != sector {
+                    self.ensure_estimate(graph, cost, n);
+                }
+            }
+        }
+        let mut seeds: Vec<Seed> = self
+            .route
+            .goals_in(sector)
+            .iter()
+            .map(|&g| (b.local(g), 0, NO_DIRECTION))
+            .collect();
+        let (w, h) = (i64::from(cost.width()), i64::from(cost.height()));
+        for local in border_locals(b) {
+            let c = b.cell(local);
+            let moves = cost.moves(c);
+            for d in Direction::ALL {
+                if moves & (1 << d as u8) == 0 {
+                    continue;
+                }
+                let (dx, dy) = d.offset();
+                let (tx, ty) = (
+                    i64::from(c.x) + i64::from(dx),
+                    i64::from(c.y) + i64::from(dy),
+                );
+                if b.contains(tx, ty) || tx < 0 || ty < 0 || tx >= w || ty >= h {
+                    continue;
+                }
+                let t = Cell::new(tx as u32, ty as u32);
+                let n = sectors.sector_of(t);
+                let Some(e) = &self.estimates[n] else {
+                    continue;
+                };
+                let value = e.ring[ring_index(sectors.bounds(n), t)];
+                if value == UNREACHABLE {
+                    continue;
+                }
+                let step = if d.is_diagonal() {
+                    DIAG_STEP
+                } else {
+                    ORTHO_STEP
+                };
+                let v = value.saturating_add(u32::from(cost.get(t)) * step);
+                seeds.push((local, v, d as u8));
+            }
+        }
+        self.search.run(cost, b, &seeds);
+        let dirs: Box<[u8]> = self.search.dirs.clone().into_boxed_slice();
+        self.held += dirs.len();
+        self.fields[sector] = Some(SectorField {
+            dirs,
+            last_used: self.frame,
+        });
+        self.stats.fields_built += 1;
+        self.evict();
+        Ok(())
+    }
+
+    /// Builds sector `sector`'s estimate if it has none, and marks it used this frame.
+    fn ensure_estimate(&mut self, graph: &PortalGraph, cost: &CostField, sector: usize) {
+        if let Some(e) = &mut self.estimates[sector] {
+            e.last_used = self.frame;
+            return;
+        }
+        let b = graph.sectors().bounds(sector);
+        let mut seeds: Vec<Seed> = self
+            .route
+            .goals_in(sector)
+            .iter()
+            .map(|&g| (b.local(g), 0, NO_DIRECTION))
+            .collect();
+        for node in graph.sector_nodes(sector) {
+            let d = self.route.distance(node);
+            if d != UNREACHABLE {
+                seeds.push((b.local(graph.node_cell(node)), d, NO_DIRECTION));
+            }
+        }
+        self.search.run(cost, b, &seeds);
+        let values = &self.search.values;
+        let ring: Box<[u32]> = ring_cells(b)
+            .map(|c| values[b.local(c)])
+            .collect::<Vec<_>>()
+            .into_boxed_slice();
+        self.held += ring.len() * 4;
+        self.estimates[sector] = Some(Estimate {
+            ring,
+            last_used: self.frame,
+        });
+        self.stats.estimates_built += 1;
+    }
+
+    /// Drops least recently used fields and estimates not used this frame while the cache is
+    /// over budget (down to three quarters of it, so the scan is not repeated at every build).
+    fn evict(&mut self) {
+        if self.bytes_in_use() <= self.budget {
+            return;
+        }
+        let frame = self.frame;
+        let mut old: Vec<(u64, bool, usize)> = self
+            .fields
+            .iter()
+            .enumerate()
+            .filter_map(|(s, f)| f.as_ref().map(|f| (f.last_used, false, s)))
+            .chain(
+                self.estimates
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(s, e)| e.as_ref().map(|e| (e.last_used, true, s))),
+            )
+            .filter(|&(used, _, _)| used < frame)
+            .collect();
+        old.sort_unstable();
+        let target = self.budget / 4 * 3;
+        for (_, estimate, s) in old {
+            if self.bytes_in_use() <= target {
+                break;
+            }
+            if estimate {
+                if let Some(e) = self.estimates[s].take() {
+                    self.held -= e.ring.len() * 4;
+                }
+            } else if let Some(f) = self.fields[s].take() {
+                self.held -= f.dirs.len();
+            }
+            self.stats.evicted += 1;
+        }
+    }
+
+    /// The move to make from `cell`, building its sector's field first if needed; `None` at
+    /// goals, in walls and where no goal can be reached.
+    pub fn direction(
+        &mut self,
+        graph: &PortalGraph,
+        cost: &CostField,
+        cell: Cell,
+    ) -> Result<Option<Direction>, HierarchyError> {
+        if cell.x >= cost.width() || cell.y >= cost.height() {
+            return Err(HierarchyError::CellOutside {
+                cell,
+                width: cost.width(),
+                height: cost.height(),
+            });
+        }
+        let sector = graph.sectors().sector_of(cell);
+        self.ensure_sector(graph, cost, sector)?;
+        Ok(self.field_direction(graph, cell).flatten())
+    }
+
+    /// The move its sector's field gives for `cell`: `None` when the sector has no field
+    /// yet, `Some(None)` at goals, walls and cells with no route.
+    #[must_use]
+    pub fn field_direction(&self, graph: &PortalGraph, cell: Cell) -> Option<Option<Direction>> {
+        let sectors = graph.sectors();
+        let sector = sectors.sector_of(cell);
+        let field = self.fields.get(sector)?.as_ref()?;
+        let byte = field.dirs[sectors.bounds(sector).local(cell)];
+        Some((byte < NO_DIRECTION).then(|| Direction::from_index(byte)))
+    }
+
+    /// The unit direction to walk from world position `pos` on `grid` (the graph's grid):
+    /// the sector field's move where the sector has one, else straight toward the coarse
+    /// route's waypoint ([`CoarseRoute::waypoint`]); zero outside the grid, at goals, in
+    /// walls and where no route exists. Never builds anything, so every unit has a
+    /// direction as soon as the route exists.
+    #[must_use]
+    pub fn steer(&self, graph: &PortalGraph, grid: &Grid, pos: Vec2) -> Vec2 {
+        let Some(cell) = grid.cell_at(pos) else {
+            return Vec2::ZERO;
+        };
+        match self.field_direction(graph, cell) {
+            Some(Some(d)) => d.unit_vector(),
+            Some(None) => Vec2::ZERO,
+            None => self.route.waypoint(graph, cell).map_or(Vec2::ZERO, |c| {
+                (grid.cell_centre(c) - pos).normalize_or_zero()
+            }),
+        }
+    }
+}
+
+/// Local indices of the cells on the border of `b` (each once).
+fn border_locals(b: SectorBounds) -> impl Iterator<Item = usize> {
+    let (w, h) = (b.width() as usize, b.height() as usize);
+    (0..w * h).filter(move |&i| {
+        let (x, y) = (i % w, i / w);
+        x == 0 || y == 0 || x + 1 == w || y + 1 == h
+    })
+}
+
+/// The cells of `b`'s ring in [`ring_index`] order: top row, bottom row, left column,
+/// right column (corner cells appear twice).
+fn ring_cells(b: SectorBounds) -> impl Iterator<Item = Cell> {
+    let top = (b.x0..b.x1).map(move |x| Cell::new(x, b.y0));
+    let bottom = (b.x0..b.x1).map(move |x| Cell::new(x, b.y1 - 1));
+    let left = (b.y0..b.y1).map(move |y| Cell::new(b.x0, y));
+    let right = (b.y0..b.y1).map(move |y| Cell::new(b.x1 - 1, y));
+    top.chain(bottom).chain(left).chain(right)
+}
+
+/// Index in the ring of `b` of border cell `c`.
+fn ring_index(b: SectorBounds, c: Cell) -> usize {
+    let (w, h) = (b.width() as usize, b.height() as usize);
+    if c.y == b.y0 {
+        (c.x - b.x0) as usize
+    } else if c.y + 1 == b.y1 {
+        w + (c.x - b.x0) as usize
+    } else if c.x == b.x0 {
+        2 * w + (c.y - b.y0) as usize
+    } else {
+        2 * w + h + (c.y - b.y0) as usize
+    }
+}

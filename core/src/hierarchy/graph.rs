@@ -1,0 +1,392 @@
+//! [`PortalGraph`]: portals on sector borders and the exact walking costs between them.
+
+use std::ops::Range;
+
+use crate::cost_field::CostField;
+use crate::direction::ORTHO_STEP;
+use crate::flow::NO_DIRECTION;
+use crate::grid::Cell;
+use crate::integration::UNREACHABLE;
+use crate::terrain::WALL;
+
+use super::local::LocalSearch;
+use super::{HierarchyError, SectorGrid};
+
+/// The nodes of one sector and the costs between them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct SectorNodes {
+    /// Node cells, sorted by row then column, no duplicates.
+    cells: Vec<Cell>,
+    /// `(node, partner)`: the node is one side of a portal whose other side is `partner`, a
+    /// node cell of the neighbouring sector one orthogonal step away. Sorted.
+    links: Vec<(u16, Cell)>,
+    /// `intra[i * k + j]`: cost of walking from node `i` to node `j` without leaving the
+    /// sector ([`UNREACHABLE`] when the sector's walls separate them).
+    intra: Vec<u32>,
+    /// Cost of entering each node cell (what crossing a portal into it costs, per step).
+    entry: Vec<u8>,
+}
+
+/// Portals on sector borders and the walking costs between them, for one cost field.
+///
+/// A *portal* is a maximal run of border cells where the cells on both sides of a border
+/// between two edge-adjacent sectors are passable; it has one node on each side, at the middle
+/// of the run (a corner cell that is the middle of two runs is one node with two links).
+/// Edges: the two nodes of a portal (one orthogonal step, the entered cell's cost times
+/// [`ORTHO_STEP`]) and every ordered pair of nodes in one sector (the cost of the cheapest
+/// path between them that stays inside the sector, as [`crate::IntegrationField`] counts it).
+/// Two graphs are equal when they have the same nodes and costs, whether built from scratch
+/// or kept up to date with [`Self::update`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PortalGraph {
+    sectors: SectorGrid,
+    width: u32,
+    height: u32,
+    /// Cost-field version the graph reflects.
+    version: u64,
+    per_sector: Vec<SectorNodes>,
+    /// Global node ids: sector `s` owns `first[s]..first[s + 1]`, in its cell order.
+    first: Vec<u32>,
+    node_cell: Vec<Cell>,
+    node_sector: Vec<u32>,
+    /// Node `n`'s portal partners are `link_to[link_first[n]..link_first[n + 1]]`.
+    link_first: Vec<u32>,
+    link_to: Vec<u32>,
+    /// Incoming edges of node `m`: `(p, cost of p -> m)` for `into[into_first[m]..
+    /// into_first[m + 1]]`, portal partners first, then the sector's other nodes in order.
+    /// What the coarse search walks, in one flat array.
+    into_first: Vec<u32>,
+    into: Vec<(u32, u32)>,
+}
+
+impl PortalGraph {
+    /// Builds the graph of `cost` cut into sectors of `sector_size` cells.
+    pub fn build(cost: &CostField, sector_size: u32) -> Result<Self, HierarchyError> {
+        let sectors = SectorGrid::new(cost.width(), cost.height(), sector_size)?;
+        let mut graph = Self {
+            sectors,
+            width: cost.width(),
+            height: cost.height(),
+            version: cost.version(),
+            per_sector: vec![SectorNodes::default(); sectors.len()],
+            first: Vec::new(),
+            node_cell: Vec::new(),
+            node_sector: Vec::new(),
+            link_first: Vec::new(),
+            link_to: Vec::new(),
+            into_first: Vec::new(),
+            into: Vec::new(),
+        };
+        let mut search = LocalSearch::default();
+        for s in 0..sectors.len() {
+            graph.per_sector[s] = sector_nodes(cost, &sectors, s, &mut search);
+        }
+        graph.index();
+        Ok(graph)
+    }
+
+    /// Brings the graph up to date after the costs of `edited` cells changed (`cost` is the
+    /// field after the edits). Redoes only the sectors holding an edited cell and, for an
+    /// edited cell on a sector border, the sector across that border (whose portals it
+    /// changes). Returns how many sectors were redone. The result equals [`Self::build`].
+    pub fn update(&mut self, cost: &CostField, edited: &[Cell]) -> Result<usize, HierarchyError> {
+        self.check(cost)?;
+        for &cell in edited {
+            if cell.x >= self.width || cell.y >= self.height {
+                return Err(HierarchyError::CellOutside {
+                    cell,
+                    width: self.width,
+                    height: self.height,
+                });
+            }
+        }
+        let mut redo: Vec<usize> = Vec::new();
+        for &cell in edited {
+            let s = self.sectors.sector_of(cell);
+            redo.push(s);
+            let b = self.sectors.bounds(s);
+            for n in self.sectors.edge_neighbours(s) {
+                let nb = self.sectors.bounds(n);
+                let across = (nb.y1 == b.y0 && cell.y == b.y0)
+                    || (nb.y0 == b.y1 && cell.y + 1 == b.y1)
+                    || (nb.x1 == b.x0 && cell.x == b.x0)
+                    || (nb.x0 == b.x1 && cell.x + 1 == b.x1);
+                if across {
+                    redo.push(n);
+                }
+            }
+        }
+        redo.sort_unstable();
+        redo.dedup();
+        let mut search = LocalSearch::default();
+        for &s in &redo {
+            self.per_sector[s] = sector_nodes(cost, &self.sectors, s, &mut search);
+        }
+        if !redo.is_empty() {
+            self.index();
+        }
+        self.version = cost.version();
+        Ok(redo.len())
+    }
+
+    /// Fails unless `cost` has the graph's size.
+    pub(crate) fn check(&self, cost: &CostField) -> Result<(), HierarchyError> {
+        if (cost.width(), cost.height()) != (self.width, self.height) {
+            return Err(HierarchyError::SizeMismatch {
+                graph: (self.width, self.height),
+                cost: (cost.width(), cost.height()),
+            });
+        }
+        Ok(())
+    }
+
+    /// Whether the graph reflects `cost`'s current version.
+    #[must_use]
+    pub fn is_current(&self, cost: &CostField) -> bool {
+        self.version == cost.version()
+    }
+
+    /// The cost-field version the graph reflects.
+    #[must_use]
+    pub fn version(&self) -> u64 {
+        self.version
+    }
+
+    /// How the map is cut into sectors.
+    #[must_use]
+    pub fn sectors(&self) -> &SectorGrid {
+        &self.sectors
+    }
+
+    /// Number of nodes (two per portal, fewer where a corner cell serves two portals).
+    #[must_use]
+    pub fn node_count(&self) -> usize {
+        self.node_cell.len()
+    }
+
+    /// Number of directed edges with a finite cost (portal crossings and intra-sector paths).
+    #[must_use]
+    pub fn edge_count(&self) -> usize {
+        let intra: usize = self
+            .per_sector
+            .iter()
+            .map(|s| {
+                s.intra
+                    .iter()
+                    .enumerate()
+                    .filter(|&(i, &d)| d != UNREACHABLE && i % (s.cells.len() + 1) != 0)
+                    .count()
+            })
+            .sum();
+        intra + self.link_to.len()
+    }
+
+    /// Bytes of memory held by the graph's arrays.
+    #[must_use]
+    pub fn bytes(&self) -> usize {
+        let per: usize = self
+            .per_sector
+            .iter()
+            .map(|s| {
+                std::mem::size_of::<SectorNodes>()
+                    + s.cells.capacity() * 8
+                    + s.links.capacity() * 12
+                    + s.intra.capacity() * 4
+                    + s.entry.capacity()
+            })
+            .sum();
+        per + (self.first.capacity()
+            + self.node_sector.capacity()
+            + self.link_first.capacity()
+            + self.link_to.capacity()
+            + self.into_first.capacity())
+            * 4
+            + self.into.capacity() * 8
+            + self.node_cell.capacity() * 8
+    }
+
+    /// The global ids of sector `sector`'s nodes.
+    #[must_use]
+    pub fn sector_nodes(&self, sector: usize) -> Range<u32> {
+        self.first[sector]..self.first[sector + 1]
+    }
+
+    /// The cell of node `node`.
+    #[must_use]
+    pub fn node_cell(&self, node: u32) -> Cell {
+        self.node_cell[node as usize]
+    }
+
+    /// The sector of node `node`.
+    #[must_use]
+    pub fn node_sector(&self, node: u32) -> usize {
+        self.node_sector[node as usize] as usize
+    }
+
+    /// The nodes across the portals of node `node`.
+    #[must_use]
+    pub fn portal_partners(&self, node: u32) -> &[u32] {
+        let n = node as usize;
+        &self.link_to[self.link_first[n] as usize..self.link_first[n + 1] as usize]
+    }
+
+    /// Cost of walking from node `from` to node `to` of the same sector inside that sector
+    /// ([`UNREACHABLE`] when they are not in one sector or walls separate them).
+    #[must_use]
+    pub fn intra_cost(&self, from: u32, to: u32) -> u32 {
+        let s = self.node_sector(from);
+        if self.node_sector(to) != s {
+            return UNREACHABLE;
+        }
+        let k = self.per_sector[s].cells.len();
+        let (i, j) = (
+            (from - self.first[s]) as usize,
+            (to - self.first[s]) as usize,
+        );
+        self.per_sector[s].intra[i * k + j]
+    }
+
+    /// Rebuilds the global node ids and the portal links from the per-sector lists.
+    fn index(&mut self) {
+        self.first.clear();
+        self.node_cell.clear();
+        self.node_sector.clear();
+        let mut total = 0u32;
+        for (s, nodes) in self.per_sector.iter().enumerate() {
+            self.first.push(total);
+            total += nodes.cells.len() as u32;
+            self.node_cell.extend_from_slice(&nodes.cells);
+            self.node_sector
+                .extend(std::iter::repeat_n(s as u32, nodes.cells.len()));
+        }
+        self.first.push(total);
+        self.link_first.clear();
+        self.link_to.clear();
+        for nodes in &self.per_sector {
+            let mut links = nodes.links.iter().peekable();
+            for i in 0..nodes.cells.len() as u16 {
+                self.link_first.push(self.link_to.len() as u32);
+                while let Some(&(_, partner)) = links.next_if(|&&(n, _)| n == i) {
+                    let ps = self.sectors.sector_of(partner);
+                    let pn = &self.per_sector[ps];
+                    // Portals are symmetric, so the partner is always a node of its sector.
+                    if let Ok(k) = pn
+                        .cells
+                        .binary_search_by_key(&(partner.y, partner.x), |c| (c.y, c.x))
+                    {
+                        self.link_to.push(self.first[ps] + k as u32);
+                    }
+                }
+            }
+        }
+        self.link_first.push(self.link_to.len() as u32);
+        self.into_first.clear();
+        self.into.clear();
+        for (s, nodes) in self.per_sector.iter().enumerate() {
+            let k = nodes.cells.len();
+            let first = self.first[s];
+            for j in 0..k {
+                let m = first as usize + j;
+                self.into_first.push(self.into.len() as u32);
+                let enter = u32::from(nodes.entry[j]) * ORTHO_STEP;
+                for &p in
+                    &self.link_to[self.link_first[m] as usize..self.link_first[m + 1] as usize]
+                {
+                    self.into.push((p, enter));
+                }
+                for i in 0..k {
+                    let w = nodes.intra[i * k + j];
+                    if i != j && w != UNREACHABLE {
+                        self.into.push((first + i as u32, w));
+                    }
+                }
+            }
+        }
+        self.into_first.push(self.into.len() as u32);
+    }
+
+    /// The edges into node `m`: `(p, cost of walking p -> m)`.
+    pub(crate) fn edges_into(&self, m: u32) -> &[(u32, u32)] {
+        let m = m as usize;
+        &self.into[self.into_first[m] as usize..self.into_first[m + 1] as usize]
+    }
+}
+
+/// The nodes of sector `s` (middles of the passable runs on its borders) and the exact
+/// costs between them inside the sector.
+fn sector_nodes(
+    cost: &CostField,
+    sectors: &SectorGrid,
+    s: usize,
+    search: &mut LocalSearch,
+) -> SectorNodes {
+    let b = sectors.bounds(s);
+    let open = |x: u32, y: u32| cost.get(Cell::new(x, y)) != WALL;
+    let mut pairs: Vec<(Cell, Cell)> = Vec::new();
+    // Runs along one border: `at(i)` gives (own cell, partner cell) for position i.
+    let mut runs = |len: u32, at: &dyn Fn(u32) -> (Cell, Cell)| {
+        let mut start = None;
+        for i in 0..=len {
+            let passable = i < len && {
+                let (a, p) = at(i);
+                open(a.x, a.y) && open(p.x, p.y)
+            };
+            match (passable, start) {
+                (true, None) => start = Some(i),
+                (false, Some(s0)) => {
+                    pairs.push(at((s0 + i - 1) / 2));
+                    start = None;
+                }
+                _ => {}
+            }
+        }
+    };
+    if b.y0 > 0 {
+        runs(b.width(), &|i| {
+            (Cell::new(b.x0 + i, b.y0), Cell::new(b.x0 + i, b.y0 - 1))
+        });
+    }
+    if b.y1 < cost.height() {
+        runs(b.width(), &|i| {
+            (Cell::new(b.x0 + i, b.y1 - 1), Cell::new(b.x0 + i, b.y1))
+        });
+    }
+    if b.x0 > 0 {
+        runs(b.height(), &|i| {
+            (Cell::new(b.x0, b.y0 + i), Cell::new(b.x0 - 1, b.y0 + i))
+        });
+    }
+    if b.x1 < cost.width() {
+        runs(b.height(), &|i| {
+            (Cell::new(b.x1 - 1, b.y0 + i), Cell::new(b.x1, b.y0 + i))
+        });
+    }
+    let key = |c: &Cell| (c.y, c.x);
+    let mut cells: Vec<Cell> = pairs.iter().map(|&(a, _)| a).collect();
+    cells.sort_unstable_by_key(key);
+    cells.dedup();
+    let mut links: Vec<(u16, Cell)> = pairs
+        .iter()
+        .map(|&(a, p)| {
+            let i = cells.binary_search_by_key(&key(&a), key).unwrap_or(0);
+            (i as u16, p)
+        })
+        .collect();
+    links.sort_unstable_by_key(|&(i, p)| (i, p.y, p.x));
+    links.dedup();
+    let k = cells.len();
+    let mut intra = vec![UNREACHABLE; k * k];
+    for (j, &target) in cells.iter().enumerate() {
+        search.run(cost, b, &[(b.local(target), 0, NO_DIRECTION)]);
+        for (i, &from) in cells.iter().enumerate() {
+            intra[i * k + j] = search.values[b.local(from)];
+        }
+    }
+    let entry = cells.iter().map(|&c| cost.get(c)).collect();
+    SectorNodes {
+        cells,
+        links,
+        intra,
+        entry,
+    }
+}

@@ -1,0 +1,226 @@
+//! [`CoarseRoute`]: distance to the goals of every portal node, by Dijkstra on the graph.
+
+use crate::cost_field::CostField;
+use crate::direction::{DIAG_STEP, ORTHO_STEP};
+use crate::flow::NO_DIRECTION;
+use crate::grid::Cell;
+use crate::integration::UNREACHABLE;
+use crate::terrain::WALL;
+
+use super::local::{LocalSearch, RadixHeap};
+use super::{HierarchyError, PortalGraph};
+
+/// `next` of a node whose best path walks to a goal inside its own sector.
+const TO_GOAL: u32 = u32::MAX - 1;
+/// `next` of a node with no path to a goal.
+const NOWHERE: u32 = u32::MAX;
+
+/// The coarse route of one path request: for every node of a [`PortalGraph`], the cost of
+/// the cheapest path to the goals that the graph allows (walk inside a sector to a node,
+/// cross portals, finally walk inside a goal's sector to the goal) and the next node on it.
+///
+/// Every value is the cost of a real path, so it is never below the true distance; on the
+/// node cells of the goal sectors' neighbourhood it is usually exact.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CoarseRoute {
+    /// Passable goal cells, sorted by sector then row then column.
+    goals: Vec<Cell>,
+    /// `(sector, range in goals)` for every sector holding a goal, sorted by sector.
+    goal_sectors: Vec<(usize, std::ops::Range<usize>)>,
+    version: u64,
+    dist: Vec<u32>,
+    next: Vec<u32>,
+    /// `(distance, x | y << 16)` of every node, for [`Self::waypoint`]: one contiguous
+    /// read per node instead of two arrays.
+    way: Vec<(u32, u32)>,
+}
+
+impl CoarseRoute {
+    /// Searches the graph from `goals` (goal cells that are walls are skipped).
+    pub fn search(
+        graph: &PortalGraph,
+        cost: &CostField,
+        goals: &[Cell],
+    ) -> Result<Self, HierarchyError> {
+        graph.check(cost)?;
+        if !graph.is_current(cost) {
+            return Err(HierarchyError::Stale {
+                route: cost.version(),
+                graph: graph.version(),
+            });
+        }
+        if goals.is_empty() {
+            return Err(HierarchyError::NoGoal);
+        }
+        for &cell in goals {
+            if cell.x >= cost.width() || cell.y >= cost.height() {
+                return Err(HierarchyError::CellOutside {
+                    cell,
+                    width: cost.width(),
+                    height: cost.height(),
+                });
+            }
+        }
+        let sectors = graph.sectors();
+        let mut passable: Vec<Cell> = goals
+            .iter()
+            .copied()
+            .filter(|&c| cost.get(c) != WALL)
+            .collect();
+        if passable.is_empty() {
+            return Err(HierarchyError::NoPassableGoal);
+        }
+        passable.sort_unstable_by_key(|&c| (sectors.sector_of(c), c.y, c.x));
+        passable.dedup();
+        let mut goal_sectors: Vec<(usize, std::ops::Range<usize>)> = Vec::new();
+        for (i, &c) in passable.iter().enumerate() {
+            let s = sectors.sector_of(c);
+            match goal_sectors.last_mut() {
+                Some((last, range)) if *last == s => range.end = i + 1,
+                _ => goal_sectors.push((s, i..i + 1)),
+            }
+        }
+        let n = graph.node_count();
+        let mut dist = vec![UNREACHABLE; n];
+        let mut next = vec![NOWHERE; n];
+        let mut heap = RadixHeap::default();
+        let mut search = LocalSearch::default();
+        for (s, range) in &goal_sectors {
+            let b = sectors.bounds(*s);
+            let seeds: Vec<_> = passable[range.clone()]
+                .iter()
+                .map(|&g| (b.local(g), 0, NO_DIRECTION))
+                .collect();
+            search.run(cost, b, &seeds);
+            for node in graph.sector_nodes(*s) {
+                let d = search.values[b.local(graph.node_cell(node))];
+                if d < dist[node as usize] {
+                    dist[node as usize] = d;
+                    next[node as usize] = TO_GOAL;
+                    heap.push(d, node);
+                }
+            }
+        }
+        while let Some((d, m)) = heap.pop() {
+            if d > dist[m as usize] {
+                continue;
+            }
+            for &(p, w) in graph.edges_into(m) {
+                let nd = d.saturating_add(w);
+                if nd < dist[p as usize] {
+                    dist[p as usize] = nd;
+                    next[p as usize] = m;
+                    heap.push(nd, p);
+                }
+            }
+        }
+        let way = (0..n as u32)
+            .map(|node| {
+                let c = graph.node_cell(node);
+                (dist[node as usize], c.x | (c.y << 16))
+            })
+            .collect();
+        Ok(Self {
+            way,
+            goals: passable,
+            goal_sectors,
+            version: cost.version(),
+            dist,
+            next,
+        })
+    }
+
+    /// The passable goal cells.
+    #[must_use]
+    pub fn goals(&self) -> &[Cell] {
+        &self.goals
+    }
+
+    /// The goal cells inside sector `sector`.
+    #[must_use]
+    pub fn goals_in(&self, sector: usize) -> &[Cell] {
+        match self.goal_sectors.binary_search_by_key(&sector, |(s, _)| *s) {
+            Ok(i) => &self.goals[self.goal_sectors[i].1.clone()],
+            Err(_) => &[],
+        }
+    }
+
+    /// The cost-field version the route was searched on.
+    #[must_use]
+    pub fn version(&self) -> u64 {
+        self.version
+    }
+
+    /// The route's cost from node `node` to the goals ([`UNREACHABLE`] when none).
+    #[must_use]
+    pub fn distance(&self, node: u32) -> u32 {
+        self.dist[node as usize]
+    }
+
+    /// The next node on node `node`'s route, or `None` when it walks to a goal of its own
+    /// sector or has no route.
+    #[must_use]
+    pub fn next(&self, node: u32) -> Option<u32> {
+        let n = self.next[node as usize];
+        (n < TO_GOAL).then_some(n)
+    }
+
+    /// Bytes held by the route.
+    #[must_use]
+    pub fn bytes(&self) -> usize {
+        (self.dist.capacity() + self.next.capacity()) * 4
+            + self.way.capacity() * 8
+            + self.goals.capacity() * 8
+    }
+
+    /// Where a unit in `cell` heads while its sector has no field: the cell of the node (or
+    /// goal) of its sector that minimises the straight-line (octile) cost to it plus the
+    /// route's cost from it; a unit standing on that node heads for the node's next hop.
+    /// `None` at a goal and where no node of the sector has a route.
+    #[must_use]
+    pub fn waypoint(&self, graph: &PortalGraph, cell: Cell) -> Option<Cell> {
+        let s = graph.sectors().sector_of(cell);
+        let octile = |a: Cell, b: Cell| {
+            let (dx, dy) = (a.x.abs_diff(b.x), a.y.abs_diff(b.y));
+            let (lo, hi) = (dx.min(dy), dx.max(dy));
+            lo * DIAG_STEP + (hi - lo) * ORTHO_STEP
+        };
+        let mut best: Option<(u32, Cell, Option<u32>)> = None;
+        for &g in self.goals_in(s) {
+            let d = octile(cell, g);
+            if best.is_none_or(|(b, _, _)| d < b) {
+                best = Some((d, g, None));
+            }
+        }
+        let nodes = graph.sector_nodes(s);
+        for (node, &(d, packed)) in nodes
+            .clone()
+            .zip(&self.way[nodes.start as usize..nodes.end as usize])
+        {
+            if d == UNREACHABLE {
+                continue;
+            }
+            // Grid sides are at most 2^15, so both coordinates fit 16 bits.
+            let c = Cell::new(packed & 0xFFFF, packed >> 16);
+            let total = d.saturating_add(octile(cell, c));
+            if best.is_none_or(|(b, _, _)| total < b) {
+                best = Some((total, c, Some(node)));
+            }
+        }
+        let (_, target, node) = best?;
+        if target != cell {
+            return Some(target);
+        }
+        // Standing on the chosen node (or goal): head for what comes after it.
+        let node = node?;
+        match self.next(node) {
+            Some(n) => Some(graph.node_cell(n)),
+            None => self
+                .goals_in(s)
+                .iter()
+                .copied()
+                .min_by_key(|&g| (octile(cell, g), g.y, g.x))
+                .filter(|&g| g != cell),
+        }
+    }
+}

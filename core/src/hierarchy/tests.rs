@@ -1,0 +1,306 @@
+//! Tests of the hierarchy against things it did not compute itself: the binary-heap
+//! Dijkstra of `reference.rs` and a graph built from scratch.
+
+use proptest::prelude::*;
+
+use super::*;
+use crate::cost_field::CostField;
+use crate::grid::{Cell, Grid};
+use crate::integration::UNREACHABLE;
+use crate::reference::dijkstra_binary_heap;
+use crate::terrain::WALL;
+
+/// Width, height, sector size, costs.
+type Map = (u32, u32, u32, Vec<u8>);
+
+fn arb_map() -> impl Strategy<Value = Map> {
+    (2u32..48, 2u32..48, 2u32..12).prop_flat_map(|(w, h, s)| {
+        let cost = prop_oneof![
+            8 => Just(1u8),
+            1 => 2u8..=40,
+            3 => Just(WALL),
+        ];
+        (
+            Just(w),
+            Just(h),
+            Just(s),
+            proptest::collection::vec(cost, (w * h) as usize),
+        )
+    })
+}
+
+fn field(w: u32, h: u32, costs: &[u8]) -> CostField {
+    CostField::from_costs(&Grid::new(w, h).unwrap(), costs).unwrap()
+}
+
+/// The cost field with every cell outside sector `b` made a wall.
+fn only_sector(cost: &CostField, b: SectorBounds) -> CostField {
+    let g = Grid::new(cost.width(), cost.height()).unwrap();
+    let costs: Vec<u8> = (0..g.len())
+        .map(|i| {
+            let c = g.cell(i);
+            if b.contains(i64::from(c.x), i64::from(c.y)) {
+                cost.get(c)
+            } else {
+                WALL
+            }
+        })
+        .collect();
+    CostField::from_costs(&g, &costs).unwrap()
+}
+
+/// Walks sector fields from `start`; returns the walked cost (or `None` if it did not reach
+/// a goal within a generous number of steps).
+fn walk(
+    nav: &mut HierarchicalField,
+    graph: &PortalGraph,
+    cost: &CostField,
+    start: Cell,
+) -> Option<u32> {
+    let mut cell = start;
+    let mut total = 0u32;
+    for _ in 0..(cost.width() * cost.height() * 2) {
+        nav.begin_frame();
+        match nav.direction(graph, cost, cell).unwrap() {
+            None => return nav.route().goals().contains(&cell).then_some(total),
+            Some(d) => {
+                assert!(cost.moves(cell) & (1 << d as u8) != 0, "illegal move");
+                let (dx, dy) = d.offset();
+                cell = Cell::new((cell.x as i32 + dx) as u32, (cell.y as i32 + dy) as u32);
+                total += u32::from(cost.get(cell)) * d.step();
+            }
+        }
+    }
+    None
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(120))]
+
+    #[test]
+    fn intra_costs_equal_the_reference_inside_each_sector((w, h, s, costs) in arb_map()) {
+        let cost = field(w, h, &costs);
+        let graph = PortalGraph::build(&cost, s).unwrap();
+        for sector in 0..graph.sectors().len() {
+            let b = graph.sectors().bounds(sector);
+            let masked = only_sector(&cost, b);
+            for to in graph.sector_nodes(sector) {
+                let reference = dijkstra_binary_heap(&masked, &[graph.node_cell(to)]);
+                for from in graph.sector_nodes(sector) {
+                    let c = graph.node_cell(from);
+                    prop_assert_eq!(
+                        graph.intra_cost(from, to),
+                        reference[(c.y * w + c.x) as usize]
+                    );
+                }
+            }
+        }
+        // Portals: partners are one orthogonal step apart, in edge-adjacent sectors, both
+        // passable, and every partner links back.
+        for n in 0..graph.node_count() as u32 {
+            let a = graph.node_cell(n);
+            prop_assert!(cost.is_passable(a));
+            for &p in graph.portal_partners(n) {
+                let b = graph.node_cell(p);
+                prop_assert_eq!(a.x.abs_diff(b.x) + a.y.abs_diff(b.y), 1);
+                prop_assert!(graph.node_sector(n) != graph.node_sector(p));
+                prop_assert!(graph.portal_partners(p).contains(&n));
+            }
+        }
+    }
+
+    #[test]
+    fn updated_graph_equals_a_rebuilt_one(
+        (w, h, s, costs) in arb_map(),
+        batches in proptest::collection::vec(
+            proptest::collection::vec((0u32..48, 0u32..48, prop_oneof![Just(1u8), Just(WALL), 2u8..=40]), 1..6),
+            1..5,
+        ),
+    ) {
+        let mut cost = field(w, h, &costs);
+        let mut graph = PortalGraph::build(&cost, s).unwrap();
+        for batch in batches {
+            let mut edited = Vec::new();
+            for (x, y, c) in batch {
+                let cell = Cell::new(x % w, y % h);
+                if cost.set(cell, c) {
+                    edited.push(cell);
+                }
+            }
+            let redone = graph.update(&cost, &edited).unwrap();
+            prop_assert!(redone <= 5 * edited.len());
+            prop_assert_eq!(&graph, &PortalGraph::build(&cost, s).unwrap());
+        }
+    }
+
+    #[test]
+    fn route_costs_are_real_paths_and_fields_always_reach_the_goal(
+        (w, h, s, costs) in arb_map(),
+        goal in (0u32..48, 0u32..48),
+        budget in prop_oneof![Just(0usize), Just(usize::MAX)],
+    ) {
+        let cost = field(w, h, &costs);
+        let goal = Cell::new(goal.0 % w, goal.1 % h);
+        prop_assume!(cost.is_passable(goal));
+        let graph = PortalGraph::build(&cost, s).unwrap();
+        let exact = dijkstra_binary_heap(&cost, &[goal]);
+        let mut nav = HierarchicalField::new(&graph, &cost, &[goal], budget).unwrap();
+        for n in 0..graph.node_count() as u32 {
+            let c = graph.node_cell(n);
+            let d = nav.route().distance(n);
+            // Never below the true distance; reachable exactly where the true one is.
+            prop_assert!(d >= exact[(c.y * w + c.x) as usize]);
+            prop_assert_eq!(d == UNREACHABLE, exact[(c.y * w + c.x) as usize] == UNREACHABLE);
+        }
+        for y in 0..h {
+            for x in 0..w {
+                let start = Cell::new(x, y);
+                let best = exact[(y * w + x) as usize];
+                if best == UNREACHABLE {
+                    continue;
+                }
+                let walked = walk(&mut nav, &graph, &cost, start);
+                prop_assert!(walked.is_some(), "no arrival from {start}");
+                prop_assert!(walked.unwrap() >= best);
+            }
+        }
+    }
+}
+
+#[test]
+fn one_sector_is_exact_and_fields_respect_the_budget() {
+    // A 64x64 open map with a wall across the middle that has one gap.
+    let (w, h) = (64u32, 64u32);
+    let costs: Vec<u8> = (0..w * h)
+        .map(|i| {
+            let (x, y) = (i % w, i / w);
+            if y == 31 && x != 50 { WALL } else { 1 }
+        })
+        .collect();
+    let cost = field(w, h, &costs);
+    let graph = PortalGraph::build(&cost, DEFAULT_SECTOR_SIZE).unwrap();
+    assert_eq!(graph.sectors().len(), 4);
+    let goal = Cell::new(5, 60);
+    let exact = dijkstra_binary_heap(&cost, &[goal]);
+    // Budget for about two sector fields and a few estimates.
+    let mut nav = HierarchicalField::new(&graph, &cost, &[goal], 4096).unwrap();
+    let before = nav.bytes_in_use();
+    // A walk from the far side: the only way is the gap at x = 50.
+    let walked = walk(&mut nav, &graph, &cost, Cell::new(5, 2)).unwrap();
+    assert!(walked >= exact[2 * w as usize + 5]);
+    assert!(
+        f64::from(walked) <= 1.05 * f64::from(exact[2 * w as usize + 5]),
+        "{walked} vs {}",
+        exact[2 * w as usize + 5]
+    );
+    let stats = nav.stats();
+    assert!(stats.fields_built >= 2 && stats.evicted > 0, "{stats:?}");
+    // Every frame used at most one field and its neighbours' estimates: the budget holds
+    // once the frame moves on.
+    nav.begin_frame();
+    nav.begin_frame();
+    nav.ensure_sector(&graph, &cost, 0).unwrap();
+    assert!(
+        nav.bytes_in_use() <= before + 4096,
+        "{}",
+        nav.bytes_in_use()
+    );
+    // Inside the goal's own sector, with the path inside it, the field is exact.
+    let mut nav = HierarchicalField::new(&graph, &cost, &[goal], usize::MAX).unwrap();
+    let start = Cell::new(20, 40);
+    let walked = walk(&mut nav, &graph, &cost, start).unwrap();
+    assert_eq!(walked, exact[(start.y * w + start.x) as usize]);
+}
+
+#[test]
+fn every_unit_has_a_direction_before_any_field_exists() {
+    let (w, h) = (96u32, 64u32);
+    let grid = Grid::new(w, h).unwrap();
+    let goal = Cell::new(90, 3);
+    let goal_centre = grid.cell_centre(goal);
+    // Open ground: a unit that walks straight along `steer` in quarter-cell steps, with no
+    // field ever built, reaches the goal cell from everywhere.
+    let open = CostField::filled(&grid, 1);
+    let graph = PortalGraph::build(&open, 16).unwrap();
+    let nav = HierarchicalField::new(&graph, &open, &[goal], usize::MAX).unwrap();
+    for y in (0..h).step_by(3) {
+        for x in (0..w).step_by(3) {
+            let cell = Cell::new(x, y);
+            let mut pos = grid.cell_centre(cell);
+            let mut steps = 0;
+            while grid.cell_at(pos) != Some(goal) {
+                let v = nav.steer(&graph, &grid, pos);
+                assert!((v.length() - 1.0).abs() < 1e-4, "no direction at {pos}");
+                pos += v * 0.25;
+                steps += 1;
+                assert!(steps < 4 * 4 * (w + h), "from {cell}: stuck at {pos}");
+            }
+        }
+    }
+    assert_eq!(nav.steer(&graph, &grid, goal_centre), glam::Vec2::ZERO);
+    // Behind a wall with one gap, every passable cell still has a direction at once (the
+    // straight line to the waypoint may cross a sector's inner walls: steering slides along
+    // them until the sector's field is built).
+    let costs: Vec<u8> = (0..w * h)
+        .map(|i| if i % w == 40 && i / w != 50 { WALL } else { 1 })
+        .collect();
+    let walled = CostField::from_costs(&grid, &costs).unwrap();
+    let graph = PortalGraph::build(&walled, 16).unwrap();
+    let nav = HierarchicalField::new(&graph, &walled, &[goal], usize::MAX).unwrap();
+    for i in 0..grid.len() {
+        let cell = grid.cell(i);
+        if walled.is_passable(cell) && cell != goal {
+            let v = nav.steer(&graph, &grid, grid.cell_centre(cell));
+            assert!((v.length() - 1.0).abs() < 1e-4, "no direction at {cell}");
+        }
+    }
+    assert_eq!(nav.stats().fields_built, 0);
+}
+
+#[test]
+fn bad_input_is_an_error() {
+    let cost = CostField::filled(&Grid::new(10, 10).unwrap(), 1);
+    assert_eq!(
+        PortalGraph::build(&cost, 1),
+        Err(HierarchyError::BadSectorSize(1))
+    );
+    let graph = PortalGraph::build(&cost, 4).unwrap();
+    assert!(matches!(
+        HierarchicalField::new(&graph, &cost, &[Cell::new(10, 0)], 0),
+        Err(HierarchyError::CellOutside { .. })
+    ));
+    assert_eq!(
+        HierarchicalField::new(&graph, &cost, &[], 0).err(),
+        Some(HierarchyError::NoGoal)
+    );
+    let other = CostField::filled(&Grid::new(9, 10).unwrap(), 1);
+    assert!(matches!(
+        HierarchicalField::new(&graph, &other, &[Cell::new(1, 1)], 0),
+        Err(HierarchyError::SizeMismatch { .. })
+    ));
+    let mut edited = cost.clone();
+    edited.set(Cell::new(3, 3), WALL);
+    assert!(matches!(
+        HierarchicalField::new(&graph, &edited, &[Cell::new(1, 1)], 0),
+        Err(HierarchyError::Stale { .. })
+    ));
+    let mut walled = cost.clone();
+    walled.set(Cell::new(1, 1), WALL);
+    let g2 = PortalGraph::build(&walled, 4).unwrap();
+    assert_eq!(
+        HierarchicalField::new(&g2, &walled, &[Cell::new(1, 1)], 0).err(),
+        Some(HierarchyError::NoPassableGoal)
+    );
+    let mut nav = HierarchicalField::new(&graph, &cost, &[Cell::new(1, 1)], 0).unwrap();
+    assert!(nav.direction(&graph, &edited, Cell::new(2, 2)).is_err());
+    assert!(nav.direction(&graph, &cost, Cell::new(20, 2)).is_err());
+    assert_eq!(
+        nav.ensure_sector(&graph, &cost, 9),
+        Err(HierarchyError::NoSuchSector {
+            sector: 9,
+            count: 9
+        })
+    );
+    let mut g3 = graph.clone();
+    assert!(g3.update(&cost, &[Cell::new(10, 10)]).is_err());
+}

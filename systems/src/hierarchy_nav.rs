@@ -1,0 +1,277 @@
+//! Hierarchical navigation in the frame ([`Navigation::Hierarchical`]): the stage
+//! `update_hierarchy` keeps one [`PortalGraph`] per used layer and one [`HierarchicalField`]
+//! per (group, layer), and builds the sector fields of the sectors that hold units (at most
+//! [`SECTOR_FIELDS_PER_FRAME`] new ones per frame; units in the others steer toward their
+//! sector's waypoint meanwhile). `steer_units` then takes each unit's direction from it.
+//!
+//! The flat fields are still kept: they give the path distance that arrival and slowing
+//! down near the goal use. With [`Navigation::Flat`] (the default) this module does nothing.
+
+use glam::Vec2;
+use horde_core::hierarchy::DEFAULT_SECTOR_SIZE;
+use horde_core::{
+    Agent, Cell, GoalSet, Grid, HierarchicalField, HierarchyError, Layer, Map, PortalGraph,
+    Position, SectorCache,
+};
+
+use crate::edit_log::EditLog;
+use crate::frame::FrameData;
+use crate::groups::Groups;
+use crate::job_graph::StageContext;
+
+/// Where units get their walking direction from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Navigation {
+    /// One full-map flow field per (goal, layer) (the default).
+    #[default]
+    Flat,
+    /// Sector fields built lazily along a coarse route on the portal graph
+    /// (`horde_core::hierarchy`), for big maps.
+    Hierarchical,
+}
+
+/// Byte budget of each (group, layer)'s sector fields.
+pub const SECTOR_FIELD_BUDGET: usize = 64 << 20;
+
+/// New sector fields built per frame and request at most; later sectors wait a frame (a
+/// field with its share of neighbour estimates costs about 0.2 ms on the loaded 2-core
+/// development machine, so this bounds the stage near 13 ms while a route fills in).
+pub const SECTOR_FIELDS_PER_FRAME: usize = 64;
+
+/// One (group, layer)'s path request.
+#[derive(Clone, Debug)]
+struct Request {
+    group: u16,
+    layer: Layer,
+    goal: GoalSet,
+    field: HierarchicalField,
+}
+
+/// The hierarchy's state in the frame: portal graphs per layer, requests per group.
+#[derive(Clone, Debug, Default)]
+pub struct HierarchyNav {
+    graphs: [Option<PortalGraph>; Layer::COUNT],
+    requests: Vec<Request>,
+    /// Sector caches restored from a snapshot, put back into their requests when the next
+    /// frame makes them.
+    pending: Vec<SavedCache>,
+}
+
+/// One request's sector cache, as a snapshot saves it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct SavedCache {
+    pub group: u16,
+    pub layer: Layer,
+    pub goal: GoalSet,
+    pub cache: SectorCache,
+}
+
+impl HierarchyNav {
+    /// The portal graph of `layer`, once a unit of that layer exists.
+    #[must_use]
+    pub fn graph(&self, layer: Layer) -> Option<&PortalGraph> {
+        self.graphs[layer as usize].as_ref()
+    }
+
+    /// The path request of group `group` on `layer`, if there is one.
+    #[must_use]
+    pub fn field(&self, group: u16, layer: Layer) -> Option<&HierarchicalField> {
+        self.requests
+            .iter()
+            .find(|r| r.group == group && r.layer == layer)
+            .map(|r| &r.field)
+    }
+
+    /// The sector caches a snapshot must save: those of the requests the next frame keeps
+    /// (same goal, graph and route current with the map), and those restored but not yet
+    /// put back. A request the next frame starts over needs nothing.
+    pub(crate) fn saved_caches(&self, map: &Map, groups: &Groups) -> Vec<SavedCache> {
+        let kept = self.requests.iter().filter(|r| {
+            let graph = self.graphs[r.layer as usize].as_ref();
+            graph.is_some_and(|g| {
+                g.is_current(map.cost_field(r.layer)) && r.field.route().version() == g.version()
+            }) && groups
+                .get(r.group)
+                .is_some_and(|g| g.goal == r.goal && g.fields[r.layer as usize].is_some())
+        });
+        kept.map(|r| SavedCache {
+            group: r.group,
+            layer: r.layer,
+            goal: r.goal.clone(),
+            cache: r.field.cache(),
+        })
+        .chain(self.pending.iter().cloned())
+        .collect()
+    }
+
+    /// Caches to put back into the requests the next frame makes (see [`Self::saved_caches`]).
+    pub(crate) fn restore_caches(&mut self, caches: Vec<SavedCache>) {
+        self.pending = caches;
+    }
+
+    /// Bytes held by all sector fields, estimates and coarse routes.
+    #[must_use]
+    pub fn bytes_in_use(&self) -> usize {
+        self.requests.iter().map(|r| r.field.bytes_in_use()).sum()
+    }
+
+    /// The direction for a unit of `group` on `layer` at `pos`, or `None` when the group has
+    /// no hierarchical request on that layer.
+    #[must_use]
+    pub fn steer(&self, grid: &Grid, group: u16, layer: Layer, pos: Vec2) -> Option<Vec2> {
+        let graph = self.graph(layer)?;
+        Some(self.field(group, layer)?.steer(graph, grid, pos))
+    }
+
+    /// Brings graphs and requests up to date with the map and the groups' goals, then builds
+    /// fields for the sectors that hold `units`. Failures are returned as messages.
+    fn update<'a>(
+        &mut self,
+        map: &Map,
+        groups: &Groups,
+        edits: &EditLog,
+        units: impl Iterator<Item = (Vec2, &'a Agent)>,
+    ) -> Vec<String> {
+        let mut errors = Vec::new();
+        for layer in Layer::ALL {
+            let used = groups
+                .list
+                .iter()
+                .any(|g| g.fields[layer as usize].is_some());
+            let cost = map.cost_field(layer);
+            let slot = &mut self.graphs[layer as usize];
+            match slot {
+                _ if !used => *slot = None,
+                Some(graph) if graph.is_current(cost) => {}
+                Some(graph) => {
+                    // Repair from the edit log; rebuild when it no longer reaches back.
+                    let result = match edits.since(layer, graph.version()) {
+                        Some(log) => {
+                            let cells: Vec<Cell> = log.iter().map(|&(c, _)| c).collect();
+                            graph.update(cost, &cells).map(|_| ())
+                        }
+                        None => PortalGraph::build(cost, DEFAULT_SECTOR_SIZE).map(|g| *graph = g),
+                    };
+                    if let Err(e) = result {
+                        errors.push(format!("portal graph update failed: {e}"));
+                    }
+                }
+                None => match PortalGraph::build(cost, DEFAULT_SECTOR_SIZE) {
+                    Ok(g) => *slot = Some(g),
+                    Err(e) => errors.push(format!("portal graph build failed: {e}")),
+                },
+            }
+        }
+        // One request per (group, layer) with units; a new goal or new costs start it over.
+        let mut requests = Vec::new();
+        for (g, group) in groups.list.iter().enumerate() {
+            for layer in Layer::ALL {
+                if group.fields[layer as usize].is_none() {
+                    continue;
+                }
+                let Some(graph) = &self.graphs[layer as usize] else {
+                    continue;
+                };
+                let cost = map.cost_field(layer);
+                let old = self
+                    .requests
+                    .iter()
+                    .position(|r| usize::from(r.group) == g && r.layer == layer)
+                    .map(|i| self.requests.swap_remove(i));
+                match old {
+                    Some(r)
+                        if r.goal == group.goal && r.field.route().version() == graph.version() =>
+                    {
+                        requests.push(r);
+                    }
+                    _ => match HierarchicalField::new(
+                        graph,
+                        cost,
+                        group.goal.cells(),
+                        SECTOR_FIELD_BUDGET,
+                    ) {
+                        Ok(mut field) => {
+                            let saved = self.pending.iter().position(|p| {
+                                usize::from(p.group) == g
+                                    && p.layer == layer
+                                    && p.goal == group.goal
+                            });
+                            if let Some(i) = saved {
+                                let saved = self.pending.swap_remove(i);
+                                if let Err(e) = field.restore_cache(graph, saved.cache) {
+                                    errors.push(format!("restoring sector fields failed: {e}"));
+                                }
+                            }
+                            requests.push(Request {
+                                group: g as u16,
+                                layer,
+                                goal: group.goal.clone(),
+                                field,
+                            });
+                        }
+                        // Every goal cell walled over (allowed after the goal was set): no
+                        // request, so the group's units follow the flat field as in flat mode.
+                        Err(HierarchyError::NoPassableGoal) => {}
+                        Err(e) => errors.push(format!("path request failed: {e}")),
+                    },
+                }
+            }
+        }
+        requests.sort_by_key(|r| (r.group, r.layer as usize));
+        self.requests = requests;
+        // Restored caches whose request was not made again are stale.
+        self.pending.clear();
+        let mut built = vec![0usize; self.requests.len()];
+        for r in &mut self.requests {
+            r.field.begin_frame();
+        }
+        for (pos, agent) in units {
+            let Ok(i) = self
+                .requests
+                .binary_search_by_key(&(agent.group.0, agent.layer as usize), |r| {
+                    (r.group, r.layer as usize)
+                })
+            else {
+                continue;
+            };
+            let Some(graph) = &self.graphs[agent.layer as usize] else {
+                continue;
+            };
+            let Some(cell) = map.grid().cell_at(pos) else {
+                continue;
+            };
+            let sector = graph.sectors().sector_of(cell);
+            let r = &mut self.requests[i];
+            if !r.field.has_field(sector) {
+                if built[i] >= SECTOR_FIELDS_PER_FRAME {
+                    continue;
+                }
+                built[i] += 1;
+            }
+            if let Err(e) = r
+                .field
+                .ensure_sector(graph, map.cost_field(agent.layer), sector)
+            {
+                errors.push(format!("sector field failed: {e}"));
+            }
+        }
+        errors
+    }
+}
+
+/// Stage `update_hierarchy`: nothing with [`Navigation::Flat`]; otherwise updates the
+/// portal graphs and path requests and builds the sector fields units stand in.
+pub(crate) fn update_hierarchy(data: &FrameData, _ctx: &StageContext<'_>) {
+    if data.config.navigation != Navigation::Hierarchical {
+        return;
+    }
+    let map = data.map.read();
+    let groups = data.groups.read();
+    let edits = data.edits.read();
+    let mut nav = data.hierarchy.write();
+    let mut query = data.world.query::<(&Position, &Agent)>();
+    let errors = nav.update(&map, &groups, &edits, query.iter().map(|(p, a)| (p.0, a)));
+    if !errors.is_empty() {
+        data.errors.lock().extend(errors);
+    }
+}
