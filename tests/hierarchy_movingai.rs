@@ -5,31 +5,17 @@
 //! Reads `../shared/data/movingai` next to the repository; when that folder is absent the
 //! test prints why and passes without checking anything.
 
-use std::path::PathBuf;
+mod common;
+
+use common::{movingai_maps, spread};
 
 use horde::hierarchy::DEFAULT_SECTOR_SIZE;
-use horde::{
-    Cell, CostField, HierarchicalField, PortalGraph, ScenarioLine, load_map, load_scenario,
-    uniform_cost_field,
-};
+use horde::{Cell, CostField, HierarchicalField, PortalGraph, uniform_cost_field};
 
 /// Lines per map, spread evenly through the file (files are sorted by length bucket).
 const PER_MAP: usize = 120;
 /// Memory budget of the sector fields of one request.
 const BUDGET: usize = 64 << 20;
-
-fn data_dir() -> Option<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/movingai");
-    dir.is_dir().then_some(dir)
-}
-
-fn spread(lines: &[ScenarioLine], per_map: usize) -> Vec<&ScenarioLine> {
-    let n = lines.len();
-    let mut picked: Vec<usize> = (0..per_map).map(|i| i * n / per_map).collect();
-    picked.push(n - 1);
-    picked.dedup();
-    picked.into_iter().map(|i| &lines[i]).collect()
-}
 
 /// Walks the hierarchical fields from `start` to the goal; returns the length walked (1 per
 /// orthogonal step, sqrt 2 per diagonal one), or `None` when the walk never arrives.
@@ -67,21 +53,11 @@ fn walk(
 
 #[test]
 fn walked_paths_are_within_5_percent_on_95_percent_of_lines() {
-    let Some(dir) = data_dir() else {
+    let Some(maps) = movingai_maps() else {
         eprintln!("SKIP: ../shared/data/movingai not found; hierarchical path quality not checked");
         return;
     };
-    let mut maps: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "map"))
-        .collect();
-    maps.sort();
-    assert!(!maps.is_empty(), "no .map files in {}", dir.display());
-    for map_path in maps {
-        let map = load_map(&map_path).unwrap();
-        let scen = load_scenario(map_path.with_extension("map.scen")).unwrap();
-        scen.check_against(&map).unwrap();
+    for (map_path, map, scen) in maps {
         let cost = uniform_cost_field(&map);
         let graph = PortalGraph::build(&cost, DEFAULT_SECTOR_SIZE).unwrap();
         let sample = spread(&scen.lines, PER_MAP);

@@ -3,42 +3,19 @@
 //! Reads the maps from `../shared/data/movingai` next to the repository; when that folder is
 //! absent the test prints why and passes without checking anything.
 
-use std::path::PathBuf;
+mod common;
 
-use horde::{ScenarioLine, check_scenario_lines, load_map, load_scenario};
+use common::{movingai_maps, spread};
 
-fn data_dir() -> Option<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/movingai");
-    dir.is_dir().then_some(dir)
-}
-
-/// `per_map` lines spread evenly through the file (files are sorted by bucket, so the
-/// sample covers short and long paths alike), always including the last, longest line.
-fn spread(lines: &[ScenarioLine], per_map: usize) -> Vec<&ScenarioLine> {
-    let n = lines.len();
-    let mut picked: Vec<usize> = (0..per_map).map(|i| i * n / per_map).collect();
-    picked.push(n - 1);
-    picked.dedup();
-    picked.into_iter().map(|i| &lines[i]).collect()
-}
+use horde::check_scenario_lines;
 
 #[test]
 fn distances_match_the_optimal_lengths() {
-    let Some(dir) = data_dir() else {
+    let Some(maps) = movingai_maps() else {
         eprintln!("SKIP: ../shared/data/movingai not found; Moving AI check not run");
         return;
     };
-    let mut maps: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "map"))
-        .collect();
-    maps.sort();
-    assert!(!maps.is_empty(), "no .map files in {}", dir.display());
-    for map_path in maps {
-        let map = load_map(&map_path).unwrap();
-        let scen = load_scenario(map_path.with_extension("map.scen")).unwrap();
-        scen.check_against(&map).unwrap();
+    for (map_path, map, scen) in maps {
         let sample = spread(&scen.lines, 40);
         let buckets: std::collections::BTreeSet<u32> = sample.iter().map(|l| l.bucket).collect();
         let report = check_scenario_lines(&map, sample.iter().copied()).unwrap();

@@ -1,20 +1,15 @@
 //! `horde bench --quick` through the real binary: every table is printed and written to JSON
 //! with positive times; `--plot` writes a PNG; a missing Moving AI folder only adds a note.
 
-use std::path::PathBuf;
+mod common;
+
 use std::process::Command;
+
+use common::scratch;
 
 use serde_json::Value;
 
 const TABLES: [&str; 5] = ["frame", "orca", "neighbours", "fields", "seed"];
-
-/// A fresh scratch directory for one test.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("horde-bench-test-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 /// Runs `horde bench --quick --json FILE` plus `extra`; returns the JSON and stdout.
 fn bench(dir: &std::path::Path, extra: &[&str]) -> (Value, String) {
@@ -36,7 +31,7 @@ fn bench(dir: &std::path::Path, extra: &[&str]) -> (Value, String) {
 
 #[test]
 fn quick_bench_writes_every_table_with_positive_times() {
-    let dir = scratch("tables");
+    let dir = scratch("bench-test", "tables");
     let plot = dir.join("bench.png");
     let (doc, stdout) = bench(&dir, &["--plot", plot.to_str().unwrap()]);
     for table in TABLES {
@@ -89,7 +84,7 @@ fn quick_bench_writes_every_table_with_positive_times() {
 
 #[test]
 fn quick_bench_without_moving_ai_maps_notes_the_skip() {
-    let dir = scratch("no-maps");
+    let dir = scratch("bench-test", "no-maps");
     let (doc, stdout) = bench(&dir, &["--movingai", dir.join("absent").to_str().unwrap()]);
     assert!(stdout.contains("Cauldron.map is absent"), "{stdout}");
     let maps: Vec<&str> = doc["frame"]

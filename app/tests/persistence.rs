@@ -2,19 +2,12 @@
 //! `--record` and `horde replay` all end on the state hash of the run that never stopped,
 //! and every kind of broken file exits with code 2 and says what is wrong.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-fn horde() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_horde"))
-}
+use std::path::Path;
+use std::process::Output;
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("horde-persist-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+use common::{horde, scratch};
 
 /// The demo's events fall at frames 60, 120, 180 and 240: 200 frames cross three of them.
 const FRAMES: &str = "200";
@@ -49,7 +42,7 @@ fn exit_2(out: &Output, needle: &str) {
 
 #[test]
 fn snapshots_resume_and_replays_end_on_the_same_hash() {
-    let dir = scratch("same");
+    let dir = scratch("persist", "same");
     let full = run_ok(&["--threads", "2"], &dir.join("full.json"));
     let hash = full["state_hash"].as_str().unwrap().to_string();
 
@@ -118,7 +111,7 @@ fn snapshots_resume_and_replays_end_on_the_same_hash() {
 
 #[test]
 fn broken_files_exit_2_with_what_is_wrong() {
-    let dir = scratch("broken");
+    let dir = scratch("persist", "broken");
     let snaps = dir.join("snaps");
     let replay = dir.join("run.hrep");
     let out = horde()
@@ -205,7 +198,7 @@ fn broken_files_exit_2_with_what_is_wrong() {
 
 #[test]
 fn a_run_killed_while_writing_snapshots_leaves_only_whole_ones() {
-    let dir = scratch("killed");
+    let dir = scratch("persist", "killed");
     let snaps = dir.join("snaps");
     for (round, wait_ms) in [(0, 900u64), (1, 1300), (2, 1700)] {
         let mut child = horde()

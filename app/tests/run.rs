@@ -1,22 +1,14 @@
 //! `horde run` through the real binary: the JSON summary, determinism across thread counts,
 //! the CSV trace, exit codes, and the puffin profiler (live server and capture file).
 
+mod common;
+
 use std::net::TcpListener;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-fn horde() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_horde"))
-}
-
-/// A fresh scratch directory for one test.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("horde-run-test-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+use common::{horde, scratch};
 
 fn run_json(dir: &std::path::Path, extra: &[&str]) -> serde_json::Value {
     let json = dir.join(format!(
@@ -41,7 +33,7 @@ fn run_json(dir: &std::path::Path, extra: &[&str]) -> serde_json::Value {
 
 #[test]
 fn json_summary_has_every_key() {
-    let dir = scratch("json");
+    let dir = scratch("run-test", "json");
     let v = run_json(&dir, &["--threads", "2"]);
     assert_eq!(v["frames"], 60);
     assert_eq!(v["units"], 300);
@@ -76,7 +68,7 @@ fn json_summary_has_every_key() {
 
 #[test]
 fn thread_count_does_not_change_the_result() {
-    let dir = scratch("threads");
+    let dir = scratch("run-test", "threads");
     let one = run_json(&dir, &["--threads", "1"]);
     let two = run_json(&dir, &["--threads", "2"]);
     assert_eq!(one["state_hash"], two["state_hash"]);
@@ -84,7 +76,7 @@ fn thread_count_does_not_change_the_result() {
 
 #[test]
 fn trace_writes_every_unit_every_k_frames() {
-    let dir = scratch("trace");
+    let dir = scratch("run-test", "trace");
     let trace = dir.join("trace.csv");
     let out = horde()
         .args([
@@ -153,7 +145,7 @@ fn bad_input_exits_with_code_2() {
 
 #[test]
 fn profile_capture_file_opens_in_puffin() {
-    let dir = scratch("capture");
+    let dir = scratch("run-test", "capture");
     let file = dir.join("run.puffin");
     let out = horde()
         .args([
@@ -240,7 +232,7 @@ fn profile_server_streams_frames_with_stage_scopes() {
 
 #[test]
 fn scenario_files_run_and_bad_ones_exit_2() {
-    let dir = scratch("scenario");
+    let dir = scratch("run-test", "scenario");
     let scenarios = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../scenarios");
     let json = dir.join("corridor.json");
     let out = horde()

@@ -19,6 +19,40 @@ pub fn movingai_dir() -> Option<PathBuf> {
     dir.is_dir().then_some(dir)
 }
 
+/// Every `.map` file of the Moving AI folder with its map and checked scenario file, in name
+/// order; `None` when the folder is absent.
+pub fn movingai_maps() -> Option<Vec<(PathBuf, Map, horde::Scenario)>> {
+    let dir = movingai_dir()?;
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "map"))
+        .collect();
+    paths.sort();
+    assert!(!paths.is_empty(), "no .map files in {}", dir.display());
+    let maps = paths
+        .into_iter()
+        .map(|path| {
+            let map = horde::load_map(&path).unwrap();
+            let scen = horde::load_scenario(path.with_extension("map.scen")).unwrap();
+            scen.check_against(&map).unwrap();
+            (path, map, scen)
+        })
+        .collect();
+    Some(maps)
+}
+
+/// `per_map` lines spread evenly through a scenario file (files are sorted by length
+/// bucket, so the sample covers short and long paths alike), always including the last,
+/// longest line.
+pub fn spread(lines: &[horde::ScenarioLine], per_map: usize) -> Vec<&horde::ScenarioLine> {
+    let n = lines.len();
+    let mut picked: Vec<usize> = (0..per_map).map(|i| i * n / per_map).collect();
+    picked.push(n - 1);
+    picked.dedup();
+    picked.into_iter().map(|i| &lines[i]).collect()
+}
+
 /// A goal area: the `cells` open cells nearest to `centre` by path distance (ties broken by
 /// cell order), so the area has room for a crowd whatever the walls around `centre`.
 pub fn area_goal(map: &Map, centre: Cell, cells: usize) -> GoalSet {
