@@ -36,6 +36,16 @@ impl Groups {
         self.list.is_empty()
     }
 
+    /// The group `id`, to change it.
+    pub(crate) fn group_mut(
+        &mut self,
+        id: horde_core::GroupId,
+    ) -> Result<&mut Group, horde_core::SpawnError> {
+        self.list
+            .get_mut(usize::from(id.0))
+            .ok_or(horde_core::SpawnError::NoSuchGroup(id.0))
+    }
+
     /// The field units of group `id` on `layer` follow.
     #[must_use]
     pub fn field(&self, id: u16, layer: Layer) -> Option<FieldId> {

@@ -210,13 +210,7 @@ impl Horde {
         self.check_goal(&goal)?;
         let map = self.data.map.get_mut();
         let fields = self.data.fields.get_mut();
-        let g = self
-            .data
-            .groups
-            .get_mut()
-            .list
-            .get_mut(usize::from(group.0))
-            .ok_or(SpawnError::NoSuchGroup(group.0))?;
+        let g = self.data.groups.get_mut().group_mut(group)?;
         for layer in Layer::ALL {
             if g.fields[layer as usize].is_some() {
                 let key = FieldKey {
@@ -294,13 +288,7 @@ impl Horde {
     /// Makes sure units of `group` on `layer` have a field to follow.
     pub(crate) fn ensure_field(&mut self, group: GroupId, layer: Layer) -> Result<(), SimError> {
         let map = self.data.map.get_mut();
-        let group = self
-            .data
-            .groups
-            .get_mut()
-            .list
-            .get_mut(usize::from(group.0))
-            .ok_or(SpawnError::NoSuchGroup(group.0))?;
+        let group = self.data.groups.get_mut().group_mut(group)?;
         let slot = &mut group.fields[layer as usize];
         if slot.is_none() {
             let key = FieldKey {
