@@ -176,6 +176,19 @@ impl UnitSpec {
         self
     }
 
+    /// The unit's fixed parameters as the [`Agent`] component.
+    #[must_use]
+    pub fn agent(&self) -> Agent {
+        Agent {
+            radius: self.radius,
+            max_speed: self.max_speed,
+            turn_rate: self.turn_rate,
+            layer: self.layer,
+            group: self.group,
+            controllable: self.controllable,
+        }
+    }
+
     /// Checks every number and that the position is inside the map, in a cell the unit's
     /// layer can enter.
     pub fn validate(&self, map: &Map) -> Result<(), SpawnError> {

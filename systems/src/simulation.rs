@@ -273,14 +273,7 @@ impl Horde {
             ExternalForce(Vec2::ZERO),
             Stun(0.0),
             Mass(spec.mass),
-            Agent {
-                radius: spec.radius,
-                max_speed: spec.max_speed,
-                turn_rate: spec.turn_rate,
-                layer: spec.layer,
-                group: spec.group,
-                controllable: spec.controllable,
-            },
+            spec.agent(),
             Steering::default(),
         )))
     }

@@ -426,14 +426,7 @@ impl Horde {
         *horde.data.neighbours.get_mut() = Neighbours::new(grid);
         for u in &r.units {
             let spec = u.spec.to_spec().map_err(invalid)?;
-            let agent = Agent {
-                radius: spec.radius,
-                max_speed: spec.max_speed,
-                turn_rate: spec.turn_rate,
-                layer: spec.layer,
-                group: spec.group,
-                controllable: spec.controllable,
-            };
+            let agent = spec.agent();
             let steering = Steering {
                 heading: vec2(u.heading),
                 avoid_side: u.avoid_side,
