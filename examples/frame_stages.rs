@@ -19,7 +19,10 @@ fn main() {
         [units] => vec![(*units, 1), (*units, 2)],
         [units, threads, ..] => vec![(*units, *threads)],
     };
-    let frames = 100;
+    let frames: u32 = std::env::var("FRAMES")
+        .ok()
+        .and_then(|f| f.parse().ok())
+        .unwrap_or(100);
     println!(
         "{:>9} {:>7} {:<16} {:>9} {:>9}",
         "units", "threads", "stage", "ms", "ns/unit"
@@ -43,5 +46,10 @@ fn main() {
             let ns = ms * 1e6 / units as f64;
             println!("{units:>9} {threads:>7} {name:<16} {ms:>9.3} {ns:>9.1}");
         }
+        // Optimisations that must not change behaviour keep this number.
+        println!(
+            "{units:>9} {threads:>7} state hash after {frames} frames: {:016x}",
+            sim.state_hash()
+        );
     }
 }

@@ -202,7 +202,14 @@ impl FlowField {
     /// flow direction; zero outside the grid, at goals, in walls and where no path exists.
     #[must_use]
     pub fn sample(&self, grid: &Grid, pos: Vec2) -> Vec2 {
-        let Some(cell) = grid.cell_at(pos) else {
+        self.sample_in(grid, grid.cell_at(pos), pos)
+    }
+
+    /// [`Self::sample`] for a caller that already has `grid.cell_at(pos)` (the steering stage
+    /// looks several fields up in the same cell).
+    #[must_use]
+    pub fn sample_in(&self, grid: &Grid, cell: Option<Cell>, pos: Vec2) -> Vec2 {
+        let Some(cell) = cell else {
             return Vec2::ZERO;
         };
         let byte = self.cells[self.index(cell)];

@@ -1040,6 +1040,26 @@ mod tests {
         assert!(!spare.affects(true) && spare.affects(false) && hit.affects(true));
     }
 
+    /// `apply_forces` skips units at rest on the strength of this: decaying `(+0, +0)` gives
+    /// `(+0, +0)` bit for bit, whatever the settings.
+    #[test]
+    fn decay_keeps_a_unit_at_rest_exactly() {
+        for (drag, snap) in [(4.0, 0.05), (0.0, 0.0), (f32::MAX, 0.0), (1.0, 1e30)] {
+            let params = KnockbackParams {
+                drag,
+                slippery_drag: drag,
+                snap_speed: snap,
+                ..KnockbackParams::default()
+            };
+            for dt in [0.0, DT, 1.0, f32::MAX] {
+                for slippery in [false, true] {
+                    let (v, s) = decay_external(Vec2::ZERO, 0.0, slippery, dt, &params);
+                    assert_eq!((v.x.to_bits(), v.y.to_bits(), s.to_bits()), (0, 0, 0));
+                }
+            }
+        }
+    }
+
     #[test]
     fn decay_reaches_exactly_zero_and_stun_counts_down() {
         let params = KnockbackParams::default();

@@ -31,6 +31,12 @@ pub(crate) fn apply_forces(data: &FrameData, ctx: &StageContext<'_>) {
                     (v, s) = apply_impulse(v, s, force, mass.0, dt, params);
                 }
             }
+            // A unit at rest and not stunned stays so: `decay_external(+0, +0, ..)` is `(+0, +0)`
+            // exactly, so skip its terrain lookup (most of a big crowd is in this state).
+            if v.x.to_bits() == 0 && v.y.to_bits() == 0 && s.to_bits() == 0 {
+                (external.0, stun.0) = (v, s);
+                return;
+            }
             let slippery = map.terrain_at(grid.clamped_cell_at(pos.0)).props().slippery;
             (external.0, stun.0) = decay_external(v, s, slippery, dt, params);
         },

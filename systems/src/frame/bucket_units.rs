@@ -50,27 +50,27 @@ impl Neighbours {
     }
 
     /// The units in the 3x3 buckets around `pos`, as three slices (one per bucket row: the
-    /// buckets of a row are adjacent in the sorted order).
+    /// buckets of a row are adjacent in the sorted order). Rows past the grid's edge are
+    /// empty slices. Called once per unit per frame, so it is written without iterators.
     #[must_use]
     pub fn near(&self, pos: Vec2) -> [&[NeighbourInfo]; 3] {
-        let mut out: [&[NeighbourInfo]; 3] = [&[], &[], &[]];
         if self.units.is_empty() {
-            return out;
+            return [&[], &[], &[]];
         }
         let (bx, by) = self.grid.coords_of(pos);
-        let (cols, rows) = (self.grid.columns(), self.grid.rows());
+        let (bx, by) = (bx as usize, by as usize);
+        let cols = self.grid.columns() as usize;
+        let rows = self.grid.rows() as usize;
+        let first = bx.saturating_sub(1);
+        let last = (bx + 1).min(cols - 1);
         let starts = self.grid.cell_start();
-        for (slot, y) in out
-            .iter_mut()
-            .zip(by.saturating_sub(1)..=(by + 1).min(rows - 1))
-        {
-            let row = y * cols;
-            let first = row + bx.saturating_sub(1);
-            let last = row + (bx + 1).min(cols - 1);
-            let range = starts[first as usize] as usize..starts[last as usize + 1] as usize;
-            *slot = &self.units[range];
-        }
-        out
+        let row = |y: usize| {
+            let base = y * cols;
+            &self.units[starts[base + first] as usize..starts[base + last + 1] as usize]
+        };
+        let above: &[NeighbourInfo] = if by > 0 { row(by - 1) } else { &[] };
+        let below: &[NeighbourInfo] = if by + 1 < rows { row(by + 1) } else { &[] };
+        [above, row(by), below]
     }
 }
 

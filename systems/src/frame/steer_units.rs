@@ -3,8 +3,8 @@
 
 use glam::Vec2;
 use horde_core::{
-    Agent, Fan, Position, Steering, Stun, TurnLimit, UnitId, UnitSpec, Velocity, avoid_walls,
-    blend_and_turn, unit_noise,
+    Agent, Fan, Layer, NavField, Position, Steering, Stun, TurnLimit, UnitId, UnitSpec, Velocity,
+    avoid_walls, blend_and_turn, unit_noise,
 };
 
 use crate::frame::{FrameData, for_each_unit};
@@ -27,6 +27,13 @@ pub(crate) fn steer_units(data: &FrameData, ctx: &StageContext<'_>) {
     let common_rate = UnitSpec::at(Vec2::ZERO).turn_rate;
     let common_limit = TurnLimit::new(common_rate * dt);
     let fan = Fan::new(sc);
+    // Each (group, layer)'s field, looked up once per frame rather than once per unit.
+    let field_of: Vec<Option<&NavField>> = (0..groups.len())
+        .flat_map(|g| {
+            let g = u16::try_from(g).unwrap_or(u16::MAX);
+            Layer::ALL.map(|layer| groups.field(g, layer).map(|id| fields.get(id)))
+        })
+        .collect();
 
     for_each_unit::<
         (
@@ -48,10 +55,12 @@ pub(crate) fn steer_units(data: &FrameData, ctx: &StageContext<'_>) {
                 return;
             }
             let pos = pos.0;
-            let cell = grid.clamped_cell_at(pos);
-            let field = groups
-                .field(agent.group.0, agent.layer)
-                .map(|id| fields.get(id));
+            let in_grid = grid.cell_at(pos);
+            let cell = in_grid.unwrap_or_else(|| grid.clamped_cell_at(pos));
+            let field = field_of
+                .get(usize::from(agent.group.0) * Layer::COUNT + agent.layer as usize)
+                .copied()
+                .flatten();
             let distance = field
                 .and_then(|f| f.integration().distance(cell))
                 .map_or(f32::INFINITY, |d| d as f32);
@@ -59,7 +68,9 @@ pub(crate) fn steer_units(data: &FrameData, ctx: &StageContext<'_>) {
             // coarse route's waypoint); the flat field still gives the distance.
             let ideal = hierarchy
                 .steer(grid, agent.group.0, agent.layer, pos)
-                .unwrap_or_else(|| field.map_or(Vec2::ZERO, |f| f.flow().sample(grid, pos)));
+                .unwrap_or_else(|| {
+                    field.map_or(Vec2::ZERO, |f| f.flow().sample_in(grid, in_grid, pos))
+                });
 
             // Step 5: separation, and whether an arrived friend is touching us. Written as a
             // branch-free loop over contiguous slices with local accumulators: crowds make the
