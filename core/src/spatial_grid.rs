@@ -1,6 +1,8 @@
 //! [`SpatialGrid`]: a uniform bucket grid that answers "which units are near this point" in
 //! O(1) per query, so separation (SPEC §6 step 5) is O(N) overall instead of all pairs.
 
+use std::sync::{Mutex, PoisonError};
+
 use glam::Vec2;
 
 use crate::grid::Grid;
@@ -62,8 +64,11 @@ pub enum SpatialGridError {
 /// corner as the map's [`Grid`] (a bucket is not a map cell: it is usually several cells).
 /// [`SpatialGrid::rebuild`] sorts the unit indices by bucket with a stable counting sort;
 /// the caller may instead compute [`SpatialGrid::bucket_of`] for every unit in parallel and
-/// pass the result to [`SpatialGrid::rebuild_from_buckets`]. Both give the same, deterministic
-/// result, and neither allocates once the vectors have grown to the unit count.
+/// pass the result to [`SpatialGrid::rebuild_from_buckets`] (or cut the sort into bands run on
+/// threads with [`SpatialGrid::rebuild_from_buckets_in`]). All give the same, deterministic
+/// result, and none allocates once the vectors have grown to the unit count. A crowd much
+/// smaller than the world folds the table's rows ([`SpatialGrid::fit_to`]), so a rebuild
+/// costs in proportion to the units.
 ///
 /// ```
 /// use glam::Vec2;
@@ -88,6 +93,11 @@ pub struct SpatialGrid {
     cell_size: f32,
     columns: u32,
     rows: u32,
+    /// Rows of buckets the table holds: world row `y` lives in table row `y % table_rows`
+    /// (see [`SpatialGrid::fit_to`]).
+    table_rows: u32,
+    /// First bucket index of each world row: `(y % table_rows) * columns`.
+    row_base: Vec<u32>,
     /// Prefix sums: the units of bucket `b` are `order[cell_start[b]..cell_start[b + 1]]`.
     cell_start: Vec<u32>,
     /// Unit indices sorted by bucket, input order within a bucket.
@@ -99,6 +109,9 @@ pub struct SpatialGrid {
 impl SpatialGrid {
     /// Most buckets a grid may have (16M: 64 MiB of `cell_start`).
     pub const MAX_BUCKETS: u64 = 1 << 24;
+
+    /// Buckets per unit below which [`fit_to`](Self::fit_to) folds the table's rows.
+    pub const BUCKETS_PER_UNIT: u64 = 8;
 
     /// Bucket side used when no unit radius is known: `1.0` world unit.
     pub const DEFAULT_CELL_SIZE: f32 = 1.0;
@@ -148,10 +161,46 @@ impl SpatialGrid {
             cell_size,
             columns,
             rows,
+            table_rows: rows,
+            row_base: (0..rows).map(|y| y * columns).collect(),
             cell_start: vec![0; columns as usize * rows as usize + 1],
             order: Vec::new(),
             buckets: Vec::new(),
         })
+    }
+
+    /// Sizes the bucket table for `units` units (emptying the grid when its size changes).
+    /// With fewer units than buckets / [`BUCKETS_PER_UNIT`](Self::BUCKETS_PER_UNIT), the table
+    /// keeps only `units * BUCKETS_PER_UNIT / columns` rows (at least 3) and world row `y`
+    /// shares table row `y % table_rows` with the rows a multiple of `table_rows` away:
+    /// clearing and summing the table every rebuild then costs in proportion to the units,
+    /// not to the world. Queries are unchanged (units from the sharing rows are far away and
+    /// fail the caller's distance test, and the units of each bucket keep their order), so
+    /// results are the same with or without folding. [`rebuild`](Self::rebuild) calls this
+    /// itself; callers of [`rebuild_from_buckets`](Self::rebuild_from_buckets) call it before
+    /// [`bucket_of`](Self::bucket_of).
+    pub fn fit_to(&mut self, units: usize) {
+        let wanted = (units as u64)
+            .saturating_mul(Self::BUCKETS_PER_UNIT)
+            .div_ceil(u64::from(self.columns));
+        let table_rows = wanted.clamp(u64::from(self.rows.min(3)), u64::from(self.rows)) as u32;
+        if table_rows != self.table_rows {
+            self.table_rows = table_rows;
+            let columns = self.columns;
+            for (y, base) in (0..).zip(&mut self.row_base) {
+                *base = (y % table_rows) * columns;
+            }
+            self.order.clear();
+            self.cell_start.clear();
+            self.cell_start.resize(self.bucket_count() as usize + 1, 0);
+        }
+    }
+
+    /// Rows of the bucket table: [`rows`](Self::rows), or fewer after
+    /// [`fit_to`](Self::fit_to) a small crowd.
+    #[must_use]
+    pub fn table_rows(&self) -> u32 {
+        self.table_rows
     }
 
     /// World position of the top-left corner of bucket 0.
@@ -178,10 +227,10 @@ impl SpatialGrid {
         self.rows
     }
 
-    /// Number of buckets (`columns * rows`).
+    /// Number of buckets in the table (`columns * table_rows`).
     #[must_use]
     pub fn bucket_count(&self) -> u32 {
-        self.columns * self.rows
+        self.columns * self.table_rows
     }
 
     /// Number of units of the last rebuild.
@@ -220,7 +269,20 @@ impl SpatialGrid {
         }
         let x = self.column_of(pos.x);
         let y = self.row_of(pos.y);
-        y * self.columns + x
+        self.row_base[y as usize] + x
+    }
+
+    /// Where in [`order`](Self::order) the units of world row `row`, columns `first..=last`,
+    /// lie (with those of the rows sharing its table row). `row < rows()` and
+    /// `first <= last < columns()` (as from [`coords_of`](Self::coords_of)).
+    ///
+    /// # Panics
+    /// If the row or the columns are out of range.
+    #[must_use]
+    pub fn row_span(&self, row: u32, first: u32, last: u32) -> std::ops::Range<usize> {
+        let base = self.row_base[row as usize] as usize;
+        self.cell_start[base + first as usize] as usize
+            ..self.cell_start[base + last as usize + 1] as usize
     }
 
     /// Column and row of the bucket holding `pos` (clamped like [`Self::bucket_of`]; NaN gives
@@ -233,7 +295,8 @@ impl SpatialGrid {
         (self.column_of(pos.x), self.row_of(pos.y))
     }
 
-    /// Column and row of bucket `bucket`, or `None` if there is no such bucket.
+    /// Column and table row of bucket `bucket` (the world row, or the first of the rows
+    /// sharing it after [`fit_to`](Self::fit_to)), or `None` if there is no such bucket.
     #[must_use]
     pub fn bucket_coords(&self, bucket: u32) -> Option<(u32, u32)> {
         (bucket < self.bucket_count()).then(|| (bucket % self.columns, bucket / self.columns))
@@ -242,6 +305,7 @@ impl SpatialGrid {
     /// Sorts the units at `positions` (unit `i` at `positions[i]`) into their buckets.
     /// On error the grid is left empty.
     pub fn rebuild(&mut self, positions: &[Vec2]) -> Result<(), SpatialGridError> {
+        self.fit_to(positions.len());
         let mut buckets = std::mem::take(&mut self.buckets);
         buckets.clear();
         buckets.extend(positions.iter().map(|&p| self.bucket_of(p)));
@@ -255,40 +319,103 @@ impl SpatialGrid {
     /// sums, then place the units from last to first. On error (a bucket that does not exist,
     /// too many units) the grid is left empty.
     pub fn rebuild_from_buckets(&mut self, buckets: &[u32]) -> Result<(), SpatialGridError> {
-        let bucket_count = self.bucket_count();
-        self.cell_start.clear();
-        self.cell_start.resize(bucket_count as usize + 1, 0);
+        self.rebuild_from_buckets_in(buckets, 1, |jobs, job| (0..jobs).for_each(job))
+    }
+
+    /// [`rebuild_from_buckets`](Self::rebuild_from_buckets) cut into `bands` jobs, one per
+    /// band of consecutive buckets, for a caller that has threads: `run(jobs, job)` must call
+    /// `job(i)` once for every `i` in `0..jobs`, in any order, on any threads (it is called
+    /// twice: counting, then placing). Each band reads all of `buckets` and touches only its
+    /// own buckets and its own part of the order, so the result is the same for any number of
+    /// bands.
+    pub fn rebuild_from_buckets_in<R>(
+        &mut self,
+        buckets: &[u32],
+        bands: usize,
+        run: R,
+    ) -> Result<(), SpatialGridError>
+    where
+        R: Fn(usize, &(dyn Fn(usize) + Sync)),
+    {
+        let slots = self.bucket_count() as usize;
+        self.cell_start.resize(slots + 1, 0);
         self.order.clear();
-        if u32::try_from(buckets.len()).is_err() {
+        let Ok(units) = u32::try_from(buckets.len()) else {
+            self.cell_start.fill(0);
             return Err(SpatialGridError::TooManyUnits(buckets.len()));
-        }
-        for (unit, &bucket) in buckets.iter().enumerate() {
-            match self.cell_start.get_mut(bucket as usize) {
-                Some(count) if bucket < bucket_count => *count += 1,
-                _ => {
-                    self.cell_start.fill(0);
-                    return Err(SpatialGridError::BadBucket {
-                        unit,
-                        bucket,
-                        buckets: bucket_count,
-                    });
+        };
+        let band_len = slots.div_ceil(bands.clamp(1, slots));
+        let (table, end) = self.cell_start.split_at_mut(slots);
+        // Counting: each band's counts, then inclusive prefix sums within the band.
+        let parts: Vec<Mutex<(&mut [u32], u32)>> = table
+            .chunks_mut(band_len)
+            .map(|part| Mutex::new((part, 0)))
+            .collect();
+        run(parts.len(), &|band| {
+            let mut guard = parts[band].lock().unwrap_or_else(PoisonError::into_inner);
+            let (part, total) = &mut *guard;
+            part.fill(0);
+            let first = (band * band_len) as u32;
+            for &bucket in buckets {
+                if let Some(count) = part.get_mut(bucket.wrapping_sub(first) as usize) {
+                    *count += 1;
                 }
             }
+            let mut sum = 0;
+            for count in part.iter_mut() {
+                sum += *count;
+                *count = sum;
+            }
+            *total = sum;
+        });
+        let mut parts: Vec<(&mut [u32], u32)> = parts
+            .into_iter()
+            .map(|p| p.into_inner().unwrap_or_else(PoisonError::into_inner))
+            .collect();
+        if parts.iter().map(|(_, total)| *total).sum::<u32>() != units {
+            // Some bucket does not exist: name the first such unit.
+            let count = slots as u32;
+            let (unit, &bucket) = buckets
+                .iter()
+                .enumerate()
+                .find(|&(_, &b)| b >= count)
+                .unwrap_or((0, &0));
+            parts.iter_mut().for_each(|(part, _)| part.fill(0));
+            end[0] = 0;
+            return Err(SpatialGridError::BadBucket {
+                unit,
+                bucket,
+                buckets: count,
+            });
         }
-        // Inclusive prefix sums: cell_start[b] = end of bucket b.
-        let mut sum = 0u32;
-        for count in &mut self.cell_start {
-            sum += *count;
-            *count = sum;
-        }
-        // Back to front, so units of one bucket keep their input order; afterwards
-        // cell_start[b] is the start of bucket b and cell_start[bucket_count] the unit count.
+        end[0] = units;
+        // Placing: each band owns the run of `order` its units go to. Back to front, so the
+        // units of a bucket keep their input order; afterwards each count is its bucket's
+        // start.
         self.order.resize(buckets.len(), 0);
-        for (unit, &bucket) in buckets.iter().enumerate().rev() {
-            let slot = &mut self.cell_start[bucket as usize];
-            *slot -= 1;
-            self.order[*slot as usize] = unit as u32;
+        let mut rest = self.order.as_mut_slice();
+        let mut jobs = Vec::with_capacity(parts.len());
+        let mut base = 0;
+        for (part, total) in parts {
+            let (mine, tail) = rest.split_at_mut(total as usize);
+            rest = tail;
+            jobs.push(Mutex::new((part, mine, base)));
+            base += total;
         }
+        run(jobs.len(), &|band| {
+            let mut guard = jobs[band].lock().unwrap_or_else(PoisonError::into_inner);
+            let (part, order, base) = &mut *guard;
+            let first = (band * band_len) as u32;
+            for (unit, &bucket) in buckets.iter().enumerate().rev() {
+                if let Some(slot) = part.get_mut(bucket.wrapping_sub(first) as usize) {
+                    *slot -= 1;
+                    order[*slot as usize] = unit as u32;
+                }
+            }
+            if *base > 0 {
+                part.iter_mut().for_each(|slot| *slot += *base);
+            }
+        });
         Ok(())
     }
 
@@ -317,12 +444,10 @@ impl SpatialGrid {
             self.column_of(pos.x + radius),
         );
         let (y0, y1) = (self.row_of(pos.y - radius), self.row_of(pos.y + radius));
-        for y in y0..=y1 {
-            let row = y * self.columns;
-            let start = self.cell_start[(row + x0) as usize] as usize;
-            let end = self.cell_start[(row + x1) as usize + 1] as usize;
+        // Past `table_rows` rows the table's rows repeat: each is visited once.
+        for y in y0..=y1.min(y0 + self.table_rows - 1) {
             // The buckets x0..=x1 of one row are contiguous in `order`.
-            for &unit in &self.order[start..end] {
+            for &unit in &self.order[self.row_span(y, x0, x1)] {
                 visit(unit);
             }
         }
@@ -449,6 +574,68 @@ mod tests {
         split.rebuild_from_buckets(&buckets).unwrap();
         assert_eq!(split.order(), first.order());
         assert_eq!(split.cell_start(), first.cell_start());
+    }
+
+    /// A folded table (few units, many rows) answers every query like brute force, each unit
+    /// once, and cutting the sort into bands changes nothing.
+    #[test]
+    fn folded_tables_and_banded_sorts_agree_with_brute_force() {
+        let mut rng = Pcg32::seed_from_u64(11);
+        for (n, cell, radius) in [
+            (10, 1.0, 1.0),
+            (40, 0.7, 0.7),
+            (90, 1.0, 3.5),
+            (3, 0.5, 20.0),
+        ] {
+            let mut g = grid(60, 80, cell);
+            let points = random_points(&mut rng, n, Vec2::new(-5.0, 0.0), Vec2::new(60.0, 85.0));
+            g.rebuild(&points).unwrap();
+            assert!(g.table_rows() < g.rows(), "{n} units should fold the table");
+            assert_eq!(g.table_rows(), g.table_rows().max(3));
+            check_against_brute_force(&g, &points, radius);
+            // The same units in an unfolded table: same neighbours, same relative order.
+            let mut dense = grid(60, 80, cell);
+            dense.fit_to(usize::MAX);
+            assert_eq!(dense.table_rows(), dense.rows());
+            let buckets: Vec<u32> = points.iter().map(|&p| dense.bucket_of(p)).collect();
+            dense.rebuild_from_buckets(&buckets).unwrap();
+            for &p in &points {
+                let mut folded = neighbours(&g, p, radius);
+                folded.retain(|&u| points[u as usize].distance(p) <= radius);
+                let mut plain = neighbours(&dense, p, radius);
+                plain.retain(|&u| points[u as usize].distance(p) <= radius);
+                assert_eq!(folded, plain);
+            }
+            // Any number of bands sorts the same.
+            let buckets: Vec<u32> = points.iter().map(|&p| g.bucket_of(p)).collect();
+            for bands in [1, 2, 3, 7, 1000] {
+                let mut banded = g.clone();
+                banded
+                    .rebuild_from_buckets_in(&buckets, bands, |jobs, job| {
+                        (0..jobs).rev().for_each(job);
+                    })
+                    .unwrap();
+                assert_eq!(banded, g, "{bands} bands");
+            }
+        }
+    }
+
+    #[test]
+    fn growing_crowds_unfold_the_table() {
+        let mut g = grid(64, 64, 1.0);
+        g.fit_to(0);
+        assert_eq!(g.table_rows(), 3);
+        g.fit_to(64);
+        assert_eq!(g.table_rows(), 8);
+        g.fit_to(10_000);
+        assert_eq!(g.table_rows(), 64);
+        assert_eq!(g.cell_start().len(), 64 * 64 + 1);
+        // A one-row world never has more table rows than rows.
+        let mut thin = SpatialGrid::from_rect(Vec2::ZERO, Vec2::new(10.0, 1.0), 1.0).unwrap();
+        thin.rebuild(&[Vec2::new(2.5, 0.5), Vec2::new(3.2, 0.5)])
+            .unwrap();
+        assert_eq!((thin.rows(), thin.table_rows()), (1, 1));
+        assert_eq!(neighbours(&thin, Vec2::new(2.5, 0.5), 1.0), [0, 1]);
     }
 
     #[test]

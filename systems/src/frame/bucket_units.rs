@@ -57,19 +57,17 @@ impl Neighbours {
         if self.units.is_empty() {
             return [&[], &[], &[]];
         }
-        let (bx, by) = self.grid.coords_of(pos);
-        let (bx, by) = (bx as usize, by as usize);
-        let cols = self.grid.columns() as usize;
-        let rows = self.grid.rows() as usize;
+        let grid = &self.grid;
+        let (bx, by) = grid.coords_of(pos);
         let first = bx.saturating_sub(1);
-        let last = (bx + 1).min(cols - 1);
-        let starts = self.grid.cell_start();
-        let row = |y: usize| {
-            let base = y * cols;
-            &self.units[starts[base + first] as usize..starts[base + last + 1] as usize]
-        };
+        let last = (bx + 1).min(grid.columns() - 1);
+        let row = |y: u32| &self.units[grid.row_span(y, first, last)];
         let above: &[NeighbourInfo] = if by > 0 { row(by - 1) } else { &[] };
-        let below: &[NeighbourInfo] = if by + 1 < rows { row(by + 1) } else { &[] };
+        let below: &[NeighbourInfo] = if by + 1 < grid.rows() {
+            row(by + 1)
+        } else {
+            &[]
+        };
         [above, row(by), below]
     }
 }
@@ -95,19 +93,26 @@ pub(crate) fn bucket_units(data: &FrameData, ctx: &StageContext<'_>) {
             },
         ));
     drop(query);
+    // Size the bucket table for this many units, then bucket them in parallel.
+    n.grid.fit_to(n.scratch.len());
     n.buckets.resize(n.scratch.len(), 0);
+    let chunk = data.config.batch_size.max(1) * 4;
     let grid = &n.grid;
     let scratch = &n.scratch;
-    ctx.for_each_chunk_mut(
-        &mut n.buckets,
-        data.config.batch_size.max(1) * 4,
-        |_, range, out| {
-            for (b, unit) in out.iter_mut().zip(&scratch[range]) {
-                *b = grid.bucket_of(unit.pos);
-            }
-        },
-    );
-    if let Err(e) = n.grid.rebuild_from_buckets(&n.buckets) {
+    ctx.for_each_chunk_mut(&mut n.buckets, chunk, |_, range, out| {
+        for (b, unit) in out.iter_mut().zip(&scratch[range]) {
+            *b = grid.bucket_of(unit.pos);
+        }
+    });
+    // The sort's result does not depend on how many bands it is cut into, so one band per
+    // thread is safe here (unlike a split of floating-point work).
+    let bands = ctx.threads();
+    let sorted = n
+        .grid
+        .rebuild_from_buckets_in(&n.buckets, bands, |jobs, job| {
+            ctx.for_each_batch(jobs, 1, |i, _| job(i));
+        });
+    if let Err(e) = sorted {
         data.errors.lock().push(format!("bucketing failed: {e}"));
         n.units.clear();
         return;
@@ -120,7 +125,11 @@ pub(crate) fn bucket_units(data: &FrameData, ctx: &StageContext<'_>) {
         }
         n.arrived_per_group[g] += 1;
     }
-    n.units.clear();
-    n.units
-        .extend(n.grid.order().iter().map(|&i| n.scratch[i as usize]));
+    n.units.resize(n.scratch.len(), NeighbourInfo::default());
+    let (order, scratch) = (n.grid.order(), &n.scratch);
+    ctx.for_each_chunk_mut(&mut n.units, chunk, |_, range, out| {
+        for (unit, &i) in out.iter_mut().zip(&order[range]) {
+            *unit = scratch[i as usize];
+        }
+    });
 }
