@@ -84,6 +84,7 @@ impl Clearance {
 
     /// Clearance at `(x, y)` in cells; 0 outside the grid.
     #[must_use]
+    #[inline]
     pub fn get(&self, x: u32, y: u32) -> u8 {
         if x < self.width && y < self.height {
             self.cells[y as usize * self.width as usize + x as usize]

@@ -132,12 +132,14 @@ impl CostField {
 
     /// Cost of entering `cell`. The cell must be inside the grid.
     #[must_use]
+    #[inline]
     pub fn get(&self, cell: Cell) -> u8 {
         self.costs[self.padded_index(cell)]
     }
 
     /// Cost at `(x, y)`, or [`WALL`] outside the grid.
     #[must_use]
+    #[inline]
     pub fn get_or_wall(&self, x: i64, y: i64) -> u8 {
         if x < -1 || y < -1 || x > i64::from(self.width) || y > i64::from(self.height) {
             return WALL;

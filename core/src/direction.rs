@@ -92,6 +92,7 @@ impl Direction {
 
     /// Unit vector of this move in world space (`+y` down the map).
     #[must_use]
+    #[inline]
     pub fn unit_vector(self) -> Vec2 {
         const D: f32 = std::f32::consts::FRAC_1_SQRT_2;
         const V: [Vec2; 8] = [

@@ -86,12 +86,14 @@ impl NavField {
 
     /// Cost-to-goal of every cell.
     #[must_use]
+    #[inline]
     pub fn integration(&self) -> &IntegrationField {
         &self.integration
     }
 
     /// Direction to walk from every cell.
     #[must_use]
+    #[inline]
     pub fn flow(&self) -> &FlowField {
         &self.flow
     }
@@ -232,6 +234,7 @@ impl FieldCache {
     /// # Panics
     /// If `id` did not come from this cache or was released.
     #[must_use]
+    #[inline]
     pub fn get(&self, id: FieldId) -> &NavField {
         self.fields[id.0 as usize]
             .as_ref()

@@ -208,6 +208,7 @@ impl FlowField {
     /// [`Self::sample`] for a caller that already has `grid.cell_at(pos)` (the steering stage
     /// looks several fields up in the same cell).
     #[must_use]
+    #[inline]
     pub fn sample_in(&self, grid: &Grid, cell: Option<Cell>, pos: Vec2) -> Vec2 {
         let Some(cell) = cell else {
             return Vec2::ZERO;
@@ -226,6 +227,7 @@ impl FlowField {
         }
     }
 
+    #[inline]
     fn index(&self, cell: Cell) -> usize {
         cell.y as usize * self.width as usize + cell.x as usize
     }

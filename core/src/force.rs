@@ -527,6 +527,7 @@ impl ForceManager {
     /// player-controlled units when `controllable` is true. A box test rejects far fields
     /// before any distance is computed. Always finite.
     #[must_use]
+    #[inline]
     pub fn force_at(&self, pos: Vec2, controllable: bool) -> Vec2 {
         let Some((min, max)) = self.live_bounds else {
             return Vec2::ZERO;
@@ -750,6 +751,7 @@ pub fn apply_impulse(
 /// `1 / (1 + drag * dt)` follows `exp(-drag * dt)` closely for small steps without calling
 /// `exp`. Inputs are read as in [`apply_impulse`]; the result is always finite.
 #[must_use]
+#[inline]
 pub fn decay_external(
     external_velocity: Vec2,
     stun: f32,

@@ -149,6 +149,7 @@ impl Grid {
 
     /// Row-major index of a cell (`y * width + x`). The cell must be inside the grid.
     #[must_use]
+    #[inline]
     pub fn index(&self, cell: Cell) -> usize {
         debug_assert!(cell.x < self.width && cell.y < self.height);
         cell.y as usize * self.width as usize + cell.x as usize
@@ -163,6 +164,7 @@ impl Grid {
 
     /// The cell that holds world position `pos`, or `None` outside the grid (or for NaN).
     #[must_use]
+    #[inline]
     pub fn cell_at(&self, pos: Vec2) -> Option<Cell> {
         let local = (pos - self.origin) * self.inv_cell_size;
         // Truncation is floor for the non-negative values that pass the test (and is inlined
@@ -183,6 +185,7 @@ impl Grid {
 
     /// The cell that holds `pos`, clamped to the grid (NaN maps to cell `(0, 0)`).
     #[must_use]
+    #[inline]
     pub fn clamped_cell_at(&self, pos: Vec2) -> Cell {
         let local = (pos - self.origin) * self.inv_cell_size;
         // `max` maps NaN to 0; truncation of the clamped non-negative value is floor.
@@ -194,6 +197,7 @@ impl Grid {
 
     /// World position of the centre of `cell`.
     #[must_use]
+    #[inline]
     pub fn cell_centre(&self, cell: Cell) -> Vec2 {
         self.origin + (Vec2::new(cell.x as f32, cell.y as f32) + 0.5) * self.cell_size
     }

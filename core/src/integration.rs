@@ -364,6 +364,7 @@ impl IntegrationField {
 
     /// Value at `cell` ([`UNREACHABLE`] for walls and cells with no path).
     #[must_use]
+    #[inline]
     pub fn get(&self, cell: Cell) -> u32 {
         self.values[(cell.y as usize + 1) * (self.width as usize + 2) + cell.x as usize + 1]
     }
@@ -371,6 +372,7 @@ impl IntegrationField {
     /// Path cost from `cell` to the nearest goal in cost-1 orthogonal steps (a Moving AI
     /// "optimal length" when every cell costs 1), or `None` when there is no path.
     #[must_use]
+    #[inline]
     pub fn distance(&self, cell: Cell) -> Option<f64> {
         let v = self.get(cell);
         (v != UNREACHABLE).then(|| f64::from(v) / f64::from(ORTHO_STEP))

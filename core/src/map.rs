@@ -91,12 +91,14 @@ impl Map {
 
     /// Terrain at `cell` (must be inside the grid).
     #[must_use]
+    #[inline]
     pub fn terrain_at(&self, cell: Cell) -> Terrain {
         self.terrain[self.grid.index(cell)]
     }
 
     /// The cost field of `layer`.
     #[must_use]
+    #[inline]
     pub fn cost_field(&self, layer: Layer) -> &CostField {
         &self.costs[layer as usize]
     }

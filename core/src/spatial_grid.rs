@@ -1,9 +1,8 @@
 //! [`SpatialGrid`]: a uniform bucket grid that answers "which units are near this point" in
 //! O(1) per query, so separation (SPEC §6 step 5) is O(N) overall instead of all pairs.
 
-use std::sync::{Mutex, PoisonError};
-
 use glam::Vec2;
+use parking_lot::Mutex;
 
 use crate::grid::Grid;
 
@@ -263,6 +262,7 @@ impl SpatialGrid {
     /// it for many units in parallel and pass the result to
     /// [`rebuild_from_buckets`](Self::rebuild_from_buckets).
     #[must_use]
+    #[inline]
     pub fn bucket_of(&self, pos: Vec2) -> u32 {
         if pos.is_nan() {
             return 0;
@@ -279,6 +279,7 @@ impl SpatialGrid {
     /// # Panics
     /// If the row or the columns are out of range.
     #[must_use]
+    #[inline]
     pub fn row_span(&self, row: u32, first: u32, last: u32) -> std::ops::Range<usize> {
         let base = self.row_base[row as usize] as usize;
         self.cell_start[base + first as usize] as usize
@@ -288,6 +289,7 @@ impl SpatialGrid {
     /// Column and row of the bucket holding `pos` (clamped like [`Self::bucket_of`]; NaN gives
     /// `(0, 0)`), without the division that [`Self::bucket_coords`] needs.
     #[must_use]
+    #[inline]
     pub fn coords_of(&self, pos: Vec2) -> (u32, u32) {
         if pos.is_nan() {
             return (0, 0);
@@ -352,7 +354,7 @@ impl SpatialGrid {
             .map(|part| Mutex::new((part, 0)))
             .collect();
         run(parts.len(), &|band| {
-            let mut guard = parts[band].lock().unwrap_or_else(PoisonError::into_inner);
+            let mut guard = parts[band].lock();
             let (part, total) = &mut *guard;
             part.fill(0);
             let first = (band * band_len) as u32;
@@ -368,10 +370,7 @@ impl SpatialGrid {
             }
             *total = sum;
         });
-        let mut parts: Vec<(&mut [u32], u32)> = parts
-            .into_iter()
-            .map(|p| p.into_inner().unwrap_or_else(PoisonError::into_inner))
-            .collect();
+        let mut parts: Vec<(&mut [u32], u32)> = parts.into_iter().map(Mutex::into_inner).collect();
         if parts.iter().map(|(_, total)| *total).sum::<u32>() != units {
             // Some bucket does not exist: name the first such unit.
             let count = slots as u32;
@@ -403,7 +402,7 @@ impl SpatialGrid {
             base += total;
         }
         run(jobs.len(), &|band| {
-            let mut guard = jobs[band].lock().unwrap_or_else(PoisonError::into_inner);
+            let mut guard = jobs[band].lock();
             let (part, order, base) = &mut *guard;
             let first = (band * band_len) as u32;
             for (unit, &bucket) in buckets.iter().enumerate().rev() {
@@ -454,17 +453,20 @@ impl SpatialGrid {
     }
 
     /// The clamped column of world x coordinate `x` (NaN gives 0).
+    #[inline]
     fn column_of(&self, x: f32) -> u32 {
         axis_index((x - self.origin.x) / self.cell_size, self.columns)
     }
 
     /// The clamped row of world y coordinate `y` (NaN gives 0).
+    #[inline]
     fn row_of(&self, y: f32) -> u32 {
         axis_index((y - self.origin.y) / self.cell_size, self.rows)
     }
 }
 
 /// `floor(local)` clamped to `0..count`; NaN gives 0 (`f32::max` and `as` both map it so).
+#[inline]
 fn axis_index(local: f32, count: u32) -> u32 {
     // `max` maps NaN to 0, and truncating the clamped non-negative value is floor.
     local.max(0.0).min((count - 1) as f32) as u32

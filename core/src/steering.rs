@@ -394,6 +394,7 @@ impl TurnLimit {
 /// the result by at most `limit`, then adds `jitter` radians (a small angle:
 /// `|jitter| <= 0.1`). Returns the new unit heading (unchanged when there is nowhere to go).
 #[must_use]
+#[inline]
 pub fn blend_and_turn(
     heading: Vec2,
     avoid: Vec2,
@@ -438,6 +439,7 @@ pub fn blend_and_turn(
 /// A deterministic number in `[-1, 1)` from (seed, unit, frame): the per-unit randomness of
 /// SPEC §10, the same on every thread count and machine.
 #[must_use]
+#[inline]
 pub fn unit_noise(seed: u64, unit: u32, frame: u64) -> f32 {
     // SplitMix64 finaliser over the three inputs.
     let mut z = seed

@@ -5,7 +5,7 @@ use glam::Vec2;
 use hecs::Entity;
 use horde_core::{Agent, CostField, ExternalForce, Grid, Position, Stun, Velocity, WALL, floor};
 
-use crate::frame::{FrameData, for_each_unit};
+use crate::frame::{FrameData, UNIT_CHUNK, for_each_unit_chunk};
 use crate::job_graph::StageContext;
 
 /// Integrates every unit's position.
@@ -15,7 +15,9 @@ pub(crate) fn integrate_units(data: &FrameData, ctx: &StageContext<'_>) {
     let grid = map.grid();
     let dt = data.clock.dt;
     let half_cell = grid.cell_size() * 0.5;
-    for_each_unit::<
+    // In chunks: first every unit's clearance (a cache miss per unit in a sparse crowd, so
+    // they are issued back to back), then the moves.
+    for_each_unit_chunk::<
         (
             Entity,
             &Agent,
@@ -25,26 +27,30 @@ pub(crate) fn integrate_units(data: &FrameData, ctx: &StageContext<'_>) {
             &mut ExternalForce,
         ),
         _,
-    >(
-        &data.world,
-        ctx,
-        data.config.batch_size,
-        |(entity, agent, stun, pos, velocity, external)| {
-            let cost = map.cost_field(agent.layer);
+    >(&data.world, ctx, data.config.batch_size, |chunk| {
+        let mut clear = [0u8; UNIT_CHUNK];
+        for (c, (_, agent, _, pos, _, _)) in clear.iter_mut().zip(chunk.iter()) {
+            if let Some(cell) = grid.cell_at(pos.0) {
+                *c = clearance[agent.layer as usize].get(cell.x, cell.y);
+            }
+        }
+        for (&clear, (entity, agent, stun, pos, velocity, external)) in
+            clear.iter().zip(chunk.iter_mut())
+        {
             let own = if stun.0 > 0.0 { Vec2::ZERO } else { velocity.0 };
             let delta = (own + external.0) * dt;
             // Fast path: a move shorter than half a cell from a cell whose eight neighbours
             // are open (clearance >= 2; the map edge counts as a wall) cannot reach a wall.
-            // `delta` is finite only if both velocities are (or dt is 0 and they are).
+            // `delta` is finite only if both velocities are (or dt is 0 and they are). A unit
+            // outside the map has clearance 0 here.
             if delta.is_finite()
                 && velocity.0.is_finite()
                 && stun.0.is_finite()
                 && delta.abs().max_element() < half_cell
-                && let Some(cell) = grid.cell_at(pos.0)
-                && clearance[agent.layer as usize].get(cell.x, cell.y) >= 2
+                && clear >= 2
             {
                 pos.0 += delta;
-                return;
+                continue;
             }
             if !(pos.0.is_finite()
                 && velocity.0.is_finite()
@@ -53,9 +59,10 @@ pub(crate) fn integrate_units(data: &FrameData, ctx: &StageContext<'_>) {
             {
                 // Something outside horde's maths (a caller writing to the world, say) made
                 // the unit non-finite: leave it where it is and take it out after the frame.
-                data.quarantine.lock().push(entity);
-                return;
+                data.quarantine.lock().push(*entity);
+                continue;
             }
+            let cost = map.cost_field(agent.layer);
             let (new_pos, blocked) = move_with_walls(cost, grid, pos.0, delta);
             pos.0 = new_pos;
             // Drop the velocity components that went into a wall.
@@ -67,8 +74,8 @@ pub(crate) fn integrate_units(data: &FrameData, ctx: &StageContext<'_>) {
                 velocity.0.y = 0.0;
                 external.0.y = 0.0;
             }
-        },
-    );
+        }
+    });
 }
 
 /// Which axes a move was stopped on.

@@ -108,6 +108,44 @@ where
 }
 
 /// Builds the frame's stage graph (SPEC §9).
+/// Units a chunk of [`for_each_unit_chunk`] holds.
+pub(crate) const UNIT_CHUNK: usize = 32;
+
+/// Like [`for_each_unit`], but hands the units of each batch to `f` in chunks of up to
+/// [`UNIT_CHUNK`], so a stage can first fetch what every unit of the chunk needs from big
+/// arrays (their cache misses then overlap) and then do the work.
+pub(crate) fn for_each_unit_chunk<Q, F>(
+    world: &World,
+    ctx: &StageContext<'_>,
+    batch_size: usize,
+    f: F,
+) where
+    Q: hecs::Query,
+    for<'q> Q::Item<'q>: Send,
+    F: for<'q> Fn(&mut [Q::Item<'q>]) + Sync,
+{
+    let mut query = world.query::<Q>();
+    let batches: Vec<Mutex<Option<hecs::Batch<'_, Q>>>> = query
+        .iter_batched(batch_size.clamp(1, u32::MAX as usize) as u32)
+        .map(|b| Mutex::new(Some(b)))
+        .collect();
+    ctx.for_each_batch(batches.len(), 1, |i, _| {
+        if let Some(batch) = batches[i].lock().take() {
+            let mut chunk = Vec::with_capacity(UNIT_CHUNK);
+            for item in batch {
+                chunk.push(item);
+                if chunk.len() == UNIT_CHUNK {
+                    f(&mut chunk);
+                    chunk.clear();
+                }
+            }
+            if !chunk.is_empty() {
+                f(&mut chunk);
+            }
+        }
+    });
+}
+
 pub(crate) fn build_graph() -> Result<JobGraph<FrameData>, GraphBuildError> {
     JobGraph::builder()
         .stage(

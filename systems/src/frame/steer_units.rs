@@ -1,13 +1,22 @@
 //! Stage `steer_units` (SPEC §6): every controllable unit picks its velocity from the flow
 //! field, the ray-fan wall probe and separation from its neighbours.
+//!
+//! Units are steered in chunks of [`UNIT_CHUNK`]: first every unit of the chunk fetches what
+//! it reads from the big per-cell arrays (flow field, clearance, the neighbour table), then
+//! each is steered. In a sparse crowd those reads miss the cache for every unit; issued
+//! back to back, the misses overlap instead of each stalling its unit. Every unit's result
+//! depends only on the frame-start snapshot and its own components, so the order of work
+//! does not change it.
 
 use glam::Vec2;
 use horde_core::{
-    Agent, Fan, Layer, NavField, Position, Steering, Stun, TurnLimit, UnitId, UnitSpec, Velocity,
-    avoid_walls, blend_and_turn, unit_noise,
+    Agent, Cell, Clearance, Fan, Layer, Map, NavField, Position, Steering, Stun, TurnLimit, UnitId,
+    UnitSpec, Velocity, avoid_walls, blend_and_turn, unit_noise,
 };
 
-use crate::frame::{FrameData, for_each_unit};
+use crate::frame::{FrameData, NeighbourInfo, Neighbours, UNIT_CHUNK, for_each_unit_chunk};
+use crate::groups::Groups;
+use crate::hierarchy_nav::HierarchyNav;
 use crate::job_graph::StageContext;
 
 /// Steers every unit for this frame.
@@ -18,24 +27,36 @@ pub(crate) fn steer_units(data: &FrameData, ctx: &StageContext<'_>) {
     let hierarchy = data.hierarchy.read();
     let clearance = data.clearance.read();
     let neighbours = data.neighbours.read();
-    let config = &data.config;
-    let sc = &config.steering;
-    let grid = map.grid();
-    let cell_size = grid.cell_size();
-    let (dt, frame) = (data.clock.dt, data.clock.frame);
+    let sc = &data.config.steering;
+    let dt = data.clock.dt;
     // Most units keep the default turn rate: share its sine and cosine.
     let common_rate = UnitSpec::at(Vec2::ZERO).turn_rate;
-    let common_limit = TurnLimit::new(common_rate * dt);
-    let fan = Fan::new(sc);
-    // Each (group, layer)'s field, looked up once per frame rather than once per unit.
-    let field_of: Vec<Option<&NavField>> = (0..groups.len())
-        .flat_map(|g| {
-            let g = u16::try_from(g).unwrap_or(u16::MAX);
-            Layer::ALL.map(|layer| groups.field(g, layer).map(|id| fields.get(id)))
-        })
-        .collect();
+    let frame = Frame {
+        data,
+        map: &map,
+        clearance: &clearance,
+        neighbours: &neighbours,
+        hierarchy: &hierarchy,
+        groups: &groups,
+        // Each (group, layer)'s field, looked up once per frame rather than once per unit.
+        field_of: (0..groups.len())
+            .flat_map(|g| {
+                let g = u16::try_from(g).unwrap_or(u16::MAX);
+                Layer::ALL.map(|layer| groups.field(g, layer).map(|id| fields.get(id)))
+            })
+            .collect(),
+        goal_box: groups
+            .list
+            .iter()
+            .map(|g| GoalBox::around(g.goal.cells()))
+            .collect(),
+        near_goal: sc.arrival_distance.max(sc.slow_distance),
+        fan: Fan::new(sc),
+        common_rate,
+        common_limit: TurnLimit::new(common_rate * dt),
+    };
 
-    for_each_unit::<
+    for_each_unit_chunk::<
         (
             &UnitId,
             &Position,
@@ -45,138 +66,274 @@ pub(crate) fn steer_units(data: &FrameData, ctx: &StageContext<'_>) {
             &mut Steering,
         ),
         _,
-    >(
-        &data.world,
-        ctx,
-        config.batch_size,
-        |(id, pos, agent, stun, velocity, steering)| {
+    >(&data.world, ctx, data.config.batch_size, |chunk| {
+        let mut fetched = [Fetched::default(); UNIT_CHUNK];
+        for (slot, (_, pos, agent, stun, _, _)) in fetched.iter_mut().zip(chunk.iter()) {
+            if stun.0 <= 0.0 {
+                *slot = frame.fetch(pos.0, agent);
+            }
+        }
+        for (fetched, (id, pos, agent, stun, velocity, steering)) in
+            fetched.iter().zip(chunk.iter_mut())
+        {
             if stun.0 > 0.0 {
                 velocity.0 = Vec2::ZERO;
-                return;
+            } else {
+                velocity.0 = frame.steer(id.0, pos.0, agent, steering, fetched);
             }
-            let pos = pos.0;
-            let in_grid = grid.cell_at(pos);
-            let cell = in_grid.unwrap_or_else(|| grid.clamped_cell_at(pos));
-            let field = field_of
-                .get(usize::from(agent.group.0) * Layer::COUNT + agent.layer as usize)
+        }
+    });
+}
+
+/// What the stage reads that is the same for every unit of the frame.
+struct Frame<'a> {
+    data: &'a FrameData,
+    map: &'a Map,
+    clearance: &'a [Clearance],
+    neighbours: &'a Neighbours,
+    hierarchy: &'a HierarchyNav,
+    groups: &'a Groups,
+    /// The field of (group, layer) at `group * Layer::COUNT + layer`.
+    field_of: Vec<Option<&'a NavField>>,
+    /// Each group's goal box: path distances are at least the Chebyshev distance in cells to
+    /// it (every step costs at least one cell), so units farther than `near_goal` cells need
+    /// no integration value (saving a cache miss per unit): they neither arrive nor slow down.
+    goal_box: Vec<GoalBox>,
+    near_goal: f32,
+    fan: Fan,
+    common_rate: f32,
+    common_limit: TurnLimit,
+}
+
+/// What one unit reads from the big arrays, fetched before the unit is steered.
+#[derive(Clone, Copy, Debug)]
+struct Fetched<'a> {
+    /// The unit's cell (clamped to the map).
+    cell: Cell,
+    /// The field it follows, if its group has one on its layer.
+    field: Option<&'a NavField>,
+    /// Step 1: the direction the field gives (zero at the goal or without a field).
+    ideal: Vec2,
+    /// The clearance of its cell on its layer.
+    clearance: u8,
+    /// The units in the 3x3 buckets around it.
+    near: [&'a [NeighbourInfo]; 3],
+}
+
+impl Default for Fetched<'_> {
+    fn default() -> Self {
+        Self {
+            cell: Cell::new(0, 0),
+            field: None,
+            ideal: Vec2::ZERO,
+            clearance: 0,
+            near: [&[], &[], &[]],
+        }
+    }
+}
+
+impl<'a> Frame<'a> {
+    /// Reads what steering a unit at `pos` needs from the per-cell arrays.
+    fn fetch(&self, pos: Vec2, agent: &Agent) -> Fetched<'a> {
+        let grid = self.map.grid();
+        let in_grid = grid.cell_at(pos);
+        let cell = in_grid.unwrap_or_else(|| grid.clamped_cell_at(pos));
+        let field = self
+            .field_of
+            .get(usize::from(agent.group.0) * Layer::COUNT + agent.layer as usize)
+            .copied()
+            .flatten();
+        // With hierarchical navigation the direction comes from the sector fields (or the
+        // coarse route's waypoint); the flat field still gives the distance.
+        let ideal = self
+            .hierarchy
+            .steer(grid, agent.group.0, agent.layer, pos)
+            .unwrap_or_else(|| {
+                field.map_or(Vec2::ZERO, |f| f.flow().sample_in(grid, in_grid, pos))
+            });
+        Fetched {
+            cell,
+            field,
+            ideal,
+            clearance: self.clearance[agent.layer as usize].get(cell.x, cell.y),
+            near: self.neighbours.near(pos),
+        }
+    }
+
+    /// Steps 2-7 for one unit that is not stunned: its new velocity.
+    fn steer(
+        &self,
+        id: u32,
+        pos: Vec2,
+        agent: &Agent,
+        steering: &mut Steering,
+        fetched: &Fetched<'_>,
+    ) -> Vec2 {
+        let config = &self.data.config;
+        let sc = &config.steering;
+        let cell_size = self.map.grid().cell_size();
+        let Fetched {
+            cell,
+            field,
+            ideal,
+            clearance,
+            near,
+        } = *fetched;
+
+        // Step 5: separation, and whether an arrived friend is touching us. Written as a
+        // branch-free loop over contiguous slices with local accumulators: crowds make the
+        // in-range test a coin flip, and this loop is the hottest of the frame.
+        let mut separation = Vec2::ZERO;
+        let mut touching_arrived = false;
+        let mut stacked = false;
+        for slice in near {
+            for other in slice {
+                let away = pos - other.pos;
+                let d2 = away.length_squared();
+                let touch = agent.radius + other.radius;
+                let range = touch * sc.separation_range;
+                let inside = d2 < range * range && other.id != id;
+                let d = d2.sqrt();
+                // separation_strength(), divided by d to normalise `away`.
+                let ramp = touch * (sc.separation_range - 1.0).max(0.05);
+                let weight = if inside && d > 1e-6 {
+                    (range - d) / (ramp * d)
+                } else {
+                    0.0
+                };
+                separation += away * weight;
+                stacked |= inside && d <= 1e-6;
+                touching_arrived |= inside && other.arrived && other.group == agent.group.0;
+            }
+        }
+        if stacked {
+            // Someone stands exactly on us: leave along a direction fixed per unit.
+            let n = unit_noise(config.seed, id, 0);
+            separation += Vec2::new(n, 1.0 - n.abs()).normalize_or(Vec2::X) * sc.separation_range;
+        }
+
+        // A group that has arrived covers more than its goal cells once the units that stand
+        // there outgrow the goal's area: friends touching them within that crowd's radius
+        // have arrived too (else big groups push forever).
+        let crowd = if touching_arrived {
+            let g = usize::from(agent.group.0);
+            let arrived_units = self
+                .neighbours
+                .arrived_per_group
+                .get(g)
                 .copied()
-                .flatten();
-            let distance = field
+                .unwrap_or(0);
+            let goal_cells = self
+                .groups
+                .get(agent.group.0)
+                .map_or(1, |g| g.goal.cells().len());
+            let unit_area = 4.0 * agent.radius * agent.radius / (cell_size * cell_size);
+            let excess = arrived_units as f32 * unit_area - goal_cells as f32;
+            (excess.max(0.0) / std::f32::consts::PI).sqrt()
+        } else {
+            0.0
+        };
+        // `None`: farther than `near_goal`, so not arrived and not slowing down.
+        let far = self
+            .goal_box
+            .get(usize::from(agent.group.0))
+            .is_none_or(|b| b.chebyshev(cell) as f32 > self.near_goal);
+        let distance = (!far || touching_arrived).then(|| {
+            field
                 .and_then(|f| f.integration().distance(cell))
-                .map_or(f32::INFINITY, |d| d as f32);
-            // With hierarchical navigation the direction comes from the sector fields (or the
-            // coarse route's waypoint); the flat field still gives the distance.
-            let ideal = hierarchy
-                .steer(grid, agent.group.0, agent.layer, pos)
-                .unwrap_or_else(|| {
-                    field.map_or(Vec2::ZERO, |f| f.flow().sample_in(grid, in_grid, pos))
-                });
+                .map_or(f32::INFINITY, |d| d as f32)
+        });
+        let arrived = distance.is_some_and(|d| {
+            d <= sc.arrival_distance
+                || (touching_arrived && d <= config.crowd_arrival_distance + crowd)
+        });
+        steering.arrived = arrived;
+        if arrived {
+            // Stand still, but let separation resolve overlaps.
+            return separation.clamp_length_max(1.0) * (agent.max_speed * 0.5);
+        }
 
-            // Step 5: separation, and whether an arrived friend is touching us. Written as a
-            // branch-free loop over contiguous slices with local accumulators: crowds make the
-            // in-range test a coin flip, and this loop is the hottest of the frame.
-            let mut separation = Vec2::ZERO;
-            let mut touching_arrived = false;
-            let mut stacked = false;
-            for slice in neighbours.near(pos) {
-                for other in slice {
-                    let away = pos - other.pos;
-                    let d2 = away.length_squared();
-                    let touch = agent.radius + other.radius;
-                    let range = touch * sc.separation_range;
-                    let inside = d2 < range * range && other.id != id.0;
-                    let d = d2.sqrt();
-                    // separation_strength(), divided by d to normalise `away`.
-                    let ramp = touch * (sc.separation_range - 1.0).max(0.05);
-                    let weight = if inside && d > 1e-6 {
-                        (range - d) / (ramp * d)
-                    } else {
-                        0.0
-                    };
-                    separation += away * weight;
-                    stacked |= inside && d <= 1e-6;
-                    touching_arrived |= inside && other.arrived && other.group == agent.group.0;
-                }
-            }
-            if stacked {
-                // Someone stands exactly on us: leave along a direction fixed per unit.
-                let n = unit_noise(config.seed, id.0, 0);
-                separation +=
-                    Vec2::new(n, 1.0 - n.abs()).normalize_or(Vec2::X) * sc.separation_range;
-            }
+        // Steps 2-4: probe only near walls (the clearance field says how far they are). The
+        // probe's farthest point is the end of an edge ray; every point of a wall cell at
+        // Chebyshev distance `c` is at least `c - 1` cells away from anywhere in the unit's
+        // cell, so clearance `c > reach + 1` means no ray can hit.
+        let ahead = agent.radius + sc.probe_length;
+        let aside = agent.radius * sc.probe_inflate;
+        let reach = (ahead * ahead + aside * aside).sqrt() / cell_size;
+        let avoid = if ideal == Vec2::ZERO || f32::from(clearance) > reach + 1.0 {
+            ideal
+        } else {
+            let (dir, side) = avoid_walls(
+                self.map.cost_field(agent.layer),
+                self.map.grid(),
+                pos,
+                ideal,
+                agent.radius,
+                steering.avoid_side,
+                &self.fan,
+            );
+            steering.avoid_side = side;
+            dir
+        };
 
-            // A group that has arrived covers more than its goal cells once the units that
-            // stand there outgrow the goal's area: friends touching them within that
-            // crowd's radius have arrived too (else big groups push forever).
-            let crowd = if touching_arrived {
-                let g = usize::from(agent.group.0);
-                let arrived_units = neighbours.arrived_per_group.get(g).copied().unwrap_or(0);
-                let goal_cells = groups
-                    .get(agent.group.0)
-                    .map_or(1, |g| g.goal.cells().len());
-                let unit_area = 4.0 * agent.radius * agent.radius / (cell_size * cell_size);
-                let excess = arrived_units as f32 * unit_area - goal_cells as f32;
-                (excess.max(0.0) / std::f32::consts::PI).sqrt()
-            } else {
-                0.0
-            };
-            let arrived = distance <= sc.arrival_distance
-                || (touching_arrived && distance <= config.crowd_arrival_distance + crowd);
-            steering.arrived = arrived;
-            if arrived {
-                // Stand still, but let separation resolve overlaps.
-                velocity.0 = separation.clamp_length_max(1.0) * (agent.max_speed * 0.5);
-                return;
-            }
+        // Steps 6-7: blend, bounded turn, jitter, speed.
+        let jitter = unit_noise(config.seed, id, self.data.clock.frame) * sc.jitter;
+        let own_limit;
+        let limit = if agent.turn_rate == self.common_rate {
+            &self.common_limit
+        } else {
+            own_limit = TurnLimit::new(agent.turn_rate * self.data.clock.dt);
+            &own_limit
+        };
+        steering.heading = blend_and_turn(steering.heading, avoid, separation, limit, jitter, sc);
+        let slow = distance.map_or(1.0, |d| (d / sc.slow_distance).clamp(0.25, 1.0));
+        let speed = if avoid == Vec2::ZERO && separation == Vec2::ZERO {
+            0.0
+        } else {
+            agent.max_speed * slow
+        };
+        // Separation also pushes directly (not only by turning the heading): in a jam
+        // everyone heads the same way, and only a push keeps bodies from overlapping.
+        steering.heading * speed
+            + separation.clamp_length_max(2.0) * (agent.max_speed * sc.separation_push)
+    }
+}
 
-            // Steps 2-4: probe only near walls (the clearance field says how far they are).
-            // The probe's farthest point is the end of an edge ray; every point of a wall
-            // cell at Chebyshev distance `c` is at least `c - 1` cells away from anywhere in
-            // the unit's cell, so clearance `c > reach + 1` means no ray can hit.
-            let ahead = agent.radius + sc.probe_length;
-            let aside = agent.radius * sc.probe_inflate;
-            let reach = (ahead * ahead + aside * aside).sqrt() / cell_size;
-            let layer = agent.layer as usize;
-            let avoid = if ideal == Vec2::ZERO
-                || f32::from(clearance[layer].get(cell.x, cell.y)) > reach + 1.0
-            {
-                ideal
-            } else {
-                let cost = map.cost_field(agent.layer);
-                let (dir, side) = avoid_walls(
-                    cost,
-                    grid,
-                    pos,
-                    ideal,
-                    agent.radius,
-                    steering.avoid_side,
-                    &fan,
-                );
-                steering.avoid_side = side;
-                dir
-            };
+/// The bounding box of a goal's cells.
+#[derive(Clone, Copy, Debug)]
+struct GoalBox {
+    min: Cell,
+    max: Cell,
+}
 
-            // Steps 6-7: blend, bounded turn, jitter, speed.
-            let jitter = unit_noise(config.seed, id.0, frame) * sc.jitter;
-            let own_limit;
-            let limit = if agent.turn_rate == common_rate {
-                &common_limit
-            } else {
-                own_limit = TurnLimit::new(agent.turn_rate * dt);
-                &own_limit
-            };
-            steering.heading =
-                blend_and_turn(steering.heading, avoid, separation, limit, jitter, sc);
-            let slow = (distance / sc.slow_distance).clamp(0.25, 1.0);
-            let speed = if avoid == Vec2::ZERO && separation == Vec2::ZERO {
-                0.0
-            } else {
-                agent.max_speed * slow
-            };
-            // Separation also pushes directly (not only by turning the heading): in a jam
-            // everyone heads the same way, and only a push keeps bodies from overlapping.
-            velocity.0 = steering.heading * speed
-                + separation.clamp_length_max(2.0) * (agent.max_speed * sc.separation_push);
-        },
-    );
+impl GoalBox {
+    fn around(cells: &[Cell]) -> Self {
+        let first = cells.first().copied().unwrap_or(Cell::new(0, 0));
+        cells.iter().fold(
+            Self {
+                min: first,
+                max: first,
+            },
+            |b, c| Self {
+                min: Cell::new(b.min.x.min(c.x), b.min.y.min(c.y)),
+                max: Cell::new(b.max.x.max(c.x), b.max.y.max(c.y)),
+            },
+        )
+    }
+
+    /// Chebyshev distance in cells from `cell` to the box: a lower bound of the path distance
+    /// to any goal cell (a step, straight or diagonal, costs at least one cell).
+    fn chebyshev(&self, cell: Cell) -> u32 {
+        let dx = self
+            .min
+            .x
+            .saturating_sub(cell.x)
+            .max(cell.x.saturating_sub(self.max.x));
+        let dy = self
+            .min
+            .y
+            .saturating_sub(cell.y)
+            .max(cell.y.saturating_sub(self.max.y));
+        dx.max(dy)
+    }
 }
