@@ -320,6 +320,15 @@ fn a_non_finite_unit_is_quarantined_and_the_rest_goes_on() {
     }
     horde.step(&mut world, DT).unwrap();
     assert_eq!(horde.last_quarantined(), &victims);
+    for (id, v) in world.query::<(&UnitId, &Velocity)>().iter() {
+        if victims.contains(id) {
+            assert_eq!(
+                v.0,
+                Vec2::ZERO,
+                "{id:?}: a unit off the map's numbers is not steered"
+            );
+        }
+    }
     for _ in 0..30 {
         horde.step(&mut world, DT).unwrap();
         assert!(horde.last_quarantined().is_empty());

@@ -67,20 +67,23 @@ pub(crate) fn steer_units(data: &FrameData, ctx: &StageContext<'_>) {
         ),
         _,
     >(&data.world, ctx, data.config.batch_size, |chunk| {
+        // A stunned unit does not steer; nor does one whose position is not finite (it is
+        // quarantined at the end of the frame, and NaN would make its velocity garbage).
+        let steers = |stun: &Stun, pos: &Position| stun.0 <= 0.0 && pos.0.is_finite();
         let mut fetched = [Fetched::default(); UNIT_CHUNK];
         for (slot, (_, pos, agent, stun, _, _)) in fetched.iter_mut().zip(chunk.iter()) {
-            if stun.0 <= 0.0 {
+            if steers(stun, pos) {
                 *slot = frame.fetch(pos.0, agent);
             }
         }
         for (fetched, (id, pos, agent, stun, velocity, steering)) in
             fetched.iter().zip(chunk.iter_mut())
         {
-            if stun.0 > 0.0 {
-                velocity.0 = Vec2::ZERO;
+            velocity.0 = if steers(stun, pos) {
+                frame.steer(id.0, pos.0, agent, steering, fetched)
             } else {
-                velocity.0 = frame.steer(id.0, pos.0, agent, steering, fetched);
-            }
+                Vec2::ZERO
+            };
         }
     });
 }
