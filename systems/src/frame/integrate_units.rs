@@ -1,6 +1,8 @@
 //! Stage `integrate_units` (SPEC §7): moves every unit by its final velocity and keeps its
 //! centre out of cells its layer cannot enter, sliding along walls.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use glam::Vec2;
 use hecs::Entity;
 use horde_core::{Agent, CostField, ExternalForce, Grid, Position, Stun, Velocity, WALL, floor};
@@ -17,9 +19,9 @@ pub(crate) fn integrate_units(data: &FrameData, ctx: &StageContext<'_>) {
     let half_cell = grid.cell_size() * 0.5;
     // In chunks: first every unit's clearance (a cache miss per unit in a sparse crowd, so
     // they are issued back to back), then the moves.
+    let found_non_finite = AtomicBool::new(false);
     for_each_unit_chunk::<
         (
-            Entity,
             &Agent,
             &Stun,
             &mut Position,
@@ -29,14 +31,12 @@ pub(crate) fn integrate_units(data: &FrameData, ctx: &StageContext<'_>) {
         _,
     >(&data.world, ctx, data.config.batch_size, |chunk| {
         let mut clear = [0u8; UNIT_CHUNK];
-        for (c, (_, agent, _, pos, _, _)) in clear.iter_mut().zip(chunk.iter()) {
+        for (c, (agent, _, pos, _, _)) in clear.iter_mut().zip(chunk.iter()) {
             if let Some(cell) = grid.cell_at(pos.0) {
                 *c = clearance[agent.layer as usize].get(cell.x, cell.y);
             }
         }
-        for (&clear, (entity, agent, stun, pos, velocity, external)) in
-            clear.iter().zip(chunk.iter_mut())
-        {
+        for (&clear, (agent, stun, pos, velocity, external)) in clear.iter().zip(chunk.iter_mut()) {
             let own = if stun.0 > 0.0 { Vec2::ZERO } else { velocity.0 };
             let delta = (own + external.0) * dt;
             // Fast path: a move shorter than half a cell from a cell whose eight neighbours
@@ -52,14 +52,10 @@ pub(crate) fn integrate_units(data: &FrameData, ctx: &StageContext<'_>) {
                 pos.0 += delta;
                 continue;
             }
-            if !(pos.0.is_finite()
-                && velocity.0.is_finite()
-                && external.0.is_finite()
-                && stun.0.is_finite())
-            {
+            if !finite(pos, velocity, external, stun) {
                 // Something outside horde's maths (a caller writing to the world, say) made
                 // the unit non-finite: leave it where it is and take it out after the frame.
-                data.quarantine.lock().push(*entity);
+                found_non_finite.store(true, Ordering::Relaxed);
                 continue;
             }
             let cost = map.cost_field(agent.layer);
@@ -76,6 +72,27 @@ pub(crate) fn integrate_units(data: &FrameData, ctx: &StageContext<'_>) {
             }
         }
     });
+    // Rare: name the non-finite units (a second pass keeps `Entity` out of the hot query).
+    if found_non_finite.into_inner() {
+        let mut query = data
+            .world
+            .query::<(Entity, &Position, &Velocity, &ExternalForce, &Stun)>()
+            .with::<&Agent>();
+        let mut quarantine = data.quarantine.lock();
+        quarantine.extend(
+            query
+                .iter()
+                .filter(|&(_, pos, velocity, external, stun)| {
+                    !finite(pos, velocity, external, stun)
+                })
+                .map(|(entity, ..)| entity),
+        );
+    }
+}
+
+/// Whether a unit's position, velocities and stun are all finite numbers.
+fn finite(pos: &Position, velocity: &Velocity, external: &ExternalForce, stun: &Stun) -> bool {
+    pos.0.is_finite() && velocity.0.is_finite() && external.0.is_finite() && stun.0.is_finite()
 }
 
 /// Which axes a move was stopped on.
