@@ -54,24 +54,42 @@ impl Neighbours {
 
     /// The units in the 3x3 buckets around `pos`, as three slices (one per bucket row: the
     /// buckets of a row are adjacent in the sorted order). Rows past the grid's edge are
-    /// empty slices. Called once per unit per frame, so it is written without iterators.
+    /// empty slices.
     #[must_use]
     pub fn near(&self, pos: Vec2) -> [&[NeighbourInfo]; 3] {
+        self.near_spans(pos).map(|span| self.span(span))
+    }
+
+    /// [`Self::near`] as three `(start, end)` spans of [`Self::units`] (see [`Self::span`]):
+    /// smaller to keep for a chunk of units than the slices. Called once per unit per frame.
+    #[must_use]
+    pub fn near_spans(&self, pos: Vec2) -> [(u32, u32); 3] {
+        let mut spans = [(0, 0); 3];
         if self.units.is_empty() {
-            return [&[], &[], &[]];
+            return spans;
         }
         let grid = &self.grid;
         let (bx, by) = grid.coords_of(pos);
         let first = bx.saturating_sub(1);
         let last = (bx + 1).min(grid.columns() - 1);
-        let row = |y: u32| &self.units[grid.row_span(y, first, last)];
-        let above: &[NeighbourInfo] = if by > 0 { row(by - 1) } else { &[] };
-        let below: &[NeighbourInfo] = if by + 1 < grid.rows() {
-            row(by + 1)
-        } else {
-            &[]
+        let row = |y: u32| {
+            let r = grid.row_span(y, first, last);
+            (r.start as u32, r.end as u32)
         };
-        [above, row(by), below]
+        if by > 0 {
+            spans[0] = row(by - 1);
+        }
+        spans[1] = row(by);
+        if by + 1 < grid.rows() {
+            spans[2] = row(by + 1);
+        }
+        spans
+    }
+
+    /// The units of a span from [`Self::near_spans`].
+    #[must_use]
+    pub fn span(&self, (start, end): (u32, u32)) -> &[NeighbourInfo] {
+        &self.units[start as usize..end as usize]
     }
 }
 

@@ -14,7 +14,7 @@ use horde_core::{
     UnitSpec, Velocity, avoid_walls, blend_and_turn, unit_noise,
 };
 
-use crate::frame::{FrameData, NeighbourInfo, Neighbours, UNIT_CHUNK, for_each_unit_chunk};
+use crate::frame::{FrameData, Neighbours, UNIT_CHUNK, for_each_unit_chunk};
 use crate::groups::Groups;
 use crate::hierarchy_nav::HierarchyNav;
 use crate::job_graph::StageContext;
@@ -108,44 +108,46 @@ struct Frame<'a> {
     common_limit: TurnLimit,
 }
 
-/// What one unit reads from the big arrays, fetched before the unit is steered.
+/// What one unit reads from the big arrays, fetched before the unit is steered (kept small:
+/// a chunk's worth is written and read back).
 #[derive(Clone, Copy, Debug)]
-struct Fetched<'a> {
+struct Fetched {
     /// The unit's cell (clamped to the map).
     cell: Cell,
-    /// The field it follows, if its group has one on its layer.
-    field: Option<&'a NavField>,
     /// Step 1: the direction the field gives (zero at the goal or without a field).
     ideal: Vec2,
+    /// The units in the 3x3 buckets around it ([`Neighbours::near_spans`]).
+    near: [(u32, u32); 3],
     /// The clearance of its cell on its layer.
     clearance: u8,
-    /// The units in the 3x3 buckets around it.
-    near: [&'a [NeighbourInfo]; 3],
 }
 
-impl Default for Fetched<'_> {
+impl Default for Fetched {
     fn default() -> Self {
         Self {
             cell: Cell::new(0, 0),
-            field: None,
             ideal: Vec2::ZERO,
+            near: [(0, 0); 3],
             clearance: 0,
-            near: [&[], &[], &[]],
         }
     }
 }
 
 impl<'a> Frame<'a> {
+    /// The field a unit of `agent`'s group and layer follows, if any.
+    fn field(&self, agent: &Agent) -> Option<&'a NavField> {
+        self.field_of
+            .get(usize::from(agent.group.0) * Layer::COUNT + agent.layer as usize)
+            .copied()
+            .flatten()
+    }
+
     /// Reads what steering a unit at `pos` needs from the per-cell arrays.
-    fn fetch(&self, pos: Vec2, agent: &Agent) -> Fetched<'a> {
+    fn fetch(&self, pos: Vec2, agent: &Agent) -> Fetched {
         let grid = self.map.grid();
         let in_grid = grid.cell_at(pos);
         let cell = in_grid.unwrap_or_else(|| grid.clamped_cell_at(pos));
-        let field = self
-            .field_of
-            .get(usize::from(agent.group.0) * Layer::COUNT + agent.layer as usize)
-            .copied()
-            .flatten();
+        let field = self.field(agent);
         // With hierarchical navigation the direction comes from the sector fields (or the
         // coarse route's waypoint); the flat field still gives the distance.
         let ideal = self
@@ -156,10 +158,9 @@ impl<'a> Frame<'a> {
             });
         Fetched {
             cell,
-            field,
             ideal,
+            near: self.neighbours.near_spans(pos),
             clearance: self.clearance[agent.layer as usize].get(cell.x, cell.y),
-            near: self.neighbours.near(pos),
         }
     }
 
@@ -170,17 +171,16 @@ impl<'a> Frame<'a> {
         pos: Vec2,
         agent: &Agent,
         steering: &mut Steering,
-        fetched: &Fetched<'_>,
+        fetched: &Fetched,
     ) -> Vec2 {
         let config = &self.data.config;
         let sc = &config.steering;
         let cell_size = self.map.grid().cell_size();
         let Fetched {
             cell,
-            field,
             ideal,
-            clearance,
             near,
+            clearance,
         } = *fetched;
 
         // Step 5: separation, and whether an arrived friend is touching us. Written as a
@@ -189,8 +189,8 @@ impl<'a> Frame<'a> {
         let mut separation = Vec2::ZERO;
         let mut touching_arrived = false;
         let mut stacked = false;
-        for slice in near {
-            for other in slice {
+        for span in near {
+            for other in self.neighbours.span(span) {
                 let away = pos - other.pos;
                 let d2 = away.length_squared();
                 let touch = agent.radius + other.radius;
@@ -242,7 +242,7 @@ impl<'a> Frame<'a> {
             .get(usize::from(agent.group.0))
             .is_none_or(|b| b.chebyshev(cell) as f32 > self.near_goal);
         let distance = (!far || touching_arrived).then(|| {
-            field
+            self.field(agent)
                 .and_then(|f| f.integration().distance(cell))
                 .map_or(f32::INFINITY, |d| d as f32)
         });
