@@ -3,7 +3,6 @@
 
 use glam::Vec2;
 use horde_core::{Agent, Position, SpatialGrid, Steering, UnitId};
-use parking_lot::Mutex;
 
 use crate::frame::FrameData;
 use crate::job_graph::StageContext;
@@ -35,7 +34,6 @@ pub struct Neighbours {
     pub arrived_per_group: Vec<u32>,
     scratch: Vec<NeighbourInfo>,
     buckets: Vec<u32>,
-    parts: Vec<Part>,
 }
 
 impl Neighbours {
@@ -48,7 +46,6 @@ impl Neighbours {
             arrived_per_group: Vec::new(),
             scratch: Vec::new(),
             buckets: Vec::new(),
-            parts: Vec::new(),
         }
     }
 
@@ -93,73 +90,38 @@ impl Neighbours {
     }
 }
 
-/// One hecs batch's share of the snapshot, filled in parallel and kept between frames.
-#[derive(Clone, Debug, Default)]
-struct Part {
-    units: Vec<NeighbourInfo>,
-    buckets: Vec<u32>,
-}
-
-/// Snapshots every unit and sorts the snapshot by bucket. Every step runs on the pool: each
-/// hecs batch snapshots its units and their buckets into its own part, the parts are copied
-/// into place (in batch order, which depends on the world alone), the counting sort runs in
-/// bands, and the sorted copy is gathered in chunks.
+/// Snapshots every unit and sorts the snapshot by bucket.
 pub(crate) fn bucket_units(data: &FrameData, ctx: &StageContext<'_>) {
     let mut guard = data.neighbours.write();
     let n = &mut *guard;
+    n.scratch.clear();
     let mut query = data
         .world
         .query::<(&UnitId, &Position, &Agent, &Steering)>();
-    // Size the bucket table for this many units, so buckets can be computed at once.
-    n.grid.fit_to(query.iter().len());
-    let batches: Vec<_> = query
-        .iter_batched(data.config.batch_size.clamp(1, u32::MAX as usize) as u32)
-        .map(|b| Mutex::new(Some(b)))
-        .collect();
-    n.parts.resize_with(batches.len(), Part::default);
-    let grid = &n.grid;
-    let parts: Vec<Mutex<&mut Part>> = n.parts.iter_mut().map(Mutex::new).collect();
-    ctx.for_each_batch(batches.len(), 1, |i, _| {
-        let (Some(batch), mut part) = (batches[i].lock().take(), parts[i].lock()) else {
-            return;
-        };
-        let Part { units, buckets } = &mut **part;
-        units.clear();
-        buckets.clear();
-        // A unit whose position is not finite (it will be quarantined this frame) is
-        // nobody's neighbour: its NaN must not spread through separation.
-        for (id, pos, agent, steering) in batch.filter(|(_, pos, _, _)| pos.0.is_finite()) {
-            units.push(NeighbourInfo {
+    // A unit whose position is not finite (it will be quarantined this frame) is nobody's
+    // neighbour: its NaN must not spread through separation.
+    n.scratch
+        .extend(query.iter().filter(|(_, pos, _, _)| pos.0.is_finite()).map(
+            |(id, pos, agent, steering)| NeighbourInfo {
                 pos: pos.0,
                 radius: agent.radius,
                 id: id.0,
                 group: agent.group.0,
                 arrived: steering.arrived,
-            });
-            buckets.push(grid.bucket_of(pos.0));
+            },
+        ));
+    drop(query);
+    // Size the bucket table for this many units, then bucket them in parallel.
+    n.grid.fit_to(n.scratch.len());
+    n.buckets.resize(n.scratch.len(), 0);
+    let chunk = data.config.batch_size.max(1) * 4;
+    let grid = &n.grid;
+    let scratch = &n.scratch;
+    ctx.for_each_chunk_mut(&mut n.buckets, chunk, |_, range, out| {
+        for (b, unit) in out.iter_mut().zip(&scratch[range]) {
+            *b = grid.bucket_of(unit.pos);
         }
     });
-    drop(parts);
-    drop(batches);
-    drop(query);
-    let parts = &n.parts[..];
-    let total = parts.iter().map(|p| p.units.len()).sum();
-    n.scratch.resize(total, NeighbourInfo::default());
-    n.buckets.resize(total, 0);
-    let mut places = Vec::with_capacity(parts.len());
-    let (mut units, mut buckets) = (&mut n.scratch[..], &mut n.buckets[..]);
-    for part in parts {
-        let (u, rest_u) = units.split_at_mut(part.units.len());
-        let (b, rest_b) = buckets.split_at_mut(part.buckets.len());
-        (units, buckets) = (rest_u, rest_b);
-        places.push(Mutex::new((u, b)));
-    }
-    ctx.for_each_batch(places.len(), 1, |i, _| {
-        let mut place = places[i].lock();
-        place.0.copy_from_slice(&parts[i].units);
-        place.1.copy_from_slice(&parts[i].buckets);
-    });
-    drop(places);
     // The sort's result does not depend on how many bands it is cut into, so one band per
     // thread is safe here (unlike a split of floating-point work).
     let bands = ctx.threads();
@@ -182,7 +144,6 @@ pub(crate) fn bucket_units(data: &FrameData, ctx: &StageContext<'_>) {
         n.arrived_per_group[g] += 1;
     }
     n.units.resize(n.scratch.len(), NeighbourInfo::default());
-    let chunk = data.config.batch_size.max(1) * 4;
     let (order, scratch) = (n.grid.order(), &n.scratch);
     ctx.for_each_chunk_mut(&mut n.units, chunk, |_, range, out| {
         for (unit, &i) in out.iter_mut().zip(&order[range]) {
