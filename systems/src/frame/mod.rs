@@ -85,13 +85,13 @@ impl std::fmt::Debug for FrameData {
     }
 }
 
-/// Runs `f` on every item of query `Q`, in batches of `batch_size` units spread over the
-/// pool. hecs cuts batches per archetype, so boundaries depend on the world alone.
-pub(crate) fn for_each_unit<Q, F>(world: &World, ctx: &StageContext<'_>, batch_size: usize, f: F)
+/// Runs `f` on every hecs batch of query `Q` (`batch_size` units each), spread over the pool.
+/// hecs cuts batches per archetype, so boundaries depend on the world alone.
+fn for_each_batch_of<Q, F>(world: &World, ctx: &StageContext<'_>, batch_size: usize, f: F)
 where
     Q: hecs::Query,
     for<'q> Q::Item<'q>: Send,
-    F: for<'q> Fn(Q::Item<'q>) + Sync,
+    F: for<'q> Fn(hecs::Batch<'q, Q>) + Sync,
 {
     let mut query = world.query::<Q>();
     let batches: Vec<Mutex<Option<hecs::Batch<'_, Q>>>> = query
@@ -100,14 +100,22 @@ where
         .collect();
     ctx.for_each_batch(batches.len(), 1, |i, _| {
         if let Some(batch) = batches[i].lock().take() {
-            for item in batch {
-                f(item);
-            }
+            f(batch);
         }
     });
 }
 
-/// Builds the frame's stage graph (SPEC §9).
+/// Runs `f` on every item of query `Q`, in batches of `batch_size` units spread over the
+/// pool (see [`for_each_batch_of`]).
+pub(crate) fn for_each_unit<Q, F>(world: &World, ctx: &StageContext<'_>, batch_size: usize, f: F)
+where
+    Q: hecs::Query,
+    for<'q> Q::Item<'q>: Send,
+    F: for<'q> Fn(Q::Item<'q>) + Sync,
+{
+    for_each_batch_of::<Q, _>(world, ctx, batch_size, |batch| batch.for_each(&f));
+}
+
 /// Units a chunk of [`for_each_unit_chunk`] holds.
 pub(crate) const UNIT_CHUNK: usize = 32;
 
@@ -124,28 +132,22 @@ pub(crate) fn for_each_unit_chunk<Q, F>(
     for<'q> Q::Item<'q>: Send,
     F: for<'q> Fn(&mut [Q::Item<'q>]) + Sync,
 {
-    let mut query = world.query::<Q>();
-    let batches: Vec<Mutex<Option<hecs::Batch<'_, Q>>>> = query
-        .iter_batched(batch_size.clamp(1, u32::MAX as usize) as u32)
-        .map(|b| Mutex::new(Some(b)))
-        .collect();
-    ctx.for_each_batch(batches.len(), 1, |i, _| {
-        if let Some(batch) = batches[i].lock().take() {
-            let mut chunk = Vec::with_capacity(UNIT_CHUNK);
-            for item in batch {
-                chunk.push(item);
-                if chunk.len() == UNIT_CHUNK {
-                    f(&mut chunk);
-                    chunk.clear();
-                }
-            }
-            if !chunk.is_empty() {
+    for_each_batch_of::<Q, _>(world, ctx, batch_size, |batch| {
+        let mut chunk = Vec::with_capacity(UNIT_CHUNK);
+        for item in batch {
+            chunk.push(item);
+            if chunk.len() == UNIT_CHUNK {
                 f(&mut chunk);
+                chunk.clear();
             }
+        }
+        if !chunk.is_empty() {
+            f(&mut chunk);
         }
     });
 }
 
+/// Builds the frame's stage graph (SPEC §9).
 pub(crate) fn build_graph() -> Result<JobGraph<FrameData>, GraphBuildError> {
     JobGraph::builder()
         .stage(
