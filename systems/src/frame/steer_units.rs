@@ -67,8 +67,9 @@ pub(crate) fn steer_units(data: &FrameData, ctx: &StageContext<'_>) {
         ),
         _,
     >(&data.world, ctx, data.config.batch_size, |chunk| {
-        // A stunned unit does not steer; nor does one whose position is not finite (it is
-        // quarantined at the end of the frame, and NaN would make its velocity garbage).
+        // A stunned unit does not steer; nor does one whose position is not finite or whose
+        // stun is NaN (it is quarantined at the end of the frame, and NaN would make its
+        // velocity garbage).
         let steers = |stun: &Stun, pos: &Position| stun.0 <= 0.0 && pos.0.is_finite();
         let mut fetched = [Fetched::default(); UNIT_CHUNK];
         for (slot, (_, pos, agent, stun, _, _)) in fetched.iter_mut().zip(chunk.iter()) {
