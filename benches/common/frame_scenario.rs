@@ -7,8 +7,8 @@ use horde::{
     WALL, generate_level,
 };
 
-/// A 1024x1024 generated level, `units` units spread over its open cells, a goal near the
-/// centre and 8 long-lived force fields.
+/// A 1024x1024 generated level, `units` units spread over its open cells (at most one per
+/// cell), a goal near the centre and 8 long-lived force fields.
 pub fn scenario(units: usize, threads: usize) -> Simulation {
     let config = LevelConfig::default()
         .with_size(256, 256)
