@@ -134,6 +134,52 @@ proptest! {
     }
 
     #[test]
+    fn route_distances_equal_a_binary_heap_dijkstra_on_the_graph(
+        (w, h, s, costs) in arb_map(),
+        goal in (0u32..48, 0u32..48),
+    ) {
+        // The route's bucket ring against a textbook search over the graph's public edges:
+        // portal crossings (entered cell's cost times ORTHO_STEP) and intra-sector costs,
+        // seeded with the reference distances inside the goal's sector.
+        let cost = field(w, h, &costs);
+        let goal = Cell::new(goal.0 % w, goal.1 % h);
+        prop_assume!(cost.is_passable(goal));
+        let graph = PortalGraph::build(&cost, s).unwrap();
+        let route = CoarseRoute::search(&graph, &cost, &[goal]).unwrap();
+        let gs = graph.sectors().sector_of(goal);
+        let inside = dijkstra_binary_heap(&only_sector(&cost, graph.sectors().bounds(gs)), &[goal]);
+        let n = graph.node_count();
+        let mut dist = vec![UNREACHABLE; n];
+        let mut heap = std::collections::BinaryHeap::new();
+        for node in graph.sector_nodes(gs) {
+            let c = graph.node_cell(node);
+            dist[node as usize] = inside[(c.y * w + c.x) as usize];
+            heap.push(std::cmp::Reverse((dist[node as usize], node)));
+        }
+        while let Some(std::cmp::Reverse((d, m))) = heap.pop() {
+            if d > dist[m as usize] || d == UNREACHABLE {
+                continue;
+            }
+            let enter = u32::from(cost.get(graph.node_cell(m))) * crate::direction::ORTHO_STEP;
+            let partners = graph.portal_partners(m).iter().map(|&p| (p, enter));
+            let sector = graph.sector_nodes(graph.node_sector(m));
+            let intra = sector.map(|p| (p, graph.intra_cost(p, m)));
+            for (p, c) in partners.chain(intra) {
+                if p == m || c == UNREACHABLE {
+                    continue;
+                }
+                if d + c < dist[p as usize] {
+                    dist[p as usize] = d + c;
+                    heap.push(std::cmp::Reverse((d + c, p)));
+                }
+            }
+        }
+        for node in 0..n as u32 {
+            prop_assert_eq!(route.distance(node), dist[node as usize], "node {}", node);
+        }
+    }
+
+    #[test]
     fn route_costs_are_real_paths_and_fields_always_reach_the_goal(
         (w, h, s, costs) in arb_map(),
         goal in (0u32..48, 0u32..48),
