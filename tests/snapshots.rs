@@ -253,7 +253,7 @@ fn bad_snapshot_files_give_clear_errors() {
             e,
             FileError::UnsupportedVersion {
                 found: 99,
-                supported: 1,
+                supported: 2,
                 ..
             }
         ),

@@ -4,14 +4,16 @@
 //! [`SECTOR_FIELDS_PER_FRAME`] new ones per frame; units in the others steer toward their
 //! sector's waypoint meanwhile). `steer_units` then takes each unit's direction from it.
 //!
-//! The flat fields are still kept: they give the path distance that arrival and slowing
-//! down near the goal use. With [`Navigation::Flat`] (the default) this module does nothing.
+//! The sector fields also give the path distance that arrival and slowing down use
+//! ([`HierarchicalField::guide`]), so the full-map flat fields are not built in this mode
+//! (`rebuild_fields` skips them). With [`Navigation::Flat`] (the default) this module does
+//! nothing.
 
 use glam::Vec2;
 use horde_core::hierarchy::DEFAULT_SECTOR_SIZE;
 use horde_core::{
-    Agent, Cell, GoalSet, Grid, HierarchicalField, HierarchyError, Layer, Map, PortalGraph,
-    Position, SectorCache,
+    Agent, Cell, GoalSet, Grid, HierarchicalField, HierarchyError, Layer, Map, NavField,
+    ORTHO_STEP, PortalGraph, Position, SectorCache, UNREACHABLE,
 };
 
 use crate::edit_log::EditLog;
@@ -121,6 +123,44 @@ impl HierarchyNav {
     pub fn steer(&self, grid: &Grid, group: u16, layer: Layer, pos: Vec2) -> Option<Vec2> {
         let graph = self.graph(layer)?;
         Some(self.field(group, layer)?.steer(graph, grid, pos))
+    }
+
+    /// A unit's ideal direction and path distance to its goal (in cost-1 orthogonal steps,
+    /// infinite without a path), for `steer_units`: from the group's hierarchical request
+    /// when it has one on `layer` ([`HierarchicalField::guide`]); otherwise from the flat
+    /// `field` (flat navigation, or a hierarchical group whose goal cells are all walls:
+    /// its flat field is never built there, so such units stand still, as they would
+    /// following an unreachable field).
+    #[must_use]
+    pub fn guide(
+        &self,
+        grid: &Grid,
+        agent: &Agent,
+        pos: Vec2,
+        cell: Cell,
+        field: Option<&NavField>,
+    ) -> (Vec2, f32) {
+        let request = self
+            .graph(agent.layer)
+            .zip(self.field(agent.group.0, agent.layer));
+        if let Some((graph, request)) = request {
+            let (ideal, d) = request.guide(graph, grid, pos);
+            let distance = if d == UNREACHABLE {
+                f32::INFINITY
+            } else {
+                (f64::from(d) / f64::from(ORTHO_STEP)) as f32
+            };
+            return (ideal, distance);
+        }
+        match field {
+            Some(f) if f.built_from().is_some() => (
+                f.flow().sample(grid, pos),
+                f.integration()
+                    .distance(cell)
+                    .map_or(f32::INFINITY, |d| d as f32),
+            ),
+            _ => (Vec2::ZERO, f32::INFINITY),
+        }
     }
 
     /// Brings graphs and requests up to date with the map and the groups' goals, then builds

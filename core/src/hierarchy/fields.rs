@@ -28,12 +28,34 @@ use crate::integration::UNREACHABLE;
 use super::local::{LocalSearch, Seed};
 use super::{CoarseRoute, HierarchyError, PortalGraph, SectorBounds, SectorGrid};
 
-/// One sector's field: the move to make from each cell.
+/// One sector's field: the move to make from each cell, and the path cost to the goals.
 #[derive(Clone, Debug)]
 struct SectorField {
     dirs: Box<[u8]>,
+    /// The lowest finite value in the sector ([`UNREACHABLE`] when none).
+    min: u32,
+    /// Each cell's value, kept only when `min <= EXACT_DISTANCE` (sectors near the goals,
+    /// where arrival and slowing down need it); elsewhere `min` is the distance given.
+    values: Option<Box<[u32]>>,
     last_used: u64,
 }
+
+impl SectorField {
+    /// Bytes held, with the boxed struct itself.
+    fn bytes(&self) -> usize {
+        std::mem::size_of::<Self>()
+            + self.dirs.len()
+            + self.values.as_ref().map_or(0, |v| v.len() * 4)
+    }
+}
+
+/// Sector fields whose lowest value is at most this (256 steps of cost 1) keep every cell's
+/// value (4 bytes a cell, only for the few hundred sectors around the goals). That covers
+/// the steering's distance tests (arrival at 0.5 cells, the crowd around an arrived group:
+/// 1.5 cells plus its radius, about 143 cells for 100k arrived units; slowing down within
+/// 1.5 cells). Farther sectors report their lowest value, a lower bound above this, so any
+/// distance test up to 256 cells answers as with exact values.
+pub const EXACT_DISTANCE: u32 = 256 * ORTHO_STEP;
 
 /// One sector's estimate, kept on its border cells only (top row, bottom row, left column,
 /// right column).
@@ -51,6 +73,9 @@ pub struct SectorCache {
     pub frame: u64,
     /// Sector fields: one move per cell of the sector, row-major.
     pub fields: Vec<(u32, u64, Vec<u8>)>,
+    /// The same fields' distances, in the same order: the lowest value, and every cell's
+    /// value where the field keeps them (lowest value at most [`EXACT_DISTANCE`]; else empty).
+    pub distances: Vec<(u32, Vec<u32>)>,
     /// Sector estimates: values on the sector's border ring.
     pub estimates: Vec<(u32, u64, Vec<u32>)>,
 }
@@ -73,6 +98,19 @@ impl SectorCache {
         for (sector, _, dirs) in &self.fields {
             let b = bounds(*sector)?;
             if dirs.len() != b.len() || dirs.iter().any(|&d| d > NO_DIRECTION) {
+                return Err(HierarchyError::BadCache {
+                    sector: *sector as usize,
+                });
+            }
+        }
+        if self.distances.len() != self.fields.len() {
+            return Err(HierarchyError::BadCache {
+                sector: self.fields.len().min(self.distances.len()),
+            });
+        }
+        for ((sector, _, dirs), (min, values)) in self.fields.iter().zip(&self.distances) {
+            let kept = !values.is_empty();
+            if (kept && values.len() != dirs.len()) || kept != (*min <= EXACT_DISTANCE) {
                 return Err(HierarchyError::BadCache {
                     sector: *sector as usize,
                 });
@@ -115,7 +153,7 @@ pub struct HierarchicalField {
     route: CoarseRoute,
     budget: usize,
     frame: u64,
-    fields: Vec<Option<SectorField>>,
+    fields: Vec<Option<Box<SectorField>>>,
     /// Bit `s` is set when sector `s` has a field: [`Self::steer`] reads this small array
     /// (2 KiB for 16k sectors, cache-resident) instead of `fields` for the units whose sector
     /// has none.
@@ -127,8 +165,9 @@ pub struct HierarchicalField {
     stats: HierarchyStats,
 }
 
-/// Bookkeeping bytes counted for each cached sector field or estimate.
-const ENTRY_OVERHEAD: usize = std::mem::size_of::<Option<SectorField>>();
+/// Bookkeeping bytes counted for each sector (its field and estimate slots).
+const ENTRY_OVERHEAD: usize =
+    std::mem::size_of::<Option<Box<SectorField>>>() + std::mem::size_of::<Option<Estimate>>();
 
 impl HierarchicalField {
     /// A path request toward `goals`: searches the coarse route now; sector fields are built
@@ -148,7 +187,7 @@ impl HierarchicalField {
             fields: vec![None; n],
             has_field: vec![0; n.div_ceil(64)],
             estimates: vec![None; n],
-            held: 2 * n * ENTRY_OVERHEAD,
+            held: n * ENTRY_OVERHEAD,
             search: LocalSearch::default(),
             stats: HierarchyStats::default(),
         })
@@ -191,6 +230,9 @@ impl HierarchicalField {
             fields: (self.fields.iter().enumerate())
                 .filter_map(|(s, f)| f.as_ref().map(|f| (s as u32, f.last_used, f.dirs.to_vec())))
                 .collect(),
+            distances: (self.fields.iter().flatten())
+                .map(|f| (f.min, f.values.as_ref().map_or(Vec::new(), |v| v.to_vec())))
+                .collect(),
             estimates: (self.estimates.iter().enumerate())
                 .filter_map(|(s, e)| e.as_ref().map(|e| (s as u32, e.last_used, e.ring.to_vec())))
                 .collect(),
@@ -215,15 +257,20 @@ impl HierarchicalField {
         self.fields.iter_mut().for_each(|f| *f = None);
         self.has_field.iter_mut().for_each(|b| *b = 0);
         self.estimates.iter_mut().for_each(|e| *e = None);
-        self.held = 2 * count * ENTRY_OVERHEAD;
+        self.held = count * ENTRY_OVERHEAD;
         self.frame = cache.frame;
-        for (sector, last_used, dirs) in cache.fields {
-            self.held += dirs.len();
-            self.set_has_field(sector as usize, true);
-            self.fields[sector as usize] = Some(SectorField {
+        for ((sector, last_used, dirs), (min, values)) in
+            cache.fields.into_iter().zip(cache.distances)
+        {
+            let field = SectorField {
                 dirs: dirs.into_boxed_slice(),
+                min,
+                values: (!values.is_empty()).then(|| values.into_boxed_slice()),
                 last_used,
-            });
+            };
+            self.held += field.bytes();
+            self.set_has_field(sector as usize, true);
+            self.fields[sector as usize] = Some(Box::new(field));
         }
         for (sector, last_used, ring) in cache.estimates {
             self.held += ring.len() * 4;
@@ -339,13 +386,22 @@ impl HierarchicalField {
             }
         }
         self.search.run(cost, b, &seeds);
-        let dirs: Box<[u8]> = self.search.dirs.clone().into_boxed_slice();
-        self.held += dirs.len();
-        self.set_has_field(sector, true);
-        self.fields[sector] = Some(SectorField {
-            dirs,
+        let min = self
+            .search
+            .values
+            .iter()
+            .copied()
+            .min()
+            .unwrap_or(UNREACHABLE);
+        let field = SectorField {
+            dirs: self.search.dirs.clone().into_boxed_slice(),
+            min,
+            values: (min <= EXACT_DISTANCE).then(|| self.search.values.clone().into_boxed_slice()),
             last_used: self.frame,
-        });
+        };
+        self.held += field.bytes();
+        self.set_has_field(sector, true);
+        self.fields[sector] = Some(Box::new(field));
         self.stats.fields_built += 1;
         self.evict();
         Ok(())
@@ -415,7 +471,7 @@ impl HierarchicalField {
                     self.held -= e.ring.len() * 4;
                 }
             } else if let Some(f) = self.fields[s].take() {
-                self.held -= f.dirs.len();
+                self.held -= f.bytes();
                 self.set_has_field(s, false);
             }
             self.stats.evicted += 1;
@@ -472,19 +528,41 @@ impl HierarchicalField {
     /// direction as soon as the route exists.
     #[must_use]
     pub fn steer(&self, graph: &PortalGraph, grid: &Grid, pos: Vec2) -> Vec2 {
+        self.guide(graph, grid, pos).0
+    }
+
+    /// [`Self::steer`]'s direction and the path cost to the goals from `pos` (same units as
+    /// [`crate::IntegrationField`]; [`UNREACHABLE`] outside the grid and where no route
+    /// exists), for arrival and slowing down:
+    /// - in a sector with a field, the field's value where the field keeps its values (near
+    ///   the goals, see [`EXACT_DISTANCE`]), else the sector's lowest value (a lower bound
+    ///   above `EXACT_DISTANCE`);
+    /// - in a sector without one, the coarse estimate that picked the waypoint: the route's
+    ///   cost from the waypoint plus the straight-line (octile) cost to it.
+    #[must_use]
+    pub fn guide(&self, graph: &PortalGraph, grid: &Grid, pos: Vec2) -> (Vec2, u32) {
         let Some(cell) = grid.cell_at(pos) else {
-            return Vec2::ZERO;
+            return (Vec2::ZERO, UNREACHABLE);
         };
-        let sector = graph.sectors().sector_of(cell);
-        match self.field_direction_in(graph, cell, sector) {
-            Some(Some(d)) => d.unit_vector(),
-            Some(None) => Vec2::ZERO,
-            None => self
-                .route
-                .waypoint_in(graph, cell, sector)
-                .map_or(Vec2::ZERO, |c| {
-                    (grid.cell_centre(c) - pos).normalize_or_zero()
-                }),
+        let sectors = graph.sectors();
+        let sector = sectors.sector_of(cell);
+        if self.has_field(sector)
+            && let Some(field) = &self.fields[sector]
+        {
+            let local = sectors.bounds(sector).local(cell);
+            let byte = field.dirs[local];
+            let dir = if byte < NO_DIRECTION {
+                Direction::from_index(byte).unit_vector()
+            } else {
+                Vec2::ZERO
+            };
+            let distance = field.values.as_ref().map_or(field.min, |v| v[local]);
+            return (dir, distance);
+        }
+        match self.route.waypoint_in(graph, cell, sector) {
+            Some((Some(c), cost)) => ((grid.cell_centre(c) - pos).normalize_or_zero(), cost),
+            Some((None, cost)) => (Vec2::ZERO, cost),
+            None => (Vec2::ZERO, UNREACHABLE),
         }
     }
 }

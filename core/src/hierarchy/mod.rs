@@ -24,7 +24,7 @@ mod route;
 #[cfg(test)]
 mod tests;
 
-pub use fields::{HierarchicalField, HierarchyStats, SectorCache};
+pub use fields::{EXACT_DISTANCE, HierarchicalField, HierarchyStats, SectorCache};
 pub use graph::PortalGraph;
 pub use route::CoarseRoute;
 

@@ -279,11 +279,19 @@ impl CoarseRoute {
     /// `None` at a goal and where no node of the sector has a route.
     #[must_use]
     pub fn waypoint(&self, graph: &PortalGraph, cell: Cell) -> Option<Cell> {
-        self.waypoint_in(graph, cell, graph.sectors().sector_of(cell))
+        self.waypoint_in(graph, cell, graph.sectors().sector_of(cell))?
+            .0
     }
 
-    /// [`Self::waypoint`] for `cell` in sector `s`.
-    pub(crate) fn waypoint_in(&self, graph: &PortalGraph, cell: Cell, s: usize) -> Option<Cell> {
+    /// [`Self::waypoint`] for `cell` in sector `s`, with the estimate that chose it (the
+    /// route's cost from the chosen node or goal plus the octile cost to it; 0 on a goal).
+    /// `None` where no node of the sector has a route.
+    pub(crate) fn waypoint_in(
+        &self,
+        graph: &PortalGraph,
+        cell: Cell,
+        s: usize,
+    ) -> Option<(Option<Cell>, u32)> {
         let octile = |a: Cell, b: Cell| {
             let (dx, dy) = (a.x.abs_diff(b.x), a.y.abs_diff(b.y));
             let (lo, hi) = (dx.min(dy), dx.max(dy));
@@ -311,13 +319,15 @@ impl CoarseRoute {
                 best = Some((total, c, Some(node)));
             }
         }
-        let (_, target, node) = best?;
+        let (estimate, target, node) = best?;
         if target != cell {
-            return Some(target);
+            return Some((Some(target), estimate));
         }
         // Standing on the chosen node (or goal): head for what comes after it.
-        let node = node?;
-        match self.next(node) {
+        let Some(node) = node else {
+            return Some((None, estimate));
+        };
+        let after = match self.next(node) {
             Some(n) => Some(graph.node_cell(n)),
             None => self
                 .goals_in(s)
@@ -325,7 +335,8 @@ impl CoarseRoute {
                 .copied()
                 .min_by_key(|&g| (octile(cell, g), g.y, g.x))
                 .filter(|&g| g != cell),
-        }
+        };
+        Some((after, estimate))
     }
 }
 

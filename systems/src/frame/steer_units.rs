@@ -52,14 +52,9 @@ pub(crate) fn steer_units(data: &FrameData, ctx: &StageContext<'_>) {
             let field = groups
                 .field(agent.group.0, agent.layer)
                 .map(|id| fields.get(id));
-            let distance = field
-                .and_then(|f| f.integration().distance(cell))
-                .map_or(f32::INFINITY, |d| d as f32);
-            // With hierarchical navigation the direction comes from the sector fields (or the
-            // coarse route's waypoint); the flat field still gives the distance.
-            let ideal = hierarchy
-                .steer(grid, agent.group.0, agent.layer, pos)
-                .unwrap_or_else(|| field.map_or(Vec2::ZERO, |f| f.flow().sample(grid, pos)));
+            // Direction and path distance: from the flat field, or with hierarchical
+            // navigation from the sector fields (or the coarse route's waypoint).
+            let (ideal, distance) = hierarchy.guide(grid, agent, pos, cell, field);
 
             // Step 5: separation, and whether an arrived friend is touching us. Written as a
             // branch-free loop over contiguous slices with local accumulators: crowds make the
