@@ -416,7 +416,9 @@ fn a_wall_built_on_a_goal_survives_the_round_trip() {
 fn hierarchical_navigation_resumes_with_its_sector_fields() {
     // 320x320 cells = 100 sectors, more than the 64 sector fields built per frame: a
     // snapshot after the first frame holds a half-built cache, which the restored run must
-    // continue from exactly.
+    // continue from exactly. From frame 25 the goal moves a cell every frame (the request is
+    // retargeted, keeping fields); the snapshot at frame 30 is taken between a goal move and
+    // the frame that retargets.
     let level = generate_level(
         13,
         &LevelConfig::default()
@@ -440,7 +442,11 @@ fn hierarchical_navigation_resumes_with_its_sector_fields() {
             sim.set_terrain(Cell::new(150, 150), Terrain::BrickWall)
                 .unwrap();
         }
-        if frame == 1 || frame == 20 || frame == 21 {
+        if frame >= 25 {
+            let g = area_goal(&sim.map(), Cell::new(135 + frame as u32, 160), 60);
+            sim.set_group_goal(horde::GroupId(0), g).unwrap();
+        }
+        if frame == 1 || frame == 20 || frame == 21 || frame == 30 {
             snapshots.push((frame, sim.snapshot().to_bytes().unwrap()));
         }
         sim.step(DT).unwrap();
@@ -457,6 +463,10 @@ fn hierarchical_navigation_resumes_with_its_sector_fields() {
                     restored
                         .set_terrain(Cell::new(150, 150), Terrain::BrickWall)
                         .unwrap();
+                }
+                if f >= 25 && f > frame {
+                    let g = area_goal(&restored.map(), Cell::new(135 + f as u32, 160), 60);
+                    restored.set_group_goal(horde::GroupId(0), g).unwrap();
                 }
                 restored.step(DT).unwrap();
                 assert_eq!(

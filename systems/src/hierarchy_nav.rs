@@ -85,8 +85,9 @@ impl HierarchyNav {
     }
 
     /// The sector caches a snapshot must save: those of the requests the next frame keeps
-    /// (same goal, graph and route current with the map), and those restored but not yet
-    /// put back. A request the next frame starts over needs nothing.
+    /// or moves to a new goal (graph and route current with the map; the saved goal is the
+    /// request's, so a restored run retargets it as the original would), and those restored
+    /// but not yet put back. A request the next frame starts over needs nothing.
     pub(crate) fn saved_caches(&self, map: &Map, groups: &Groups) -> Vec<SavedCache> {
         let kept = self.requests.iter().filter(|r| {
             let graph = self.graphs[r.layer as usize].as_ref();
@@ -94,7 +95,7 @@ impl HierarchyNav {
                 g.is_current(map.cost_field(r.layer)) && r.field.route().version() == g.version()
             }) && groups
                 .get(r.group)
-                .is_some_and(|g| g.goal == r.goal && g.fields[r.layer as usize].is_some())
+                .is_some_and(|g| g.fields[r.layer as usize].is_some())
         });
         kept.map(|r| SavedCache {
             group: r.group,
@@ -202,7 +203,8 @@ impl HierarchyNav {
                 },
             }
         }
-        // One request per (group, layer) with units; a new goal or new costs start it over.
+        // One request per (group, layer) with units; new costs start it over, a new goal
+        // retargets it (keeping the sector fields the move cannot change).
         let mut requests = Vec::new();
         for (g, group) in groups.list.iter().enumerate() {
             for layer in Layer::ALL {
@@ -218,42 +220,67 @@ impl HierarchyNav {
                     .iter()
                     .position(|r| usize::from(r.group) == g && r.layer == layer)
                     .map(|i| self.requests.swap_remove(i));
-                match old {
-                    Some(r)
-                        if r.goal == group.goal && r.field.route().version() == graph.version() =>
-                    {
-                        requests.push(r);
-                    }
-                    _ => match HierarchicalField::new(
-                        graph,
-                        cost,
-                        group.goal.cells(),
-                        SECTOR_FIELD_BUDGET,
-                    ) {
-                        Ok(mut field) => {
-                            let saved = self.pending.iter().position(|p| {
-                                usize::from(p.group) == g
-                                    && p.layer == layer
-                                    && p.goal == group.goal
+                let old = match old {
+                    Some(r) if r.field.route().version() == graph.version() => Some(r),
+                    // New costs: start over; a cache restored from a snapshot (saved with
+                    // the request's own goal) takes the old request's place.
+                    _ => self
+                        .pending
+                        .iter()
+                        .position(|p| usize::from(p.group) == g && p.layer == layer)
+                        .map(|i| self.pending.swap_remove(i))
+                        .and_then(|saved| {
+                            let restored = HierarchicalField::new(
+                                graph,
+                                cost,
+                                saved.goal.cells(),
+                                SECTOR_FIELD_BUDGET,
+                            )
+                            .and_then(|mut field| {
+                                field.restore_cache(graph, saved.cache)?;
+                                Ok(field)
                             });
-                            if let Some(i) = saved {
-                                let saved = self.pending.swap_remove(i);
-                                if let Err(e) = field.restore_cache(graph, saved.cache) {
+                            match restored {
+                                Ok(field) => Some(Request {
+                                    group: g as u16,
+                                    layer,
+                                    goal: saved.goal,
+                                    field,
+                                }),
+                                Err(e) => {
                                     errors.push(format!("restoring sector fields failed: {e}"));
+                                    None
                                 }
                             }
-                            requests.push(Request {
+                        }),
+                };
+                let result = match old {
+                    Some(r) if r.goal == group.goal => Ok(r),
+                    Some(mut r) => {
+                        r.field
+                            .retarget(graph, cost, group.goal.cells())
+                            .map(|_| Request {
+                                goal: group.goal.clone(),
+                                ..r
+                            })
+                    }
+                    None => {
+                        HierarchicalField::new(graph, cost, group.goal.cells(), SECTOR_FIELD_BUDGET)
+                            .map(|field| Request {
                                 group: g as u16,
                                 layer,
                                 goal: group.goal.clone(),
                                 field,
-                            });
-                        }
-                        // Every goal cell walled over (allowed after the goal was set): no
-                        // request, so the group's units follow the flat field as in flat mode.
-                        Err(HierarchyError::NoPassableGoal) => {}
-                        Err(e) => errors.push(format!("path request failed: {e}")),
-                    },
+                            })
+                    }
+                };
+                match result {
+                    Ok(r) => requests.push(r),
+                    // Every goal cell walled over (allowed after the goal was set): no
+                    // request, so the group's units stand still (their flat field is not
+                    // built in this mode) until a goal cell opens again.
+                    Err(HierarchyError::NoPassableGoal) => {}
+                    Err(e) => errors.push(format!("path request failed: {e}")),
                 }
             }
         }

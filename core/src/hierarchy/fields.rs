@@ -40,7 +40,59 @@ struct SectorField {
     last_used: u64,
 }
 
+/// How a goal move changes the route's distances of a set of nodes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Shift {
+    /// No node with a route: anything derived from them is unchanged.
+    Any,
+    /// Every node with a route moved by this amount, and no node gained or lost one.
+    By(i64),
+    /// Anything else (or a goal among them).
+    Changed,
+}
+
+impl Shift {
+    /// The shift of the union of two sets of nodes.
+    fn and(self, other: Self) -> Self {
+        match (self, other) {
+            (Self::Any, x) | (x, Self::Any) => x,
+            (Self::By(a), Self::By(b)) if a == b => self,
+            _ => Self::Changed,
+        }
+    }
+}
+
+/// Adds `by` to every finite value; false (values left partly changed) when a result would
+/// not be a finite `u32`, which a real path cost always is.
+fn shift_values(values: &mut [u32], by: i64) -> bool {
+    for v in values.iter_mut().filter(|v| **v != UNREACHABLE) {
+        match u32::try_from(i64::from(*v) + by) {
+            Ok(x) if x != UNREACHABLE => *v = x,
+            _ => return false,
+        }
+    }
+    true
+}
+
 impl SectorField {
+    /// Shifts the field's values by `by` (see [`HierarchicalField::retarget`]); false when
+    /// the field must be rebuilt instead (its values are needed but were not kept).
+    fn shift(&mut self, by: i64) -> bool {
+        let mut min = [self.min];
+        if !shift_values(&mut min, by) {
+            return false;
+        }
+        self.min = min[0];
+        if self.min > EXACT_DISTANCE {
+            self.values = None;
+            return true;
+        }
+        match &mut self.values {
+            Some(values) => shift_values(values, by),
+            None => false,
+        }
+    }
+
     /// Bytes held, with the boxed struct itself.
     fn bytes(&self) -> usize {
         std::mem::size_of::<Self>()
@@ -137,6 +189,8 @@ pub struct HierarchyStats {
     pub estimates_built: u64,
     /// Sector fields and estimates dropped to stay within the budget.
     pub evicted: u64,
+    /// Sector fields kept across a goal change ([`HierarchicalField::retarget`]).
+    pub fields_kept: u64,
     /// Sector fields held now.
     pub fields_held: usize,
     /// Bytes held now (fields, estimates and the coarse route).
@@ -191,6 +245,109 @@ impl HierarchicalField {
             search: LocalSearch::default(),
             stats: HierarchyStats::default(),
         })
+    }
+
+    /// Moves the request to new `goals` (a moving goal: "chase the player"), keeping every
+    /// cached sector field and estimate that the move cannot change. Returns how many
+    /// sector fields were kept.
+    ///
+    /// The coarse route is searched again. When a goal moves, the route's distance of the
+    /// nodes far from it usually changes by one amount `δ` (the change of the goal's cost to
+    /// the portal they all leave its sector by). An estimate depends only on its sector's
+    /// goals and node distances, a field only on its sector's goals and its neighbours'
+    /// estimates; so where none of those sectors holds a goal (before or after) and every
+    /// node of them with a route moves by the same `δ` (and no node gains or loses its
+    /// route), the new estimate or field has exactly the old values plus `δ` and the same
+    /// moves (ties aside, a Dijkstra from seeds shifted by one amount takes the same paths):
+    /// it is shifted in place instead of rebuilt. Everything else is dropped and rebuilt
+    /// lazily. Values equal a fresh request's exactly; so following the fields still never
+    /// loops (see the module docs). The cost of a move is a coarse search plus a pass over
+    /// the cached estimates, and the fields near the goal rebuilt by the next frames.
+    ///
+    /// On an error the request is left as it was.
+    pub fn retarget(
+        &mut self,
+        graph: &PortalGraph,
+        cost: &CostField,
+        goals: &[Cell],
+    ) -> Result<usize, HierarchyError> {
+        let route = CoarseRoute::search(graph, cost, goals)?;
+        let sectors = *graph.sectors();
+        let n = sectors.len();
+        if self.fields.len() != n || self.route.version() != route.version() {
+            // Another map or other costs: nothing can be kept.
+            let mut fresh = Self::new(graph, cost, goals, self.budget)?;
+            fresh.frame = self.frame;
+            fresh.stats = self.stats;
+            *self = fresh;
+            return Ok(0);
+        }
+        let old = std::mem::replace(&mut self.route, route);
+        let shift: Vec<Shift> = (0..n)
+            .map(|s| {
+                if !old.goals_in(s).is_empty() || !self.route.goals_in(s).is_empty() {
+                    return Shift::Changed;
+                }
+                graph.sector_nodes(s).fold(Shift::Any, |acc, node| {
+                    let (a, b) = (old.distance(node), self.route.distance(node));
+                    match (a == UNREACHABLE, b == UNREACHABLE) {
+                        (true, true) => acc,
+                        (false, false) => acc.and(Shift::By(i64::from(b) - i64::from(a))),
+                        _ => Shift::Changed,
+                    }
+                })
+            })
+            .collect();
+        for (s, slot) in self.estimates.iter_mut().enumerate() {
+            let Some(e) = slot else { continue };
+            let keep = match shift[s] {
+                Shift::Any => true,
+                Shift::By(d) => shift_values(&mut e.ring, d),
+                Shift::Changed => false,
+            };
+            if !keep {
+                self.held -= e.ring.len() * 4;
+                *slot = None;
+            }
+        }
+        let cols = sectors.columns() as usize;
+        let rows = sectors.rows() as usize;
+        let mut kept = 0;
+        for s in 0..n {
+            let Some(f) = &mut self.fields[s] else {
+                continue;
+            };
+            let (sx, sy) = (s % cols, s / cols);
+            let mut by = if self.route.goals_in(s).is_empty() && old.goals_in(s).is_empty() {
+                Shift::Any
+            } else {
+                Shift::Changed
+            };
+            for ny in sy.saturating_sub(1)..=(sy + 1).min(rows - 1) {
+                for nx in sx.saturating_sub(1)..=(sx + 1).min(cols - 1) {
+                    let m = ny * cols + nx;
+                    if m != s {
+                        by = by.and(shift[m]);
+                    }
+                }
+            }
+            let before = f.bytes();
+            let keep = match by {
+                Shift::Any => true,
+                Shift::By(d) => f.shift(d),
+                Shift::Changed => false,
+            };
+            self.held -= before;
+            if keep {
+                self.held += f.bytes();
+                kept += 1;
+            } else {
+                self.fields[s] = None;
+                self.set_has_field(s, false);
+            }
+        }
+        self.stats.fields_kept += kept as u64;
+        Ok(kept)
     }
 
     /// The coarse route.
