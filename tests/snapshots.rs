@@ -439,6 +439,9 @@ fn hierarchical_navigation_resumes_with_its_sector_fields() {
     let mut reference = Vec::new();
     for frame in 0..40u64 {
         if frame == 20 {
+            // Also a snapshot just before the edit: the restored run edits before its first
+            // frame, so its restored sector caches are stale at once.
+            snapshots.push((frame, sim.snapshot().to_bytes().unwrap(), true));
             sim.set_terrain(Cell::new(150, 150), Terrain::BrickWall)
                 .unwrap();
         }
@@ -447,19 +450,19 @@ fn hierarchical_navigation_resumes_with_its_sector_fields() {
             sim.set_group_goal(horde::GroupId(0), g).unwrap();
         }
         if frame == 1 || frame == 20 || frame == 21 || frame == 30 {
-            snapshots.push((frame, sim.snapshot().to_bytes().unwrap()));
+            snapshots.push((frame, sim.snapshot().to_bytes().unwrap(), false));
         }
         sim.step(DT).unwrap();
         reference.push(sim.state_hash());
     }
     let held = sim.horde().hierarchy().bytes_in_use();
     assert!(held > 0, "the hierarchy built nothing");
-    for (frame, bytes) in snapshots {
+    for (frame, bytes, before_edit) in snapshots {
         let snapshot = Snapshot::from_bytes(&bytes).unwrap();
         for threads in [1, 3] {
             let mut restored = Simulation::from_snapshot(&snapshot, threads).unwrap();
             for f in frame..40 {
-                if f == 20 && frame < 20 {
+                if f == 20 && (frame < 20 || before_edit) {
                     restored
                         .set_terrain(Cell::new(150, 150), Terrain::BrickWall)
                         .unwrap();

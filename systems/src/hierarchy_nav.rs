@@ -57,6 +57,10 @@ pub struct HierarchyNav {
     /// Sector caches restored from a snapshot, put back into their requests when the next
     /// frame makes them.
     pending: Vec<SavedCache>,
+    /// Each layer's cost version when `pending` was restored: a cache is put back only if
+    /// the costs did not change since (the original run would have started that request
+    /// over).
+    pending_versions: [u64; Layer::COUNT],
 }
 
 /// One request's sector cache, as a snapshot saves it.
@@ -108,8 +112,9 @@ impl HierarchyNav {
     }
 
     /// Caches to put back into the requests the next frame makes (see [`Self::saved_caches`]).
-    pub(crate) fn restore_caches(&mut self, caches: Vec<SavedCache>) {
+    pub(crate) fn restore_caches(&mut self, caches: Vec<SavedCache>, map: &Map) {
         self.pending = caches;
+        self.pending_versions = Layer::ALL.map(|l| map.cost_field(l).version());
     }
 
     /// Bytes held by all sector fields, estimates and coarse routes.
@@ -228,6 +233,7 @@ impl HierarchyNav {
                         .pending
                         .iter()
                         .position(|p| usize::from(p.group) == g && p.layer == layer)
+                        .filter(|_| cost.version() == self.pending_versions[layer as usize])
                         .map(|i| self.pending.swap_remove(i))
                         .and_then(|saved| {
                             let restored = HierarchicalField::new(

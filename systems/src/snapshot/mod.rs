@@ -475,7 +475,8 @@ impl Horde {
             })
             .collect::<Result<Vec<_>, String>>()
             .map_err(invalid)?;
-        horde.data.hierarchy.get_mut().restore_caches(caches);
+        let map = horde.data.map.get_mut();
+        horde.data.hierarchy.get_mut().restore_caches(caches, map);
         horde.data.clock.frame = r.frame;
         horde.next_unit = r.next_unit;
         Ok(horde)
