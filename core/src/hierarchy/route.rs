@@ -126,9 +126,29 @@ pub struct CoarseRoute {
     version: u64,
     dist: Vec<u32>,
     next: Vec<u32>,
-    /// `(distance, x | y << 16)` of every node, for [`Self::waypoint`]: one contiguous
-    /// read per node instead of two arrays.
-    way: Vec<(u32, u32)>,
+    /// What [`Self::waypoint`] reads, one cache line per sector: a unit's waypoint costs one
+    /// line read (units come in random order, so each read is a likely cache miss).
+    sector_ways: Vec<SectorWays>,
+    /// The nodes of sectors with more than [`SectorWays::CAPACITY`] of them.
+    spill: Vec<(u32, u32)>,
+}
+
+/// One sector's nodes as [`CoarseRoute::waypoint`] reads them: `(distance, x | y << 16)`
+/// of each, 64 bytes aligned.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(align(64))]
+struct SectorWays {
+    /// Number of nodes.
+    len: u32,
+    /// Id of the sector's first node.
+    first: u32,
+    /// Where the nodes start in `spill` when there are more than [`Self::CAPACITY`].
+    spilled: u32,
+    way: [(u32, u32); Self::CAPACITY],
+}
+
+impl SectorWays {
+    const CAPACITY: usize = 6;
 }
 
 impl CoarseRoute {
@@ -214,14 +234,33 @@ impl CoarseRoute {
                 &mut RadixHeap::default(),
             );
         }
-        let way = (0..n as u32)
-            .map(|node| {
-                let c = graph.node_cell(node);
-                (dist[node as usize], c.x | (c.y << 16))
+        let mut spill = Vec::new();
+        let sector_ways = (0..sectors.len())
+            .map(|s| {
+                let nodes = graph.sector_nodes(s);
+                let ways = nodes.clone().map(|node| {
+                    let c = graph.node_cell(node);
+                    (dist[node as usize], c.x | (c.y << 16))
+                });
+                let mut rec = SectorWays {
+                    len: nodes.end - nodes.start,
+                    first: nodes.start,
+                    spilled: spill.len() as u32,
+                    way: [(UNREACHABLE, 0); SectorWays::CAPACITY],
+                };
+                if rec.len as usize <= SectorWays::CAPACITY {
+                    for (slot, w) in rec.way.iter_mut().zip(ways) {
+                        *slot = w;
+                    }
+                } else {
+                    spill.extend(ways);
+                }
+                rec
             })
             .collect();
         Ok(Self {
-            way,
+            sector_ways,
+            spill,
             goals: passable,
             goal_sectors,
             version: cost.version(),
@@ -269,7 +308,8 @@ impl CoarseRoute {
     #[must_use]
     pub fn bytes(&self) -> usize {
         (self.dist.capacity() + self.next.capacity()) * 4
-            + self.way.capacity() * 8
+            + self.spill.capacity() * 8
+            + self.sector_ways.capacity() * std::mem::size_of::<SectorWays>()
             + self.goals.capacity() * 8
     }
 
@@ -304,11 +344,14 @@ impl CoarseRoute {
                 best = Some((d, g, None));
             }
         }
-        let nodes = graph.sector_nodes(s);
-        for (node, &(d, packed)) in nodes
-            .clone()
-            .zip(&self.way[nodes.start as usize..nodes.end as usize])
-        {
+        let rec = &self.sector_ways[s];
+        let len = rec.len as usize;
+        let way = if len <= SectorWays::CAPACITY {
+            &rec.way[..len]
+        } else {
+            &self.spill[rec.spilled as usize..rec.spilled as usize + len]
+        };
+        for (node, &(d, packed)) in (rec.first..).zip(way) {
             if d == UNREACHABLE {
                 continue;
             }
