@@ -3,18 +3,24 @@
 //! direction, against one full-map integration + flow field in the same run; then the lazy
 //! sector fields for every sector that holds a unit, and the bytes they take.
 //!
+//! A goal that moves one cell every frame ("chase the player"), per frame: on the same
+//! 4096x4096 level with every occupied sector's field built, `retarget` plus rebuilding the
+//! fields it dropped for sectors that hold units (against a new request and all those fields,
+//! timed once in the same run); on a 1024x1024 level with flat fields, the field taking the
+//! new goal in place (`FieldCache::rekey`) and rebuilt, against a new field for the new goal.
+//!
 //! Run: `cargo bench --bench hierarchy`.
 #![allow(missing_docs)] // criterion_group! generates undocumented functions
 
 use std::hint::black_box;
 use std::time::Instant;
 
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use glam::Vec2;
 use horde::hierarchy::DEFAULT_SECTOR_SIZE;
 use horde::{
-    Cell, FlowConfig, FlowField, HierarchicalField, IntegrationField, Layer, LevelConfig,
-    PortalGraph, UNREACHABLE, WALL, generate_level,
+    Cell, FieldCache, FieldKey, FlowConfig, FlowField, GoalSet, HierarchicalField,
+    IntegrationField, Layer, LevelConfig, PortalGraph, UNREACHABLE, WALL, generate_level,
 };
 use rand_core::{RngCore, SeedableRng};
 use rand_pcg::Pcg64;
@@ -139,6 +145,51 @@ fn hierarchy(c: &mut Criterion) {
         .count();
     assert_eq!(with_field, UNITS);
 
+    // A goal that moves one cell every frame, back and forth between two open cells.
+    let next_to = [(1i32, 0i32), (0, 1), (-1, 0), (0, -1)]
+        .iter()
+        .map(|&(dx, dy)| Cell::new((goal.x as i32 + dx) as u32, (goal.y as i32 + dy) as u32))
+        .find(|&c| cost.get(c) != WALL)
+        .expect("an open cell next to the goal");
+    let occupied: Vec<usize> = {
+        let mut s: Vec<usize> = units
+            .iter()
+            .map(|&p| graph.sectors().sector_of(grid.cell_at(p).unwrap()))
+            .collect();
+        s.sort_unstable();
+        s.dedup();
+        s
+    };
+    let mut group = c.benchmark_group("moving_goal/4096x4096_hierarchical");
+    group.sample_size(10);
+    let mut kept = 0;
+    group.bench_function("goal_moves_one_cell_retarget_and_refill", |b| {
+        b.iter_batched(
+            || nav.clone(),
+            |mut nav| {
+                nav.begin_frame();
+                kept = nav.retarget(&graph, cost, &[next_to]).unwrap();
+                for &s in &occupied {
+                    nav.ensure_sector(&graph, cost, s).unwrap();
+                }
+                nav
+            },
+            BatchSize::LargeInput,
+        )
+    });
+    group.finish();
+    let t = Instant::now();
+    let mut fresh = HierarchicalField::new(&graph, cost, &[next_to], BUDGET).unwrap();
+    fresh.begin_frame();
+    for &s in &occupied {
+        fresh.ensure_sector(&graph, cost, s).unwrap();
+    }
+    println!(
+        "goal moved one cell: retarget kept {kept} of {} sector fields; a new request with all those fields instead: {:.2?}",
+        occupied.len(),
+        t.elapsed()
+    );
+
     // A 4x4 block of walls placed somewhere in the map: graph update vs a full rebuild.
     let mut edited = cost.clone();
     let block: Vec<Cell> = (0..16)
@@ -158,5 +209,57 @@ fn hierarchy(c: &mut Criterion) {
     );
 }
 
-criterion_group!(benches, hierarchy);
+/// Flat fields on a 1024x1024 level: a goal that moves one cell every frame.
+fn moving_goal_flat(c: &mut Criterion) {
+    let config = LevelConfig::default()
+        .with_size(256, 256)
+        .with_cells_per_tile(4);
+    let map = generate_level(11, &config)
+        .expect("valid config")
+        .into_map();
+    let cost = map.cost_field(Layer::Ground);
+    let mid = Cell::new(512, 512);
+    let open: Vec<Cell> = (0..map.grid().len())
+        .map(|i| map.grid().cell(i))
+        .filter(|&c| cost.get(c) != WALL && c.x.abs_diff(mid.x) + c.y.abs_diff(mid.y) < 40)
+        .collect();
+    let (a, b) = open
+        .iter()
+        .find_map(|&a| {
+            let b = Cell::new(a.x + 1, a.y);
+            (cost.get(b) != WALL).then_some((a, b))
+        })
+        .expect("two open cells side by side");
+    let key = |c| FieldKey {
+        goals: GoalSet::single(c),
+        layer: Layer::Ground,
+    };
+    let mut cache = FieldCache::new(FlowConfig::default());
+    let id = cache.request(key(a), &map).unwrap();
+    cache.rebuild_dirty(&map).unwrap();
+    let mut group = c.benchmark_group("moving_goal/1024x1024_flat");
+    group.sample_size(10);
+    let mut flip = false;
+    group.bench_function("goal_moves_one_cell_rekey_and_rebuild", |bench| {
+        bench.iter(|| {
+            flip = !flip;
+            let to = if flip { b } else { a };
+            assert_eq!(cache.rekey(id, key(to), &map).unwrap(), id);
+            cache.rebuild_dirty(&map).unwrap()
+        })
+    });
+    group.bench_function("full_rebuild_new_field", |bench| {
+        bench.iter(|| {
+            flip = !flip;
+            let to = if flip { b } else { a };
+            let mut fresh = FieldCache::new(FlowConfig::default());
+            fresh.request(key(to), &map).unwrap();
+            fresh.rebuild_dirty(&map).unwrap();
+            fresh
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, hierarchy, moving_goal_flat);
 criterion_main!(benches);

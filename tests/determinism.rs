@@ -1,14 +1,17 @@
 //! Same inputs, same state: the state hash after 300 frames with forces and a goal change is
-//! identical for 1, 2, 3 and 8 threads, and across two runs.
+//! identical for 1, 2, 3 and 8 threads, and across two runs, with flat and with hierarchical
+//! navigation.
 
 mod common;
 
 use glam::Vec2;
-use horde::{Cell, ForceField, ForceKind, LevelConfig, SimConfig, Terrain, generate_level};
+use horde::{
+    Cell, ForceField, ForceKind, LevelConfig, Navigation, SimConfig, Terrain, generate_level,
+};
 
 use common::*;
 
-fn run(threads: usize) -> Vec<u64> {
+fn run(threads: usize, navigation: Navigation) -> Vec<u64> {
     let config = LevelConfig::default()
         .with_size(20, 20)
         .with_cells_per_tile(4)
@@ -30,7 +33,10 @@ fn run(threads: usize) -> Vec<u64> {
         map,
         goal,
         &cells,
-        SimConfig::default().with_seed(9).with_threads(threads),
+        SimConfig::default()
+            .with_seed(9)
+            .with_threads(threads)
+            .with_navigation(navigation),
     );
     sim.add_force(
         ForceField::new(Vec2::new(30.0, 30.0), ForceKind::Explosion, 8.0, 900.0).unwrap(),
@@ -71,17 +77,30 @@ fn run(threads: usize) -> Vec<u64> {
     hashes
 }
 
-#[test]
-fn state_hash_is_identical_for_any_thread_count_and_run() {
-    let reference = run(1);
-    assert_eq!(run(1), reference, "two runs on one thread differ");
+fn check(navigation: Navigation) {
+    let reference = run(1, navigation);
+    assert_eq!(
+        run(1, navigation),
+        reference,
+        "two runs on one thread differ"
+    );
     for threads in [2, 3, 8] {
-        let hashes = run(threads);
+        let hashes = run(threads, navigation);
         let first_diff = hashes.iter().zip(&reference).position(|(a, b)| a != b);
         assert_eq!(
             first_diff, None,
             "{threads} threads diverge at frame {first_diff:?}"
         );
     }
-    println!("final state hash {:016x}", reference[299]);
+    println!("{navigation:?}: final state hash {:016x}", reference[299]);
+}
+
+#[test]
+fn state_hash_is_identical_for_any_thread_count_and_run() {
+    check(Navigation::Flat);
+}
+
+#[test]
+fn state_hash_is_identical_for_any_thread_count_and_run_with_hierarchical_navigation() {
+    check(Navigation::Hierarchical);
 }

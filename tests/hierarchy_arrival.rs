@@ -1,6 +1,7 @@
 //! Units reach their goal with `Navigation::Hierarchical` on Moving AI maps: 1,000 units
 //! spawned in open cells with a path come within 2 cells of the goal, no unit centre is ever
-//! in a wall, and the directions really came from the sector fields.
+//! in a wall, and the directions and distances really came from the sector fields (the flat
+//! field is never built).
 
 mod common;
 
@@ -57,6 +58,13 @@ fn units_reach_the_goal_with_hierarchical_navigation() {
             nav.bytes_in_use() as f64 / 1024.0
         );
         assert!(stats.fields_built > 0);
+        // Arrival and slowing down took their distance from the sector fields: the
+        // full-map flat field was never built.
+        let id = horde
+            .groups()
+            .field(0, Layer::Ground)
+            .expect("a field slot");
+        assert_eq!(horde.fields().get(id).built_from(), None);
         assert!(
             fraction >= 0.98,
             "{name}: only {:.1}% arrived",

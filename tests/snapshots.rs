@@ -253,7 +253,7 @@ fn bad_snapshot_files_give_clear_errors() {
             e,
             FileError::UnsupportedVersion {
                 found: 99,
-                supported: 1,
+                supported: 2,
                 ..
             }
         ),
@@ -425,7 +425,9 @@ fn a_wall_built_on_a_goal_survives_the_round_trip() {
 fn hierarchical_navigation_resumes_with_its_sector_fields() {
     // 320x320 cells = 100 sectors, more than the 64 sector fields built per frame: a
     // snapshot after the first frame holds a half-built cache, which the restored run must
-    // continue from exactly.
+    // continue from exactly. From frame 25 the goal moves a cell every frame (the request is
+    // retargeted, keeping fields); the snapshot at frame 30 is taken between a goal move and
+    // the frame that retargets.
     let level = generate_level(
         13,
         &LevelConfig::default()
@@ -446,26 +448,37 @@ fn hierarchical_navigation_resumes_with_its_sector_fields() {
     let mut reference = Vec::new();
     for frame in 0..40u64 {
         if frame == 20 {
+            // Also a snapshot just before the edit: the restored run edits before its first
+            // frame, so its restored sector caches are stale at once.
+            snapshots.push((frame, sim.snapshot().to_bytes().unwrap(), true));
             sim.set_terrain(Cell::new(150, 150), Terrain::BrickWall)
                 .unwrap();
         }
-        if frame == 1 || frame == 20 || frame == 21 {
-            snapshots.push((frame, sim.snapshot().to_bytes().unwrap()));
+        if frame >= 25 {
+            let g = area_goal(&sim.map(), Cell::new(135 + frame as u32, 160), 60);
+            sim.set_group_goal(horde::GroupId(0), g).unwrap();
+        }
+        if frame == 1 || frame == 20 || frame == 21 || frame == 30 {
+            snapshots.push((frame, sim.snapshot().to_bytes().unwrap(), false));
         }
         sim.step(DT).unwrap();
         reference.push(sim.state_hash());
     }
     let held = sim.horde().hierarchy().bytes_in_use();
     assert!(held > 0, "the hierarchy built nothing");
-    for (frame, bytes) in snapshots {
+    for (frame, bytes, before_edit) in snapshots {
         let snapshot = Snapshot::from_bytes(&bytes).unwrap();
         for threads in [1, 3] {
             let mut restored = Simulation::from_snapshot(&snapshot, threads).unwrap();
             for f in frame..40 {
-                if f == 20 && frame < 20 {
+                if f == 20 && (frame < 20 || before_edit) {
                     restored
                         .set_terrain(Cell::new(150, 150), Terrain::BrickWall)
                         .unwrap();
+                }
+                if f >= 25 && f > frame {
+                    let g = area_goal(&restored.map(), Cell::new(135 + f as u32, 160), 60);
+                    restored.set_group_goal(horde::GroupId(0), g).unwrap();
                 }
                 restored.step(DT).unwrap();
                 assert_eq!(

@@ -229,6 +229,39 @@ impl FieldCache {
         Ok(id)
     }
 
+    /// Gives field `id` the new key `key` in place, keeping its buffers (a goal that moves
+    /// every frame then reuses one field's memory instead of allocating full-map arrays
+    /// each frame); the field is dirty until rebuilt. When `key` is cached already, or `id`
+    /// is not a field, this is [`Self::request`] and `id` is left alone. The caller must be
+    /// the field's only user. Goals outside the map are an error.
+    pub fn rekey(&mut self, id: FieldId, key: FieldKey, map: &Map) -> Result<FieldId, FieldError> {
+        let slot = self.fields.get(id.0 as usize).and_then(Option::as_ref);
+        let same_grid = slot.is_some_and(|f| {
+            let cost = map.cost_field(f.key.layer);
+            (f.integration.width(), f.integration.height()) == (cost.width(), cost.height())
+        });
+        if self.lookup.contains_key(&key) || !same_grid {
+            return self.request(key, map);
+        }
+        for &cell in key.goals.cells() {
+            if cell.x >= map.width() || cell.y >= map.height() {
+                return Err(FieldError::GoalOutside {
+                    cell,
+                    width: map.width(),
+                    height: map.height(),
+                });
+            }
+        }
+        let Some(field) = self.fields[id.0 as usize].as_mut() else {
+            return self.request(key, map);
+        };
+        self.lookup.remove(&field.key);
+        field.key = key.clone();
+        field.built_from = None;
+        self.lookup.insert(key, id);
+        Ok(id)
+    }
+
     /// The field with handle `id`.
     ///
     /// # Panics
@@ -359,6 +392,34 @@ mod tests {
         cache.retain(|id, _| id == b);
         assert_eq!(cache.len(), 1);
         assert_eq!(cache.rebuild_dirty(&map).unwrap(), 1);
+    }
+
+    #[test]
+    fn a_rekeyed_field_keeps_its_slot_and_equals_a_fresh_one() {
+        let map = Map::new(Grid::new(16, 16).unwrap());
+        let mut cache = FieldCache::default();
+        let key = |x| FieldKey {
+            goals: GoalSet::single(Cell::new(x, 3)),
+            layer: Layer::Ground,
+        };
+        let a = cache.request(key(1), &map).unwrap();
+        let b = cache.request(key(5), &map).unwrap();
+        cache.rebuild_dirty(&map).unwrap();
+        // A new key: same slot, dirty, and after a rebuild equal to a field built for it.
+        assert_eq!(cache.rekey(a, key(2), &map).unwrap(), a);
+        assert_eq!(cache.get(a).key(), &key(2));
+        assert!(cache.get(a).is_dirty(&map));
+        assert_eq!(cache.request(key(2), &map).unwrap(), a);
+        assert_eq!(cache.rebuild_dirty(&map).unwrap(), 1);
+        let cost = map.cost_field(Layer::Ground);
+        let fresh = IntegrationField::build(cost, &[Cell::new(2, 3)]).unwrap();
+        assert!(cache.get(a).integration() == &fresh);
+        // The key of another field: that field, and this one is left alone.
+        assert_eq!(cache.rekey(a, key(5), &map).unwrap(), b);
+        assert_eq!(cache.get(a).key(), &key(2));
+        // Goals outside the map are an error.
+        assert!(cache.rekey(a, key(40), &map).is_err());
+        assert_eq!(cache.get(a).key(), &key(2));
     }
 
     #[test]

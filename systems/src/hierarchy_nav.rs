@@ -4,14 +4,16 @@
 //! [`SECTOR_FIELDS_PER_FRAME`] new ones per frame; units in the others steer toward their
 //! sector's waypoint meanwhile). `steer_units` then takes each unit's direction from it.
 //!
-//! The flat fields are still kept: they give the path distance that arrival and slowing
-//! down near the goal use. With [`Navigation::Flat`] (the default) this module does nothing.
+//! The sector fields also give the path distance that arrival and slowing down use
+//! ([`HierarchicalField::guide`]), so the full-map flat fields are not built in this mode
+//! (`rebuild_fields` skips them). With [`Navigation::Flat`] (the default) this module does
+//! nothing.
 
 use glam::Vec2;
 use horde_core::hierarchy::DEFAULT_SECTOR_SIZE;
 use horde_core::{
-    Agent, Cell, GoalSet, Grid, HierarchicalField, HierarchyError, Layer, Map, PortalGraph,
-    Position, SectorCache,
+    Agent, Cell, GoalSet, Grid, HierarchicalField, HierarchyError, Layer, Map, ORTHO_STEP,
+    PortalGraph, Position, SectorCache, UNREACHABLE,
 };
 
 use crate::edit_log::EditLog;
@@ -55,6 +57,10 @@ pub struct HierarchyNav {
     /// Sector caches restored from a snapshot, put back into their requests when the next
     /// frame makes them.
     pending: Vec<SavedCache>,
+    /// Each layer's cost version when `pending` was restored: a cache is put back only if
+    /// the costs did not change since (the original run would have started that request
+    /// over).
+    pending_versions: [u64; Layer::COUNT],
 }
 
 /// One request's sector cache, as a snapshot saves it.
@@ -83,8 +89,9 @@ impl HierarchyNav {
     }
 
     /// The sector caches a snapshot must save: those of the requests the next frame keeps
-    /// (same goal, graph and route current with the map), and those restored but not yet
-    /// put back. A request the next frame starts over needs nothing.
+    /// or moves to a new goal (graph and route current with the map; the saved goal is the
+    /// request's, so a restored run retargets it as the original would), and those restored
+    /// but not yet put back. A request the next frame starts over needs nothing.
     pub(crate) fn saved_caches(&self, map: &Map, groups: &Groups) -> Vec<SavedCache> {
         let kept = self.requests.iter().filter(|r| {
             let graph = self.graphs[r.layer as usize].as_ref();
@@ -92,7 +99,7 @@ impl HierarchyNav {
                 g.is_current(map.cost_field(r.layer)) && r.field.route().version() == g.version()
             }) && groups
                 .get(r.group)
-                .is_some_and(|g| g.goal == r.goal && g.fields[r.layer as usize].is_some())
+                .is_some_and(|g| g.fields[r.layer as usize].is_some())
         });
         kept.map(|r| SavedCache {
             group: r.group,
@@ -105,8 +112,9 @@ impl HierarchyNav {
     }
 
     /// Caches to put back into the requests the next frame makes (see [`Self::saved_caches`]).
-    pub(crate) fn restore_caches(&mut self, caches: Vec<SavedCache>) {
+    pub(crate) fn restore_caches(&mut self, caches: Vec<SavedCache>, map: &Map) {
         self.pending = caches;
+        self.pending_versions = Layer::ALL.map(|l| map.cost_field(l).version());
     }
 
     /// Bytes held by all sector fields, estimates and coarse routes.
@@ -121,6 +129,25 @@ impl HierarchyNav {
     pub fn steer(&self, grid: &Grid, group: u16, layer: Layer, pos: Vec2) -> Option<Vec2> {
         let graph = self.graph(layer)?;
         Some(self.field(group, layer)?.steer(graph, grid, pos))
+    }
+
+    /// A unit's ideal direction and path distance to its goal (in cost-1 orthogonal steps,
+    /// infinite without a path) from the group's hierarchical request on `agent.layer`
+    /// ([`HierarchicalField::guide`]), or `None` when it has none there. `steer_units` then
+    /// uses the flat field (flat navigation, or a hierarchical group whose goal cells are
+    /// all walls: its flat field is never built there, so such units stand still, as they
+    /// would following an unreachable field).
+    #[must_use]
+    pub fn guide_sectors(&self, grid: &Grid, agent: &Agent, pos: Vec2) -> Option<(Vec2, f32)> {
+        let graph = self.graph(agent.layer)?;
+        let request = self.field(agent.group.0, agent.layer)?;
+        let (ideal, d) = request.guide(graph, grid, pos);
+        let distance = if d == UNREACHABLE {
+            f32::INFINITY
+        } else {
+            (f64::from(d) / f64::from(ORTHO_STEP)) as f32
+        };
+        Some((ideal, distance))
     }
 
     /// Brings graphs and requests up to date with the map and the groups' goals, then builds
@@ -162,7 +189,8 @@ impl HierarchyNav {
                 },
             }
         }
-        // One request per (group, layer) with units; a new goal or new costs start it over.
+        // One request per (group, layer) with units; new costs start it over, a new goal
+        // retargets it (keeping the sector fields the move cannot change).
         let mut requests = Vec::new();
         for (g, group) in groups.list.iter().enumerate() {
             for layer in Layer::ALL {
@@ -178,42 +206,68 @@ impl HierarchyNav {
                     .iter()
                     .position(|r| usize::from(r.group) == g && r.layer == layer)
                     .map(|i| self.requests.swap_remove(i));
-                match old {
-                    Some(r)
-                        if r.goal == group.goal && r.field.route().version() == graph.version() =>
-                    {
-                        requests.push(r);
-                    }
-                    _ => match HierarchicalField::new(
-                        graph,
-                        cost,
-                        group.goal.cells(),
-                        SECTOR_FIELD_BUDGET,
-                    ) {
-                        Ok(mut field) => {
-                            let saved = self.pending.iter().position(|p| {
-                                usize::from(p.group) == g
-                                    && p.layer == layer
-                                    && p.goal == group.goal
+                let old = match old {
+                    Some(r) if r.field.route().version() == graph.version() => Some(r),
+                    // New costs: start over; a cache restored from a snapshot (saved with
+                    // the request's own goal) takes the old request's place.
+                    _ => self
+                        .pending
+                        .iter()
+                        .position(|p| usize::from(p.group) == g && p.layer == layer)
+                        .filter(|_| cost.version() == self.pending_versions[layer as usize])
+                        .map(|i| self.pending.swap_remove(i))
+                        .and_then(|saved| {
+                            let restored = HierarchicalField::new(
+                                graph,
+                                cost,
+                                saved.goal.cells(),
+                                SECTOR_FIELD_BUDGET,
+                            )
+                            .and_then(|mut field| {
+                                field.restore_cache(graph, saved.cache)?;
+                                Ok(field)
                             });
-                            if let Some(i) = saved {
-                                let saved = self.pending.swap_remove(i);
-                                if let Err(e) = field.restore_cache(graph, saved.cache) {
+                            match restored {
+                                Ok(field) => Some(Request {
+                                    group: g as u16,
+                                    layer,
+                                    goal: saved.goal,
+                                    field,
+                                }),
+                                Err(e) => {
                                     errors.push(format!("restoring sector fields failed: {e}"));
+                                    None
                                 }
                             }
-                            requests.push(Request {
+                        }),
+                };
+                let result = match old {
+                    Some(r) if r.goal == group.goal => Ok(r),
+                    Some(mut r) => {
+                        r.field
+                            .retarget(graph, cost, group.goal.cells())
+                            .map(|_| Request {
+                                goal: group.goal.clone(),
+                                ..r
+                            })
+                    }
+                    None => {
+                        HierarchicalField::new(graph, cost, group.goal.cells(), SECTOR_FIELD_BUDGET)
+                            .map(|field| Request {
                                 group: g as u16,
                                 layer,
                                 goal: group.goal.clone(),
                                 field,
-                            });
-                        }
-                        // Every goal cell walled over (allowed after the goal was set): no
-                        // request, so the group's units follow the flat field as in flat mode.
-                        Err(HierarchyError::NoPassableGoal) => {}
-                        Err(e) => errors.push(format!("path request failed: {e}")),
-                    },
+                            })
+                    }
+                };
+                match result {
+                    Ok(r) => requests.push(r),
+                    // Every goal cell walled over (allowed after the goal was set): no
+                    // request, so the group's units stand still (their flat field is not
+                    // built in this mode) until a goal cell opens again.
+                    Err(HierarchyError::NoPassableGoal) => {}
+                    Err(e) => errors.push(format!("path request failed: {e}")),
                 }
             }
         }

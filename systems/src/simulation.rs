@@ -210,17 +210,28 @@ impl Horde {
         self.check_goal(&goal)?;
         let map = self.data.map.get_mut();
         let fields = self.data.fields.get_mut();
-        let g = self.data.groups.get_mut().group_mut(group)?;
+        let groups = self.data.groups.get_mut();
+        groups.group_mut(group)?;
         for layer in Layer::ALL {
-            if g.fields[layer as usize].is_some() {
-                let key = FieldKey {
-                    goals: goal.clone(),
-                    layer,
-                };
-                g.fields[layer as usize] = Some(fields.request(key, map)?);
-            }
+            let Some(old) = groups.list[usize::from(group.0)].fields[layer as usize] else {
+                continue;
+            };
+            let key = FieldKey {
+                goals: goal.clone(),
+                layer,
+            };
+            // A field only this group follows takes the new goal in place, keeping its
+            // full-map buffers: a goal that moves every frame allocates nothing.
+            let shared = (groups.list.iter().enumerate())
+                .any(|(i, g)| i != usize::from(group.0) && g.fields.contains(&Some(old)));
+            let id = if shared {
+                fields.request(key, map)?
+            } else {
+                fields.rekey(old, key, map)?
+            };
+            groups.list[usize::from(group.0)].fields[layer as usize] = Some(id);
         }
-        g.goal = goal;
+        groups.list[usize::from(group.0)].goal = goal;
         // Fields no group follows any more are dropped: a goal that moves every frame
         // ("chase the player") must not grow the cache without bound.
         let groups = &self.data.groups.get_mut().list;

@@ -28,12 +28,86 @@ use crate::integration::UNREACHABLE;
 use super::local::{LocalSearch, Seed};
 use super::{CoarseRoute, HierarchyError, PortalGraph, SectorBounds, SectorGrid};
 
-/// One sector's field: the move to make from each cell.
+/// One sector's field: the move to make from each cell, and the path cost to the goals.
 #[derive(Clone, Debug)]
 struct SectorField {
     dirs: Box<[u8]>,
+    /// The lowest finite value in the sector ([`UNREACHABLE`] when none).
+    min: u32,
+    /// Each cell's value, kept only when `min <= EXACT_DISTANCE` (sectors near the goals,
+    /// where arrival and slowing down need it); elsewhere `min` is the distance given.
+    values: Option<Box<[u32]>>,
     last_used: u64,
 }
+
+/// How a goal move changes the route's distances of a set of nodes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Shift {
+    /// No node with a route: anything derived from them is unchanged.
+    Any,
+    /// Every node with a route moved by this amount, and no node gained or lost one.
+    By(i64),
+    /// Anything else (or a goal among them).
+    Changed,
+}
+
+impl Shift {
+    /// The shift of the union of two sets of nodes.
+    fn and(self, other: Self) -> Self {
+        match (self, other) {
+            (Self::Any, x) | (x, Self::Any) => x,
+            (Self::By(a), Self::By(b)) if a == b => self,
+            _ => Self::Changed,
+        }
+    }
+}
+
+/// Adds `by` to every finite value; false (values left partly changed) when a result would
+/// not be a finite `u32`, which a real path cost always is.
+fn shift_values(values: &mut [u32], by: i64) -> bool {
+    for v in values.iter_mut().filter(|v| **v != UNREACHABLE) {
+        match u32::try_from(i64::from(*v) + by) {
+            Ok(x) if x != UNREACHABLE => *v = x,
+            _ => return false,
+        }
+    }
+    true
+}
+
+impl SectorField {
+    /// Shifts the field's values by `by` (see [`HierarchicalField::retarget`]); false when
+    /// the field must be rebuilt instead (its values are needed but were not kept).
+    fn shift(&mut self, by: i64) -> bool {
+        let mut min = [self.min];
+        if !shift_values(&mut min, by) {
+            return false;
+        }
+        self.min = min[0];
+        if self.min > EXACT_DISTANCE {
+            self.values = None;
+            return true;
+        }
+        match &mut self.values {
+            Some(values) => shift_values(values, by),
+            None => false,
+        }
+    }
+
+    /// Bytes held, with the boxed struct itself.
+    fn bytes(&self) -> usize {
+        std::mem::size_of::<Self>()
+            + self.dirs.len()
+            + self.values.as_ref().map_or(0, |v| v.len() * 4)
+    }
+}
+
+/// Sector fields whose lowest value is at most this (256 steps of cost 1) keep every cell's
+/// value (4 bytes a cell, only for the few hundred sectors around the goals). That covers
+/// the steering's distance tests (arrival at 0.5 cells, the crowd around an arrived group:
+/// 1.5 cells plus its radius, about 143 cells for 100k arrived units; slowing down within
+/// 1.5 cells). Farther sectors report their lowest value, a lower bound above this, so any
+/// distance test up to 256 cells answers as with exact values.
+pub const EXACT_DISTANCE: u32 = 256 * ORTHO_STEP;
 
 /// One sector's estimate, kept on its border cells only (top row, bottom row, left column,
 /// right column).
@@ -51,6 +125,9 @@ pub struct SectorCache {
     pub frame: u64,
     /// Sector fields: one move per cell of the sector, row-major.
     pub fields: Vec<(u32, u64, Vec<u8>)>,
+    /// The same fields' distances, in the same order: the lowest value, and every cell's
+    /// value where the field keeps them (lowest value at most [`EXACT_DISTANCE`]; else empty).
+    pub distances: Vec<(u32, Vec<u32>)>,
     /// Sector estimates: values on the sector's border ring.
     pub estimates: Vec<(u32, u64, Vec<u32>)>,
 }
@@ -78,6 +155,19 @@ impl SectorCache {
                 });
             }
         }
+        if self.distances.len() != self.fields.len() {
+            return Err(HierarchyError::BadCache {
+                sector: self.fields.len().min(self.distances.len()),
+            });
+        }
+        for ((sector, _, dirs), (min, values)) in self.fields.iter().zip(&self.distances) {
+            let kept = !values.is_empty();
+            if (kept && values.len() != dirs.len()) || kept != (*min <= EXACT_DISTANCE) {
+                return Err(HierarchyError::BadCache {
+                    sector: *sector as usize,
+                });
+            }
+        }
         for (sector, _, ring) in &self.estimates {
             let b = bounds(*sector)?;
             if ring.len() != ring_cells(b).count() {
@@ -99,6 +189,8 @@ pub struct HierarchyStats {
     pub estimates_built: u64,
     /// Sector fields and estimates dropped to stay within the budget.
     pub evicted: u64,
+    /// Sector fields kept across a goal change ([`HierarchicalField::retarget`]).
+    pub fields_kept: u64,
     /// Sector fields held now.
     pub fields_held: usize,
     /// Bytes held now (fields, estimates and the coarse route).
@@ -115,7 +207,11 @@ pub struct HierarchicalField {
     route: CoarseRoute,
     budget: usize,
     frame: u64,
-    fields: Vec<Option<SectorField>>,
+    fields: Vec<Option<Box<SectorField>>>,
+    /// Bit `s` is set when sector `s` has a field: [`Self::steer`] reads this small array
+    /// (2 KiB for 16k sectors, cache-resident) instead of `fields` for the units whose sector
+    /// has none.
+    has_field: Vec<u64>,
     estimates: Vec<Option<Estimate>>,
     /// Bytes of `fields` and `estimates` (payload plus bookkeeping).
     held: usize,
@@ -123,8 +219,9 @@ pub struct HierarchicalField {
     stats: HierarchyStats,
 }
 
-/// Bookkeeping bytes counted for each cached sector field or estimate.
-const ENTRY_OVERHEAD: usize = std::mem::size_of::<Option<SectorField>>();
+/// Bookkeeping bytes counted for each sector (its field and estimate slots).
+const ENTRY_OVERHEAD: usize =
+    std::mem::size_of::<Option<Box<SectorField>>>() + std::mem::size_of::<Option<Estimate>>();
 
 impl HierarchicalField {
     /// A path request toward `goals`: searches the coarse route now; sector fields are built
@@ -142,11 +239,115 @@ impl HierarchicalField {
             budget,
             frame: 0,
             fields: vec![None; n],
+            has_field: vec![0; n.div_ceil(64)],
             estimates: vec![None; n],
-            held: 2 * n * ENTRY_OVERHEAD,
+            held: n * ENTRY_OVERHEAD,
             search: LocalSearch::default(),
             stats: HierarchyStats::default(),
         })
+    }
+
+    /// Moves the request to new `goals` (a moving goal: "chase the player"), keeping every
+    /// cached sector field and estimate that the move cannot change. Returns how many
+    /// sector fields were kept.
+    ///
+    /// The coarse route is searched again. When a goal moves, the route's distance of the
+    /// nodes far from it usually changes by one amount `δ` (the change of the goal's cost to
+    /// the portal they all leave its sector by). An estimate depends only on its sector's
+    /// goals and node distances, a field only on its sector's goals and its neighbours'
+    /// estimates; so where none of those sectors holds a goal (before or after) and every
+    /// node of them with a route moves by the same `δ` (and no node gains or loses its
+    /// route), the new estimate or field has exactly the old values plus `δ` and the same
+    /// moves (ties aside, a Dijkstra from seeds shifted by one amount takes the same paths):
+    /// it is shifted in place instead of rebuilt. Everything else is dropped and rebuilt
+    /// lazily. Values equal a fresh request's exactly; so following the fields still never
+    /// loops (see the module docs). The cost of a move is a coarse search plus a pass over
+    /// the cached estimates, and the fields near the goal rebuilt by the next frames.
+    ///
+    /// On an error the request is left as it was.
+    pub fn retarget(
+        &mut self,
+        graph: &PortalGraph,
+        cost: &CostField,
+        goals: &[Cell],
+    ) -> Result<usize, HierarchyError> {
+        let route = CoarseRoute::search(graph, cost, goals)?;
+        let sectors = *graph.sectors();
+        let n = sectors.len();
+        if self.fields.len() != n || self.route.version() != route.version() {
+            // Another map or other costs: nothing can be kept.
+            let mut fresh = Self::new(graph, cost, goals, self.budget)?;
+            fresh.frame = self.frame;
+            fresh.stats = self.stats;
+            *self = fresh;
+            return Ok(0);
+        }
+        let old = std::mem::replace(&mut self.route, route);
+        let shift: Vec<Shift> = (0..n)
+            .map(|s| {
+                if !old.goals_in(s).is_empty() || !self.route.goals_in(s).is_empty() {
+                    return Shift::Changed;
+                }
+                graph.sector_nodes(s).fold(Shift::Any, |acc, node| {
+                    let (a, b) = (old.distance(node), self.route.distance(node));
+                    match (a == UNREACHABLE, b == UNREACHABLE) {
+                        (true, true) => acc,
+                        (false, false) => acc.and(Shift::By(i64::from(b) - i64::from(a))),
+                        _ => Shift::Changed,
+                    }
+                })
+            })
+            .collect();
+        for (s, slot) in self.estimates.iter_mut().enumerate() {
+            let Some(e) = slot else { continue };
+            let keep = match shift[s] {
+                Shift::Any => true,
+                Shift::By(d) => shift_values(&mut e.ring, d),
+                Shift::Changed => false,
+            };
+            if !keep {
+                self.held -= e.ring.len() * 4;
+                *slot = None;
+            }
+        }
+        let cols = sectors.columns() as usize;
+        let rows = sectors.rows() as usize;
+        let mut kept = 0;
+        for s in 0..n {
+            let Some(f) = &mut self.fields[s] else {
+                continue;
+            };
+            let (sx, sy) = (s % cols, s / cols);
+            let mut by = if self.route.goals_in(s).is_empty() && old.goals_in(s).is_empty() {
+                Shift::Any
+            } else {
+                Shift::Changed
+            };
+            for ny in sy.saturating_sub(1)..=(sy + 1).min(rows - 1) {
+                for nx in sx.saturating_sub(1)..=(sx + 1).min(cols - 1) {
+                    let m = ny * cols + nx;
+                    if m != s {
+                        by = by.and(shift[m]);
+                    }
+                }
+            }
+            let before = f.bytes();
+            let keep = match by {
+                Shift::Any => true,
+                Shift::By(d) => f.shift(d),
+                Shift::Changed => false,
+            };
+            self.held -= before;
+            if keep {
+                self.held += f.bytes();
+                kept += 1;
+            } else {
+                self.fields[s] = None;
+                self.set_has_field(s, false);
+            }
+        }
+        self.stats.fields_kept += kept as u64;
+        Ok(kept)
     }
 
     /// The coarse route.
@@ -186,6 +387,9 @@ impl HierarchicalField {
             fields: (self.fields.iter().enumerate())
                 .filter_map(|(s, f)| f.as_ref().map(|f| (s as u32, f.last_used, f.dirs.to_vec())))
                 .collect(),
+            distances: (self.fields.iter().flatten())
+                .map(|f| (f.min, f.values.as_ref().map_or(Vec::new(), |v| v.to_vec())))
+                .collect(),
             estimates: (self.estimates.iter().enumerate())
                 .filter_map(|(s, e)| e.as_ref().map(|e| (s as u32, e.last_used, e.ring.to_vec())))
                 .collect(),
@@ -208,15 +412,22 @@ impl HierarchicalField {
         }
         cache.check(graph.sectors())?;
         self.fields.iter_mut().for_each(|f| *f = None);
+        self.has_field.iter_mut().for_each(|b| *b = 0);
         self.estimates.iter_mut().for_each(|e| *e = None);
-        self.held = 2 * count * ENTRY_OVERHEAD;
+        self.held = count * ENTRY_OVERHEAD;
         self.frame = cache.frame;
-        for (sector, last_used, dirs) in cache.fields {
-            self.held += dirs.len();
-            self.fields[sector as usize] = Some(SectorField {
+        for ((sector, last_used, dirs), (min, values)) in
+            cache.fields.into_iter().zip(cache.distances)
+        {
+            let field = SectorField {
                 dirs: dirs.into_boxed_slice(),
+                min,
+                values: (!values.is_empty()).then(|| values.into_boxed_slice()),
                 last_used,
-            });
+            };
+            self.held += field.bytes();
+            self.set_has_field(sector as usize, true);
+            self.fields[sector as usize] = Some(Box::new(field));
         }
         for (sector, last_used, ring) in cache.estimates {
             self.held += ring.len() * 4;
@@ -231,7 +442,18 @@ impl HierarchicalField {
     /// Whether sector `sector` has a field now.
     #[must_use]
     pub fn has_field(&self, sector: usize) -> bool {
-        self.fields.get(sector).is_some_and(Option::is_some)
+        self.has_field
+            .get(sector / 64)
+            .is_some_and(|bits| bits & (1 << (sector % 64)) != 0)
+    }
+
+    fn set_has_field(&mut self, sector: usize, on: bool) {
+        let bit = 1u64 << (sector % 64);
+        if on {
+            self.has_field[sector / 64] |= bit;
+        } else {
+            self.has_field[sector / 64] &= !bit;
+        }
     }
 
     /// Fails unless the route was searched on the graph's current costs and `cost` is them.
@@ -321,12 +543,22 @@ impl HierarchicalField {
             }
         }
         self.search.run(cost, b, &seeds);
-        let dirs: Box<[u8]> = self.search.dirs.clone().into_boxed_slice();
-        self.held += dirs.len();
-        self.fields[sector] = Some(SectorField {
-            dirs,
+        let min = self
+            .search
+            .values
+            .iter()
+            .copied()
+            .min()
+            .unwrap_or(UNREACHABLE);
+        let field = SectorField {
+            dirs: self.search.dirs.clone().into_boxed_slice(),
+            min,
+            values: (min <= EXACT_DISTANCE).then(|| self.search.values.clone().into_boxed_slice()),
             last_used: self.frame,
-        });
+        };
+        self.held += field.bytes();
+        self.set_has_field(sector, true);
+        self.fields[sector] = Some(Box::new(field));
         self.stats.fields_built += 1;
         self.evict();
         Ok(())
@@ -396,7 +628,8 @@ impl HierarchicalField {
                     self.held -= e.ring.len() * 4;
                 }
             } else if let Some(f) = self.fields[s].take() {
-                self.held -= f.dirs.len();
+                self.held -= f.bytes();
+                self.set_has_field(s, false);
             }
             self.stats.evicted += 1;
         }
@@ -426,10 +659,22 @@ impl HierarchicalField {
     /// yet, `Some(None)` at goals, walls and cells with no route.
     #[must_use]
     pub fn field_direction(&self, graph: &PortalGraph, cell: Cell) -> Option<Option<Direction>> {
-        let sectors = graph.sectors();
-        let sector = sectors.sector_of(cell);
+        let sector = graph.sectors().sector_of(cell);
+        self.field_direction_in(graph, cell, sector)
+    }
+
+    /// [`Self::field_direction`] for `cell` in sector `sector`.
+    fn field_direction_in(
+        &self,
+        graph: &PortalGraph,
+        cell: Cell,
+        sector: usize,
+    ) -> Option<Option<Direction>> {
+        if !self.has_field(sector) {
+            return None;
+        }
         let field = self.fields.get(sector)?.as_ref()?;
-        let byte = field.dirs[sectors.bounds(sector).local(cell)];
+        let byte = field.dirs[graph.sectors().bounds(sector).local(cell)];
         Some((byte < NO_DIRECTION).then(|| Direction::from_index(byte)))
     }
 
@@ -440,15 +685,41 @@ impl HierarchicalField {
     /// direction as soon as the route exists.
     #[must_use]
     pub fn steer(&self, graph: &PortalGraph, grid: &Grid, pos: Vec2) -> Vec2 {
+        self.guide(graph, grid, pos).0
+    }
+
+    /// [`Self::steer`]'s direction and the path cost to the goals from `pos` (same units as
+    /// [`crate::IntegrationField`]; [`UNREACHABLE`] outside the grid and where no route
+    /// exists), for arrival and slowing down:
+    /// - in a sector with a field, the field's value where the field keeps its values (near
+    ///   the goals, see [`EXACT_DISTANCE`]), else the sector's lowest value (a lower bound
+    ///   above `EXACT_DISTANCE`);
+    /// - in a sector without one, the coarse estimate that picked the waypoint: the route's
+    ///   cost from the waypoint plus the straight-line (octile) cost to it.
+    #[must_use]
+    pub fn guide(&self, graph: &PortalGraph, grid: &Grid, pos: Vec2) -> (Vec2, u32) {
         let Some(cell) = grid.cell_at(pos) else {
-            return Vec2::ZERO;
+            return (Vec2::ZERO, UNREACHABLE);
         };
-        match self.field_direction(graph, cell) {
-            Some(Some(d)) => d.unit_vector(),
-            Some(None) => Vec2::ZERO,
-            None => self.route.waypoint(graph, cell).map_or(Vec2::ZERO, |c| {
-                (grid.cell_centre(c) - pos).normalize_or_zero()
-            }),
+        let sectors = graph.sectors();
+        let sector = sectors.sector_of(cell);
+        if self.has_field(sector)
+            && let Some(field) = &self.fields[sector]
+        {
+            let local = sectors.bounds(sector).local(cell);
+            let byte = field.dirs[local];
+            let dir = if byte < NO_DIRECTION {
+                Direction::from_index(byte).unit_vector()
+            } else {
+                Vec2::ZERO
+            };
+            let distance = field.values.as_ref().map_or(field.min, |v| v[local]);
+            return (dir, distance);
+        }
+        match self.route.waypoint_in(graph, cell, sector) {
+            Some((Some(c), cost)) => ((grid.cell_centre(c) - pos).normalize_or_zero(), cost),
+            Some((None, cost)) => (Vec2::ZERO, cost),
+            None => (Vec2::ZERO, UNREACHABLE),
         }
     }
 }

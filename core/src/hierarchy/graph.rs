@@ -57,6 +57,8 @@ pub struct PortalGraph {
     /// What the coarse search walks, in one flat array.
     into_first: Vec<u32>,
     into: Vec<(u32, u32)>,
+    /// The largest cost in `into` (0 without edges): sizes the coarse search's bucket ring.
+    max_edge: u32,
 }
 
 impl PortalGraph {
@@ -76,6 +78,7 @@ impl PortalGraph {
             link_to: Vec::new(),
             into_first: Vec::new(),
             into: Vec::new(),
+            max_edge: 0,
         };
         let mut search = LocalSearch::default();
         for s in 0..sectors.len() {
@@ -303,6 +306,12 @@ impl PortalGraph {
             }
         }
         self.into_first.push(self.into.len() as u32);
+        self.max_edge = self.into.iter().map(|&(_, w)| w).max().unwrap_or(0);
+    }
+
+    /// The largest cost of one edge.
+    pub(crate) fn max_edge(&self) -> u32 {
+        self.max_edge
     }
 
     /// The edges into node `m`: `(p, cost of walking p -> m)`.

@@ -24,7 +24,7 @@ mod route;
 #[cfg(test)]
 mod tests;
 
-pub use fields::{HierarchicalField, HierarchyStats, SectorCache};
+pub use fields::{EXACT_DISTANCE, HierarchicalField, HierarchyStats, SectorCache};
 pub use graph::PortalGraph;
 pub use route::CoarseRoute;
 
@@ -98,6 +98,9 @@ pub struct SectorGrid {
     width: u32,
     height: u32,
     size: u32,
+    /// `log2(size)` when `size` is a power of two (the default), else 0: [`Self::sector_of`]
+    /// shifts instead of dividing, once per unit and frame.
+    shift: u32,
     columns: u32,
     rows: u32,
 }
@@ -173,6 +176,11 @@ impl SectorGrid {
             width,
             height,
             size,
+            shift: if size.is_power_of_two() {
+                size.trailing_zeros()
+            } else {
+                0
+            },
             columns: width.div_ceil(size),
             rows: height.div_ceil(size),
         })
@@ -211,7 +219,12 @@ impl SectorGrid {
     /// Index of the sector holding `cell` (row-major over sectors). The cell must be on the map.
     #[must_use]
     pub fn sector_of(&self, cell: Cell) -> usize {
-        (cell.y / self.size) as usize * self.columns as usize + (cell.x / self.size) as usize
+        let (sx, sy) = if self.shift != 0 {
+            (cell.x >> self.shift, cell.y >> self.shift)
+        } else {
+            (cell.x / self.size, cell.y / self.size)
+        };
+        sy as usize * self.columns as usize + sx as usize
     }
 
     /// The cells of sector `sector`.

@@ -15,6 +15,102 @@ const TO_GOAL: u32 = u32::MAX - 1;
 /// `next` of a node with no path to a goal.
 const NOWHERE: u32 = u32::MAX;
 
+/// The most buckets [`BucketRing`] may have (beyond, the search uses the radix heap).
+const MAX_RING: usize = 1 << 16;
+
+/// A min-queue of `(key, node)` whose keys never fall below the last popped key.
+trait MonotoneQueue {
+    fn push(&mut self, key: u32, item: u32);
+    fn pop(&mut self) -> Option<(u32, u32)>;
+}
+
+impl MonotoneQueue for RadixHeap {
+    fn push(&mut self, key: u32, item: u32) {
+        RadixHeap::push(self, key, item);
+    }
+
+    fn pop(&mut self) -> Option<(u32, u32)> {
+        RadixHeap::pop(self)
+    }
+}
+
+/// Dial's buckets, [`ORTHO_STEP`] wide, in a ring. Every edge of the portal graph costs at
+/// least `ORTHO_STEP` (one orthogonal step into a cell of cost >= 1), so settling a node of
+/// bucket `k` only pushes into buckets `> k`: a bucket's entries are final when it is reached,
+/// in any order. The ring must have more buckets than the keys in the queue ever span (the
+/// seeds' spread plus the largest edge), so a push never wraps onto a live bucket. Plain
+/// array pushes and pops, with little branching, let the processor overlap the cache misses
+/// of consecutive nodes (the radix heap's redistribution did not).
+struct BucketRing {
+    buckets: Vec<Vec<(u32, u32)>>,
+    mask: usize,
+    /// Bucket being drained (`key / ORTHO_STEP`, not wrapped).
+    current: usize,
+    len: usize,
+}
+
+impl BucketRing {
+    /// A ring of at least `span` buckets whose first key is `lowest`.
+    fn new(span: usize, lowest: u32) -> Self {
+        let size = span.next_power_of_two();
+        Self {
+            buckets: vec![Vec::new(); size],
+            mask: size - 1,
+            current: (lowest / ORTHO_STEP) as usize,
+            len: 0,
+        }
+    }
+}
+
+impl MonotoneQueue for BucketRing {
+    fn push(&mut self, key: u32, item: u32) {
+        debug_assert!((key / ORTHO_STEP) as usize >= self.current);
+        self.buckets[(key / ORTHO_STEP) as usize & self.mask].push((key, item));
+        self.len += 1;
+    }
+
+    fn pop(&mut self) -> Option<(u32, u32)> {
+        if self.len == 0 {
+            return None;
+        }
+        loop {
+            if let Some(entry) = self.buckets[self.current & self.mask].pop() {
+                self.len -= 1;
+                return Some(entry);
+            }
+            self.current += 1;
+        }
+    }
+}
+
+/// Dijkstra on the graph's incoming edges from `seeds` (whose `dist` and `next` are set).
+fn settle(
+    graph: &PortalGraph,
+    dist: &mut [u32],
+    next: &mut [u32],
+    seeds: &[(u32, u32)],
+    queue: &mut impl MonotoneQueue,
+) {
+    for &(d, node) in seeds {
+        if d == dist[node as usize] {
+            queue.push(d, node);
+        }
+    }
+    while let Some((d, m)) = queue.pop() {
+        if d > dist[m as usize] {
+            continue;
+        }
+        for &(p, w) in graph.edges_into(m) {
+            let nd = d.saturating_add(w);
+            if nd < dist[p as usize] {
+                dist[p as usize] = nd;
+                next[p as usize] = m;
+                queue.push(nd, p);
+            }
+        }
+    }
+}
+
 /// The coarse route of one path request: for every node of a [`PortalGraph`], the cost of
 /// the cheapest path to the goals that the graph allows (walk inside a sector to a node,
 /// cross portals, finally walk inside a goal's sector to the goal) and the next node on it.
@@ -30,9 +126,29 @@ pub struct CoarseRoute {
     version: u64,
     dist: Vec<u32>,
     next: Vec<u32>,
-    /// `(distance, x | y << 16)` of every node, for [`Self::waypoint`]: one contiguous
-    /// read per node instead of two arrays.
-    way: Vec<(u32, u32)>,
+    /// What [`Self::waypoint`] reads, one cache line per sector: a unit's waypoint costs one
+    /// line read (units come in random order, so each read is a likely cache miss).
+    sector_ways: Vec<SectorWays>,
+    /// The nodes of sectors with more than [`SectorWays::CAPACITY`] of them.
+    spill: Vec<(u32, u32)>,
+}
+
+/// One sector's nodes as [`CoarseRoute::waypoint`] reads them: `(distance, x | y << 16)`
+/// of each, 64 bytes aligned.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(align(64))]
+struct SectorWays {
+    /// Number of nodes.
+    len: u32,
+    /// Id of the sector's first node.
+    first: u32,
+    /// Where the nodes start in `spill` when there are more than [`Self::CAPACITY`].
+    spilled: u32,
+    way: [(u32, u32); Self::CAPACITY],
+}
+
+impl SectorWays {
+    const CAPACITY: usize = 6;
 }
 
 impl CoarseRoute {
@@ -83,45 +199,68 @@ impl CoarseRoute {
         let n = graph.node_count();
         let mut dist = vec![UNREACHABLE; n];
         let mut next = vec![NOWHERE; n];
-        let mut heap = RadixHeap::default();
+        let mut seeds: Vec<(u32, u32)> = Vec::new();
         let mut search = LocalSearch::default();
         for (s, range) in &goal_sectors {
             let b = sectors.bounds(*s);
-            let seeds: Vec<_> = passable[range.clone()]
+            let goal_seeds: Vec<_> = passable[range.clone()]
                 .iter()
                 .map(|&g| (b.local(g), 0, NO_DIRECTION))
                 .collect();
-            search.run(cost, b, &seeds);
+            search.run(cost, b, &goal_seeds);
             for node in graph.sector_nodes(*s) {
                 let d = search.values[b.local(graph.node_cell(node))];
                 if d < dist[node as usize] {
                     dist[node as usize] = d;
                     next[node as usize] = TO_GOAL;
-                    heap.push(d, node);
+                    seeds.push((d, node));
                 }
             }
         }
-        while let Some((d, m)) = heap.pop() {
-            if d > dist[m as usize] {
-                continue;
-            }
-            for &(p, w) in graph.edges_into(m) {
-                let nd = d.saturating_add(w);
-                if nd < dist[p as usize] {
-                    dist[p as usize] = nd;
-                    next[p as usize] = m;
-                    heap.push(nd, p);
-                }
-            }
+        // A bucket ring when the keys in the queue span few enough buckets (any map whose
+        // costs are not extreme), else the radix heap. Both give the same distances.
+        let lowest = seeds.iter().map(|&(d, _)| d).min().unwrap_or(0);
+        let highest = seeds.iter().map(|&(d, _)| d).max().unwrap_or(0);
+        let span = (highest - lowest).saturating_add(graph.max_edge()) / ORTHO_STEP;
+        if (span as usize) < MAX_RING {
+            let mut ring = BucketRing::new(span as usize + 2, lowest);
+            settle(graph, &mut dist, &mut next, &seeds, &mut ring);
+        } else {
+            settle(
+                graph,
+                &mut dist,
+                &mut next,
+                &seeds,
+                &mut RadixHeap::default(),
+            );
         }
-        let way = (0..n as u32)
-            .map(|node| {
-                let c = graph.node_cell(node);
-                (dist[node as usize], c.x | (c.y << 16))
+        let mut spill = Vec::new();
+        let sector_ways = (0..sectors.len())
+            .map(|s| {
+                let nodes = graph.sector_nodes(s);
+                let ways = nodes.clone().map(|node| {
+                    let c = graph.node_cell(node);
+                    (dist[node as usize], c.x | (c.y << 16))
+                });
+                let mut rec = SectorWays {
+                    len: nodes.end - nodes.start,
+                    first: nodes.start,
+                    spilled: spill.len() as u32,
+                    way: [(UNREACHABLE, 0); SectorWays::CAPACITY],
+                };
+                if rec.len as usize <= SectorWays::CAPACITY {
+                    for (slot, w) in rec.way.iter_mut().zip(ways) {
+                        *slot = w;
+                    }
+                } else {
+                    spill.extend(ways);
+                }
+                rec
             })
             .collect();
         Ok(Self {
-            way,
+            sector_ways,
+            spill,
             goals: passable,
             goal_sectors,
             version: cost.version(),
@@ -169,7 +308,8 @@ impl CoarseRoute {
     #[must_use]
     pub fn bytes(&self) -> usize {
         (self.dist.capacity() + self.next.capacity()) * 4
-            + self.way.capacity() * 8
+            + self.spill.capacity() * 8
+            + self.sector_ways.capacity() * std::mem::size_of::<SectorWays>()
             + self.goals.capacity() * 8
     }
 
@@ -179,7 +319,19 @@ impl CoarseRoute {
     /// `None` at a goal and where no node of the sector has a route.
     #[must_use]
     pub fn waypoint(&self, graph: &PortalGraph, cell: Cell) -> Option<Cell> {
-        let s = graph.sectors().sector_of(cell);
+        self.waypoint_in(graph, cell, graph.sectors().sector_of(cell))?
+            .0
+    }
+
+    /// [`Self::waypoint`] for `cell` in sector `s`, with the estimate that chose it (the
+    /// route's cost from the chosen node or goal plus the octile cost to it; 0 on a goal).
+    /// `None` where no node of the sector has a route.
+    pub(crate) fn waypoint_in(
+        &self,
+        graph: &PortalGraph,
+        cell: Cell,
+        s: usize,
+    ) -> Option<(Option<Cell>, u32)> {
         let octile = |a: Cell, b: Cell| {
             let (dx, dy) = (a.x.abs_diff(b.x), a.y.abs_diff(b.y));
             let (lo, hi) = (dx.min(dy), dx.max(dy));
@@ -192,11 +344,14 @@ impl CoarseRoute {
                 best = Some((d, g, None));
             }
         }
-        let nodes = graph.sector_nodes(s);
-        for (node, &(d, packed)) in nodes
-            .clone()
-            .zip(&self.way[nodes.start as usize..nodes.end as usize])
-        {
+        let rec = &self.sector_ways[s];
+        let len = rec.len as usize;
+        let way = if len <= SectorWays::CAPACITY {
+            &rec.way[..len]
+        } else {
+            &self.spill[rec.spilled as usize..rec.spilled as usize + len]
+        };
+        for (node, &(d, packed)) in (rec.first..).zip(way) {
             if d == UNREACHABLE {
                 continue;
             }
@@ -207,13 +362,15 @@ impl CoarseRoute {
                 best = Some((total, c, Some(node)));
             }
         }
-        let (_, target, node) = best?;
+        let (estimate, target, node) = best?;
         if target != cell {
-            return Some(target);
+            return Some((Some(target), estimate));
         }
         // Standing on the chosen node (or goal): head for what comes after it.
-        let node = node?;
-        match self.next(node) {
+        let Some(node) = node else {
+            return Some((None, estimate));
+        };
+        let after = match self.next(node) {
             Some(n) => Some(graph.node_cell(n)),
             None => self
                 .goals_in(s)
@@ -221,6 +378,55 @@ impl CoarseRoute {
                 .copied()
                 .min_by_key(|&g| (octile(cell, g), g.y, g.x))
                 .filter(|&g| g != cell),
+        };
+        Some((after, estimate))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bucket_ring_and_radix_heap_pop_the_same_keys() {
+        // Keys pushed as a Dijkstra would: never below the last popped key, at most `span`
+        // buckets above it. Both queues must pop them in non-decreasing order, all of them.
+        let mut ring = BucketRing::new(64, 1000);
+        let mut radix = RadixHeap::default();
+        let mut x = 7u32;
+        let mut popped = [Vec::new(), Vec::new()];
+        let mut last = 1000u32;
+        for round in 0..500u32 {
+            for _ in 0..3 {
+                x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+                let key = last + ORTHO_STEP + (x >> 8) % (60 * ORTHO_STEP);
+                MonotoneQueue::push(&mut ring, key, round);
+                MonotoneQueue::push(&mut radix, key, round);
+            }
+            let (a, b) = (
+                MonotoneQueue::pop(&mut ring).unwrap(),
+                MonotoneQueue::pop(&mut radix).unwrap(),
+            );
+            last = a.0;
+            popped[0].push(a.0);
+            popped[1].push(b.0);
         }
+        while let Some((k, _)) = MonotoneQueue::pop(&mut ring) {
+            popped[0].push(k);
+        }
+        while let Some((k, _)) = MonotoneQueue::pop(&mut radix) {
+            popped[1].push(k);
+        }
+        assert_eq!(popped[0].len(), 1500);
+        // The ring orders by bucket (ORTHO_STEP wide), exact within what Dijkstra needs.
+        assert!(
+            popped[0]
+                .windows(2)
+                .all(|w| w[0] / ORTHO_STEP <= w[1] / ORTHO_STEP)
+        );
+        let (mut a, mut b) = (popped[0].clone(), popped[1].clone());
+        a.sort_unstable();
+        b.sort_unstable();
+        assert_eq!(a, b);
     }
 }

@@ -1,11 +1,13 @@
 //! Stage `rebuild_fields`: brings the dirty flow fields up to date (one batch per field, in
-//! parallel): fields with a few pending cost edits are repaired, the others rebuilt. Also
-//! rebuilds the clearance of layers whose costs changed.
+//! parallel): fields with a few pending cost edits are repaired, the others rebuilt; none
+//! with `Navigation::Hierarchical`. Also rebuilds the clearance of layers whose costs
+//! changed.
 
 use horde_core::{Cell, Clearance, Layer, NavField, fill_direction_rows};
 use parking_lot::Mutex;
 
 use crate::frame::FrameData;
+use crate::hierarchy_nav::Navigation;
 use crate::job_graph::StageContext;
 
 /// Rebuilds every dirty field and stale clearance field.
@@ -23,7 +25,14 @@ pub(crate) fn rebuild_fields(data: &FrameData, ctx: &StageContext<'_>) {
     let mut fields = data.fields.write();
     let config = *fields.config();
     let mut edits = data.edits.write();
-    let dirty: Vec<Mutex<&mut NavField>> = fields.dirty_mut(&map).map(Mutex::new).collect();
+    // Hierarchical navigation takes directions and distances from the sector fields
+    // (`update_hierarchy`, which has read the edit log already): no full-map field is built.
+    let flat = data.config.navigation == Navigation::Flat;
+    let dirty: Vec<Mutex<&mut NavField>> = fields
+        .dirty_mut(&map)
+        .filter(|_| flat)
+        .map(Mutex::new)
+        .collect();
     // Fields built before a few edits are repaired (only what the edits can change); the
     // rest are rebuilt. A repair is exact, so the choice never changes the result.
     let repairs: Vec<Option<Vec<(Cell, u8)>>> = dirty

@@ -117,6 +117,9 @@ struct Fetched {
     cell: Cell,
     /// Step 1: the direction the field gives (zero at the goal or without a field).
     ideal: Vec2,
+    /// The path distance, when the hierarchy gave it with the direction (else the flat
+    /// field's is read only if needed).
+    distance: Option<f32>,
     /// The units in the 3x3 buckets around it ([`Neighbours::near_spans`]).
     near: [(u32, u32); 3],
     /// The clearance of its cell on its layer.
@@ -128,6 +131,7 @@ impl Default for Fetched {
         Self {
             cell: Cell::new(0, 0),
             ideal: Vec2::ZERO,
+            distance: None,
             near: [(0, 0); 3],
             clearance: 0,
         }
@@ -135,12 +139,14 @@ impl Default for Fetched {
 }
 
 impl<'a> Frame<'a> {
-    /// The field a unit of `agent`'s group and layer follows, if any.
+    /// The flat field a unit of `agent`'s group and layer follows, if it has one and it is
+    /// built (with hierarchical navigation flat fields are not built).
     fn field(&self, agent: &Agent) -> Option<&'a NavField> {
         self.field_of
             .get(usize::from(agent.group.0) * Layer::COUNT + agent.layer as usize)
             .copied()
             .flatten()
+            .filter(|f| f.built_from().is_some())
     }
 
     /// Reads what steering a unit at `pos` needs from the per-cell arrays.
@@ -148,18 +154,21 @@ impl<'a> Frame<'a> {
         let grid = self.map.grid();
         let in_grid = grid.cell_at(pos);
         let cell = in_grid.unwrap_or_else(|| grid.clamped_cell_at(pos));
-        let field = self.field(agent);
-        // With hierarchical navigation the direction comes from the sector fields (or the
-        // coarse route's waypoint); the flat field still gives the distance.
-        let ideal = self
-            .hierarchy
-            .steer(grid, agent.group.0, agent.layer, pos)
-            .unwrap_or_else(|| {
-                field.map_or(Vec2::ZERO, |f| f.flow().sample_in(grid, in_grid, pos))
-            });
+        // With hierarchical navigation the direction and distance come from the sector
+        // fields (or the coarse route's waypoint); else from the flat field, whose distance
+        // is read later and only near the goal.
+        let (ideal, distance) = match self.hierarchy.guide_sectors(grid, agent, pos) {
+            Some((ideal, distance)) => (ideal, Some(distance)),
+            None => (
+                self.field(agent)
+                    .map_or(Vec2::ZERO, |f| f.flow().sample_in(grid, in_grid, pos)),
+                None,
+            ),
+        };
         Fetched {
             cell,
             ideal,
+            distance,
             near: self.neighbours.near_spans(pos),
             clearance: self.clearance[agent.layer as usize].get(cell.x, cell.y),
         }
@@ -180,6 +189,7 @@ impl<'a> Frame<'a> {
         let Fetched {
             cell,
             ideal,
+            distance,
             near,
             clearance,
         } = *fetched;
@@ -243,9 +253,11 @@ impl<'a> Frame<'a> {
             .get(usize::from(agent.group.0))
             .is_none_or(|b| b.chebyshev(cell) as f32 > self.near_goal);
         let distance = (!far || touching_arrived).then(|| {
-            self.field(agent)
-                .and_then(|f| f.integration().distance(cell))
-                .map_or(f32::INFINITY, |d| d as f32)
+            distance.unwrap_or_else(|| {
+                self.field(agent)
+                    .and_then(|f| f.integration().distance(cell))
+                    .map_or(f32::INFINITY, |d| d as f32)
+            })
         });
         let arrived = distance.is_some_and(|d| {
             d <= sc.arrival_distance

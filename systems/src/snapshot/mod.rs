@@ -41,8 +41,9 @@ pub(crate) use record::{ForceRecord, SpecRecord};
 pub(crate) use replay::{CommandRecord, ReplayRecord};
 pub use replay::{REPLAY_VERSION, Replay, ReplayError};
 
-/// The snapshot format version this build reads and writes.
-pub const SNAPSHOT_VERSION: u32 = 1;
+/// The snapshot format version this build reads and writes (2: hierarchical sector caches
+/// also hold their fields' distances, which arrival uses).
+pub const SNAPSHOT_VERSION: u32 = 2;
 
 /// The whole state of a simulation at the start of a frame (see the module docs).
 #[derive(Clone, Debug, PartialEq)]
@@ -200,6 +201,7 @@ fn cache(c: &SectorCacheRecord) -> SectorCache {
     SectorCache {
         frame: c.frame,
         fields: c.fields.clone(),
+        distances: c.distances.clone(),
         estimates: c.estimates.clone(),
     }
 }
@@ -311,6 +313,7 @@ impl Horde {
                 goal: record::cells(&c.goal),
                 frame: c.cache.frame,
                 fields: c.cache.fields,
+                distances: c.cache.distances,
                 estimates: c.cache.estimates,
             })
             .collect();
@@ -472,7 +475,8 @@ impl Horde {
             })
             .collect::<Result<Vec<_>, String>>()
             .map_err(invalid)?;
-        horde.data.hierarchy.get_mut().restore_caches(caches);
+        let map = horde.data.map.get_mut();
+        horde.data.hierarchy.get_mut().restore_caches(caches, map);
         horde.data.clock.frame = r.frame;
         horde.next_unit = r.next_unit;
         Ok(horde)

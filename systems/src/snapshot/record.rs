@@ -371,5 +371,8 @@ pub(crate) struct SectorCacheRecord {
     pub goal: Vec<(u32, u32)>,
     pub frame: u64,
     pub fields: Vec<(u32, u64, Vec<u8>)>,
+    /// Per field, in the same order: lowest value, and every cell's value near the goals
+    /// (added in snapshot version 2).
+    pub distances: Vec<(u32, Vec<u32>)>,
     pub estimates: Vec<(u32, u64, Vec<u32>)>,
 }
