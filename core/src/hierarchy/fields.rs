@@ -502,12 +502,7 @@ impl HierarchicalField {
                 }
             }
         }
-        let mut seeds: Vec<Seed> = self
-            .route
-            .goals_in(sector)
-            .iter()
-            .map(|&g| (b.local(g), 0, NO_DIRECTION))
-            .collect();
+        let mut seeds = self.goal_seeds(b, sector);
         let (w, h) = (i64::from(cost.width()), i64::from(cost.height()));
         for local in border_locals(b) {
             let c = b.cell(local);
@@ -564,6 +559,15 @@ impl HierarchicalField {
         Ok(())
     }
 
+    /// The goal cells in `sector` (bounds `b`), as zero-distance seeds of a local search.
+    fn goal_seeds(&self, b: SectorBounds, sector: usize) -> Vec<Seed> {
+        self.route
+            .goals_in(sector)
+            .iter()
+            .map(|&g| (b.local(g), 0, NO_DIRECTION))
+            .collect()
+    }
+
     /// Builds sector `sector`'s estimate if it has none, and marks it used this frame.
     fn ensure_estimate(&mut self, graph: &PortalGraph, cost: &CostField, sector: usize) {
         if let Some(e) = &mut self.estimates[sector] {
@@ -571,12 +575,7 @@ impl HierarchicalField {
             return;
         }
         let b = graph.sectors().bounds(sector);
-        let mut seeds: Vec<Seed> = self
-            .route
-            .goals_in(sector)
-            .iter()
-            .map(|&g| (b.local(g), 0, NO_DIRECTION))
-            .collect();
+        let mut seeds = self.goal_seeds(b, sector);
         for node in graph.sector_nodes(sector) {
             let d = self.route.distance(node);
             if d != UNREACHABLE {
