@@ -7,7 +7,9 @@
 //! 4096x4096 level with every occupied sector's field built, `retarget` plus rebuilding the
 //! fields it dropped for sectors that hold units (against a new request and all those fields,
 //! timed once in the same run); on a 1024x1024 level with flat fields, the field taking the
-//! new goal in place (`FieldCache::rekey`) and rebuilt, against a new field for the new goal.
+//! new goal in place (`FieldCache::rekey`) and rebuilt, the same rebuilt only as far as 10k
+//! followers need (`NavField::rebuild_for`; an army near the goal, and units spread over the
+//! whole map), against a new field for the new goal.
 //!
 //! Run: `cargo bench --bench hierarchy`.
 #![allow(missing_docs)] // criterion_group! generates undocumented functions
@@ -248,6 +250,61 @@ fn moving_goal_flat(c: &mut Criterion) {
             cache.rebuild_dirty(&map).unwrap()
         })
     });
+    // Partial fields (`NavField::rebuild_for`): searched only until the cells the followers
+    // stand in are final. An army of 10k units trailing the goal, and, for contrast, 10k
+    // units spread over the whole map (nothing to save there).
+    let all_open: Vec<Cell> = (0..map.grid().len())
+        .map(|i| map.grid().cell(i))
+        .filter(|&c| cost.get(c) != WALL)
+        .collect();
+    let behind = Cell::new(a.x.saturating_sub(40), a.y);
+    let near: Vec<Cell> = all_open
+        .iter()
+        .copied()
+        .filter(|c| c.x.abs_diff(behind.x).max(c.y.abs_diff(behind.y)) <= 60)
+        .collect();
+    let army: Vec<Cell> = near
+        .iter()
+        .copied()
+        .step_by((near.len() / 10_000).max(1))
+        .take(10_000)
+        .collect();
+    let spread: Vec<Cell> = all_open
+        .iter()
+        .copied()
+        .step_by(all_open.len() / 10_000)
+        .take(10_000)
+        .collect();
+    let flow_config = FlowConfig::default();
+    for (name, followers) in [
+        ("army_of_10k_near_it", &army),
+        ("10k_spread_over_the_map", &spread),
+    ] {
+        group.bench_function(
+            format!("goal_moves_one_cell_partial_field_{name}"),
+            |bench| {
+                bench.iter(|| {
+                    flip = !flip;
+                    let to = if flip { b } else { a };
+                    assert_eq!(cache.rekey(id, key(to), &map).unwrap(), id);
+                    for (_, field) in cache.pending_mut(&map) {
+                        field.rebuild_for(&map, &flow_config, followers).unwrap();
+                    }
+                })
+            },
+        );
+        let field = cache.get(id);
+        let settled = all_open
+            .iter()
+            .filter(|&&c| field.integration().is_final(c))
+            .count();
+        println!(
+            "partial field for the {name}: {settled} of {} open cells searched ({:.1}%)",
+            all_open.len(),
+            100.0 * settled as f64 / all_open.len() as f64
+        );
+    }
+    cache.rebuild_dirty(&map).unwrap();
     group.bench_function("full_rebuild_new_field", |bench| {
         bench.iter(|| {
             flip = !flip;

@@ -36,14 +36,14 @@ fn path(map: &Map, from: Cell, to: Cell) -> Vec<Cell> {
     cells
 }
 
+/// What a chase gives: the state hash of every frame, which units came within 2 cells of
+/// the goal's final position, the simulation, and on how many frames the group's flat field
+/// was partial.
+type Chase = (Vec<u64>, Vec<bool>, Simulation, usize);
+
 /// Runs the chase for up to `frames` frames (fewer once every unit has come within 2 cells
-/// of the goal's final position after it stopped); returns the state hash of every frame,
-/// which units came that close, and the simulation.
-fn chase(
-    navigation: Navigation,
-    threads: usize,
-    frames: usize,
-) -> (Vec<u64>, Vec<bool>, Simulation) {
+/// of the goal's final position after it stopped).
+fn chase(navigation: Navigation, threads: usize, frames: usize, partial_fields: bool) -> Chase {
     let config = LevelConfig::default()
         .with_size(40, 40)
         .with_cells_per_tile(4)
@@ -68,8 +68,10 @@ fn chase(
     let config = SimConfig::default()
         .with_seed(2)
         .with_threads(threads)
-        .with_navigation(navigation);
+        .with_navigation(navigation)
+        .with_partial_fields(partial_fields);
     let mut sim = crowd(map, first, &cells, config);
+    let mut partial_frames = 0;
     let mut hashes = Vec::new();
     let mut last_goal: Option<GoalSet> = None;
     let mut reached = vec![false; cells.len()];
@@ -90,6 +92,7 @@ fn chase(
             "{navigation:?}: a unit centre in a wall at frame {frame}"
         );
         hashes.push(sim.state_hash());
+        partial_frames += usize::from(sim.horde().fields().iter().any(|(_, f)| !f.is_complete()));
         if frame >= moving.len() {
             for (r, d) in reached.iter_mut().zip(distances(&sim, &field)) {
                 *r |= d <= 2.0;
@@ -99,11 +102,11 @@ fn chase(
             }
         }
     }
-    (hashes, reached, sim)
+    (hashes, reached, sim, partial_frames)
 }
 
 fn units_reach_a_moving_goal(navigation: Navigation) -> Simulation {
-    let (hashes, reached, sim) = chase(navigation, 2, 4000);
+    let (hashes, reached, sim, _) = chase(navigation, 2, 4000, true);
     let count = reached.iter().filter(|&&r| r).count();
     println!(
         "{navigation:?}: {count} of {} units came within 2 cells of the goal's final position ({} frames)",
@@ -139,10 +142,36 @@ fn units_reach_a_goal_that_moves_every_frame_with_hierarchical_fields() {
 
 #[test]
 fn a_moving_goal_is_deterministic_for_any_thread_count() {
-    let (reference, _, _) = chase(Navigation::Hierarchical, 1, 400);
-    for threads in [2, 3, 8] {
-        let (hashes, _, _) = chase(Navigation::Hierarchical, threads, 400);
-        let first_diff = hashes.iter().zip(&reference).position(|(a, b)| a != b);
-        assert_eq!(first_diff, None, "{threads} threads diverge");
+    for navigation in [Navigation::Hierarchical, Navigation::Flat] {
+        let (reference, _, _, _) = chase(navigation, 1, 400, true);
+        for threads in [2, 3, 8] {
+            let (hashes, _, _, _) = chase(navigation, threads, 400, true);
+            let first_diff = hashes.iter().zip(&reference).position(|(a, b)| a != b);
+            assert_eq!(
+                first_diff, None,
+                "{navigation:?}: {threads} threads diverge"
+            );
+        }
     }
+}
+
+/// Partial fields (rebuilt only as far as the followers stand) steer exactly like complete
+/// ones: the same state on every frame, while the goal moves and while the partial field is
+/// completed after it stops.
+#[test]
+fn partial_fields_for_a_moving_goal_change_nothing() {
+    let (complete, _, _, none) = chase(Navigation::Flat, 2, 400, false);
+    assert_eq!(none, 0, "partial fields were off");
+    let (partial, _, _, frames) = chase(Navigation::Flat, 2, 400, true);
+    println!(
+        "the field was partial on {frames} of {} frames",
+        partial.len()
+    );
+    assert!(
+        frames >= 100,
+        "the field was partial on {frames} frames only"
+    );
+    let first_diff = partial.iter().zip(&complete).position(|(a, b)| a != b);
+    assert_eq!(first_diff, None, "partial fields diverge");
+    assert_eq!(partial.len(), complete.len());
 }

@@ -65,6 +65,9 @@ pub struct NavField {
     flow: FlowField,
     /// Version of the layer's cost field the field was built from; `None` = never built.
     built_from: Option<u64>,
+    /// Its goals moved ([`FieldCache::rekey`]) since it was last complete: it is rebuilt
+    /// only as far as its followers need ([`Self::rebuild_for`]).
+    moved: bool,
 }
 
 impl NavField {
@@ -75,6 +78,7 @@ impl NavField {
             flow: FlowField::empty(cost.width(), cost.height()),
             key,
             built_from: None,
+            moved: false,
         }
     }
 
@@ -104,6 +108,86 @@ impl NavField {
         self.built_from != Some(map.cost_field(self.key.layer).version())
     }
 
+    /// Whether the field should be rebuilt only as far as its followers need
+    /// ([`Self::rebuild_for`]): its goals moved since it was last complete, or it is partial.
+    #[must_use]
+    pub fn wants_partial(&self) -> bool {
+        self.moved || !self.integration.is_complete()
+    }
+
+    /// Whether every value is final (see [`IntegrationField::rebuild_for`]).
+    #[must_use]
+    pub fn is_complete(&self) -> bool {
+        self.integration.is_complete()
+    }
+
+    /// Rebuilds both fields from `map`, but only as far as the cells in `demand` need (the
+    /// cells its followers stand in): their integration values and flow bytes are exactly a
+    /// complete build's, other cells are left unreached (see
+    /// [`IntegrationField::rebuild_for`]). A goal that moves every frame then costs the
+    /// region its followers stand in, not the map. [`Self::serve`] keeps it going.
+    pub fn rebuild_for(
+        &mut self,
+        map: &Map,
+        config: &FlowConfig,
+        demand: &[Cell],
+    ) -> Result<(), FieldError> {
+        let cost = map.cost_field(self.key.layer);
+        let goals = self.key.goals.cells();
+        self.integration.rebuild_for(cost, goals, demand)?;
+        self.built_from = Some(cost.version());
+        if self.integration.is_complete() {
+            self.finish(map, config);
+        } else {
+            self.flow
+                .rebuild_cells(cost, &self.integration, goals, config, demand);
+        }
+        Ok(())
+    }
+
+    /// For a partial field that is not dirty: extends its search to the cells of `demand`
+    /// (and fills their flow bytes), then goes on toward completion for about `budget`
+    /// more cells; once complete, fills the whole flow field. Equal, on every cell it has
+    /// served, to a complete build; nothing to do on a complete field.
+    pub fn serve(
+        &mut self,
+        map: &Map,
+        config: &FlowConfig,
+        demand: &[Cell],
+        budget: usize,
+    ) -> Result<(), FieldError> {
+        if self.integration.is_complete() {
+            self.moved = false;
+            return Ok(());
+        }
+        let cost = map.cost_field(self.key.layer);
+        self.integration.settle(cost, demand)?;
+        if self.integration.advance(cost, budget)? {
+            self.finish(map, config);
+        } else {
+            let goals = self.key.goals.cells();
+            self.flow
+                .fill_cells(cost, &self.integration, goals, config, demand);
+        }
+        Ok(())
+    }
+
+    /// Fills the whole flow field from a complete integration field.
+    fn finish(&mut self, map: &Map, config: &FlowConfig) {
+        let cost = map.cost_field(self.key.layer);
+        let goals = self.key.goals.cells();
+        self.flow.resize(cost.width(), cost.height());
+        fill_direction_rows(
+            cost,
+            &self.integration,
+            0..cost.height(),
+            self.flow.bytes_mut(),
+        );
+        self.flow
+            .mark_line_of_sight(cost, &self.integration, goals, config);
+        self.moved = false;
+    }
+
     /// Rebuilds both fields from `map` (whether or not they are dirty).
     pub fn rebuild(&mut self, map: &Map, config: &FlowConfig) -> Result<(), FieldError> {
         self.rebuild_with(
@@ -124,7 +208,7 @@ impl NavField {
         config: &FlowConfig,
         edits: &[(Cell, u8)],
     ) -> Result<(), FieldError> {
-        if self.built_from.is_none() {
+        if self.built_from.is_none() || !self.integration.is_complete() {
             return self.rebuild(map, config);
         }
         let cost = map.cost_field(self.key.layer);
@@ -163,6 +247,7 @@ impl NavField {
         self.flow
             .mark_line_of_sight(cost, &self.integration, goals, config);
         self.built_from = Some(cost.version());
+        self.moved = false;
         Ok(())
     }
 }
@@ -258,6 +343,7 @@ impl FieldCache {
         self.lookup.remove(&field.key);
         field.key = key.clone();
         field.built_from = None;
+        field.moved = true;
         self.lookup.insert(key, id);
         Ok(id)
     }
@@ -325,6 +411,19 @@ impl FieldCache {
             .iter_mut()
             .flatten()
             .filter(move |f| f.is_dirty(map))
+    }
+
+    /// The fields that need work this frame, in [`FieldId`] order: the dirty ones, and the
+    /// partial ones ([`NavField::wants_partial`]) to [`NavField::serve`].
+    pub fn pending_mut<'a>(
+        &'a mut self,
+        map: &'a Map,
+    ) -> impl Iterator<Item = (FieldId, &'a mut NavField)> {
+        self.fields
+            .iter_mut()
+            .enumerate()
+            .filter_map(|(i, f)| f.as_mut().map(|f| (FieldId(i as u32), f)))
+            .filter(move |(_, f)| f.is_dirty(map) || !f.is_complete())
     }
 
     /// Rebuilds every dirty field, one after another. Returns how many were rebuilt.

@@ -147,22 +147,86 @@ impl FlowField {
         goals: &[Cell],
         config: &FlowConfig,
     ) {
+        let Some((goal, x0, x1, y0, y1)) = self.sight_box(integration, goals, config) else {
+            return;
+        };
+        for y in y0..=y1 {
+            for x in x0..=x1 {
+                let cell = Cell::new(x, y);
+                if integration.get(cell) != UNREACHABLE && segment_is_clear(cost, cell, goal) {
+                    self.cells[y as usize * self.width as usize + x as usize] |= LINE_OF_SIGHT;
+                }
+            }
+        }
+    }
+
+    /// Sets [`Self::sight_goal`] for `goals` and returns it with the box of cells that may see
+    /// it (`x0, x1, y0, y1`, inclusive), or `None` when the field has no line of sight.
+    fn sight_box(
+        &mut self,
+        integration: &IntegrationField,
+        goals: &[Cell],
+        config: &FlowConfig,
+    ) -> Option<(Cell, u32, u32, u32, u32)> {
         self.sight_goal = None;
         let r = config.line_of_sight_radius;
-        let [goal] = goals else { return };
+        let [goal] = goals else { return None };
         if r == 0 || goal.x >= self.width || goal.y >= self.height || integration.get(*goal) != 0 {
-            return;
+            return None;
         }
         self.sight_goal = Some(*goal);
         let (x0, x1) = (goal.x.saturating_sub(r), (goal.x + r).min(self.width - 1));
         let (y0, y1) = (goal.y.saturating_sub(r), (goal.y + r).min(self.height - 1));
-        for y in y0..=y1 {
-            for x in x0..=x1 {
-                let cell = Cell::new(x, y);
-                if integration.get(cell) != UNREACHABLE && segment_is_clear(cost, cell, *goal) {
-                    self.cells[y as usize * self.width as usize + x as usize] |= LINE_OF_SIGHT;
-                }
+        Some((*goal, x0, x1, y0, y1))
+    }
+
+    /// For a partial integration field ([`IntegrationField::rebuild_for`]): clears every
+    /// byte, then fills those of `cells` (direction and line-of-sight bit), each exactly as
+    /// a complete build would. Every cell of `cells` must be final in `integration`
+    /// ([`IntegrationField::is_final`]); the flow of a final cell reads only neighbours that
+    /// are final too or too far to be its way down, so it is exact.
+    pub fn rebuild_cells(
+        &mut self,
+        cost: &CostField,
+        integration: &IntegrationField,
+        goals: &[Cell],
+        config: &FlowConfig,
+        cells: &[Cell],
+    ) {
+        self.resize(cost.width(), cost.height());
+        self.cells.fill(NO_DIRECTION);
+        self.fill_cells(cost, integration, goals, config, cells);
+    }
+
+    /// The per-cell fill of [`Self::rebuild_cells`], without clearing first: for a partial
+    /// field whose search went on to more cells.
+    pub fn fill_cells(
+        &mut self,
+        cost: &CostField,
+        integration: &IntegrationField,
+        goals: &[Cell],
+        config: &FlowConfig,
+        cells: &[Cell],
+    ) {
+        self.resize(cost.width(), cost.height());
+        let values = integration.padded_values();
+        let moves = cost.padded_moves();
+        let offsets = cost.neighbour_offsets();
+        let sight = self.sight_box(integration, goals, config);
+        for &cell in cells {
+            let p = cost.padded_index(cell);
+            let around = offsets.map(|o| values[p.wrapping_add_signed(o)]);
+            let mut byte = direction_byte(moves[p], values[p], around);
+            if let Some((goal, x0, x1, y0, y1)) = sight
+                && (x0..=x1).contains(&cell.x)
+                && (y0..=y1).contains(&cell.y)
+                && values[p] != UNREACHABLE
+                && segment_is_clear(cost, cell, goal)
+            {
+                byte |= LINE_OF_SIGHT;
             }
+            let i = self.index(cell);
+            self.cells[i] = byte;
         }
     }
 
@@ -260,35 +324,54 @@ pub fn fill_direction_rows(
         let down = &values[mid + stride..mid + stride + w + 2];
         let masks = &moves[mid + 1..mid + 1 + w];
         for (x, (byte, &m)) in row.iter_mut().zip(masks).enumerate() {
-            // Walls and cells that cannot move (a third of a typical game map, in long runs,
-            // so the branch predicts well) need no neighbour reads.
-            if m == 0 || here[x + 1] == UNREACHABLE {
-                *byte = NO_DIRECTION;
-                continue;
-            }
-            // Branch-free arg-min: pack (value, direction) into one u64 so `min` picks the
-            // lowest value and, on ties, the lowest direction index.
-            let key = |value: u32, dir: u8| {
-                if m & (1 << dir) != 0 {
-                    (u64::from(value) << 4) | u64::from(dir)
-                } else {
-                    u64::MAX
-                }
-            };
-            let best = key(up[x + 1], 0)
-                .min(key(up[x + 2], 1))
-                .min(key(here[x + 2], 2))
-                .min(key(down[x + 2], 3))
-                .min(key(down[x + 1], 4))
-                .min(key(down[x], 5))
-                .min(key(here[x], 6))
-                .min(key(up[x], 7));
-            *byte = if (best >> 4) < u64::from(here[x + 1]) {
-                (best & 0x0F) as u8
-            } else {
-                NO_DIRECTION
-            };
+            *byte = direction_byte(
+                m,
+                here[x + 1],
+                [
+                    up[x + 1],
+                    up[x + 2],
+                    here[x + 2],
+                    down[x + 2],
+                    down[x + 1],
+                    down[x],
+                    here[x],
+                    up[x],
+                ],
+            );
         }
+    }
+}
+
+/// The direction byte of one cell (line-of-sight bit clear): `m` is its move mask, `centre`
+/// its value and `around` its neighbours' values in [`Direction`] order.
+#[inline(always)]
+fn direction_byte(m: u8, centre: u32, around: [u32; 8]) -> u8 {
+    // Walls and cells that cannot move (a third of a typical game map, in long runs, so the
+    // branch predicts well) need no neighbour reads.
+    if m == 0 || centre == UNREACHABLE {
+        return NO_DIRECTION;
+    }
+    // Branch-free arg-min: pack (value, direction) into one u64 so `min` picks the lowest
+    // value and, on ties, the lowest direction index.
+    let key = |dir: u8| {
+        if m & (1 << dir) != 0 {
+            (u64::from(around[dir as usize]) << 4) | u64::from(dir)
+        } else {
+            u64::MAX
+        }
+    };
+    let best = key(0)
+        .min(key(1))
+        .min(key(2))
+        .min(key(3))
+        .min(key(4))
+        .min(key(5))
+        .min(key(6))
+        .min(key(7));
+    if (best >> 4) < u64::from(centre) {
+        (best & 0x0F) as u8
+    } else {
+        NO_DIRECTION
     }
 }
 

@@ -52,6 +52,15 @@ pub enum FieldError {
         /// Grid height.
         height: u32,
     },
+    /// A paused search (see [`IntegrationField::rebuild_for`]) was asked to go on over costs
+    /// that changed since it started: rebuild instead.
+    #[error("the field's search started on cost version {searched}, the costs are now at {now}")]
+    CostsChanged {
+        /// Cost version the search started on.
+        searched: u64,
+        /// Cost version passed now.
+        now: u64,
+    },
     /// The field and the cost field have different sizes.
     #[error("field is {field:?} but the cost field is {cost:?}")]
     SizeMismatch {
@@ -72,6 +81,13 @@ struct BucketQueue {
     marked: Vec<u32>,
     stack: Vec<u32>,
     seeds: Vec<u32>,
+    /// Where a paused search goes on: the next bucket, and how many entries are queued.
+    current: u32,
+    pending: usize,
+    /// Cells a search must settle before it may pause (one bit per padded index), and how
+    /// many of them are still unsettled.
+    wanted: Vec<u64>,
+    wanted_left: usize,
 }
 
 impl BucketQueue {
@@ -82,19 +98,44 @@ impl BucketQueue {
         for b in &mut self.buckets {
             b.clear();
         }
+        self.current = 0;
+        self.pending = 0;
     }
+}
+
+/// Where [`propagate`] may stop before the queue runs dry.
+#[derive(Clone, Copy, Debug)]
+enum Stop {
+    /// Never: every value ends final.
+    Never,
+    /// Once the value at this padded index is final.
+    Settled(usize),
+    /// Once every cell marked in the queue's `wanted` bits is settled.
+    Wanted,
+    /// Once about this many cells have been taken from the queue (whole buckets at a time).
+    Budget(usize),
 }
 
 /// Cost-to-goal of every cell, in units of [`ORTHO_STEP`] per cost-1 orthogonal step.
 ///
 /// Stored in the same padded layout as [`CostField`] (a border slot around the grid) so the
 /// flow field reads neighbours without bounds checks.
+///
+/// A field is *complete* (every value final) after [`Self::rebuild`]. [`Self::rebuild_for`]
+/// builds a *partial* one: the search pauses as soon as the cells asked for are final, so a
+/// goal that moves every frame costs only the region its followers stand in. A partial
+/// field's final values are exactly the complete field's; [`Self::is_final`] says which
+/// they are, [`Self::settle`] and [`Self::advance`] resume the paused search.
 #[derive(Clone, Debug)]
 pub struct IntegrationField {
     width: u32,
     height: u32,
     values: Vec<u32>,
     queue: BucketQueue,
+    /// `None` when complete; else values below this are final and the search is paused.
+    frontier: Option<u32>,
+    /// Cost version the paused search started on.
+    searched: u64,
 }
 
 impl PartialEq for IntegrationField {
@@ -114,6 +155,8 @@ impl IntegrationField {
             height: cost.height(),
             values: vec![UNREACHABLE; cost.padded_costs().len()],
             queue: BucketQueue::default(),
+            frontier: None,
+            searched: cost.version(),
         }
     }
 
@@ -132,30 +175,120 @@ impl IntegrationField {
 
     /// Like [`Self::rebuild`], but may stop as soon as `target`'s value is final: the value of
     /// `target` (and of every cell closer to the goals) is exact, farther cells may be left
-    /// too high. Used to check point-to-point distances quickly.
+    /// too high ([`Self::is_final`] says which). Used to check point-to-point distances
+    /// quickly.
     pub fn rebuild_until(
         &mut self,
         cost: &CostField,
         goals: &[Cell],
         target: Option<Cell>,
     ) -> Result<(), FieldError> {
-        if (self.width, self.height) != (cost.width(), cost.height()) {
-            return Err(FieldError::SizeMismatch {
-                field: (self.width, self.height),
-                cost: (cost.width(), cost.height()),
-            });
-        }
-        for &cell in goals.iter().chain(target.as_ref()) {
-            if cell.x >= self.width || cell.y >= self.height {
-                return Err(FieldError::GoalOutside {
-                    cell,
-                    width: self.width,
-                    height: self.height,
-                });
+        match target {
+            None => {
+                let pending = self.start(cost, goals)?;
+                self.run(cost, pending, Stop::Never);
+            }
+            Some(t) => {
+                self.check(cost, &[t])?;
+                let pending = self.start(cost, goals)?;
+                self.run(cost, pending, Stop::Settled(cost.padded_index(t)));
             }
         }
+        Ok(())
+    }
+
+    /// Starts a partial field toward `goals`: searches only until every cell of `demand` is
+    /// final (their values, and the flow directions read from them, are then exactly the
+    /// complete field's), and pauses there. Cells farther from the goals are left
+    /// [`UNREACHABLE`] or too high; [`Self::settle`] extends the search to more cells,
+    /// [`Self::advance`] completes it a slice at a time.
+    pub fn rebuild_for(
+        &mut self,
+        cost: &CostField,
+        goals: &[Cell],
+        demand: &[Cell],
+    ) -> Result<(), FieldError> {
+        self.check(cost, demand)?;
+        let pending = self.start(cost, goals)?;
+        // Pause at once; `settle` then runs exactly as far as `demand` needs.
+        self.run(cost, pending, Stop::Budget(0));
+        self.settle(cost, demand).map(|_| ())
+    }
+
+    /// Resumes a paused search (see [`Self::rebuild_for`]) until every cell of `demand` is
+    /// final. Returns whether it had to search. A complete field has nothing to do. Walls
+    /// need no search (they are never reachable); a demanded cell with no path to the goals
+    /// makes the search run to the end, which proves it.
+    pub fn settle(&mut self, cost: &CostField, demand: &[Cell]) -> Result<bool, FieldError> {
+        self.check(cost, demand)?;
+        let Some(frontier) = self.frontier else {
+            return Ok(false);
+        };
+        self.check_version(cost)?;
+        let costs = cost.padded_costs();
+        let q = &mut self.queue;
+        let words = self.values.len().div_ceil(64);
+        if q.wanted.len() != words {
+            q.wanted = vec![0; words];
+        }
+        q.wanted_left = 0;
+        for &c in demand {
+            let i = cost.padded_index(c);
+            let (word, bit) = (i / 64, 1u64 << (i % 64));
+            if self.values[i] >= frontier && costs[i] != WALL && q.wanted[word] & bit == 0 {
+                q.wanted[word] |= bit;
+                q.wanted_left += 1;
+            }
+        }
+        if q.wanted_left == 0 {
+            return Ok(false);
+        }
+        let pending = q.pending;
+        self.run(cost, pending, Stop::Wanted);
+        // Bits of cells the search never reached (it ran dry: they have no path).
+        for &c in demand {
+            let i = cost.padded_index(c);
+            self.queue.wanted[i / 64] &= !(1u64 << (i % 64));
+        }
+        Ok(true)
+    }
+
+    /// Resumes a paused search for about `budget` more cells (at least one bucket of the
+    /// queue), so a partial field can be completed over several frames. Returns whether the
+    /// field is complete.
+    pub fn advance(&mut self, cost: &CostField, budget: usize) -> Result<bool, FieldError> {
+        self.check(cost, &[])?;
+        if self.frontier.is_none() {
+            return Ok(true);
+        }
+        self.check_version(cost)?;
+        let pending = self.queue.pending;
+        self.run(cost, pending, Stop::Budget(budget.max(1)));
+        Ok(self.frontier.is_none())
+    }
+
+    /// Whether every value is final (see [`Self::rebuild_for`] for partial fields).
+    #[must_use]
+    pub fn is_complete(&self) -> bool {
+        self.frontier.is_none()
+    }
+
+    /// Whether the value at `cell` (inside the grid) is final: always in a complete field;
+    /// in a partial one, for the cells the search has settled (a wall's value is always
+    /// [`UNREACHABLE`], but a partial field reports it final only once complete).
+    #[must_use]
+    #[inline]
+    pub fn is_final(&self, cell: Cell) -> bool {
+        self.frontier.is_none_or(|f| self.get(cell) < f)
+    }
+
+    /// Checks the size and the goals, resets every value and queues the passable goals at 0.
+    /// Returns how many were queued.
+    fn start(&mut self, cost: &CostField, goals: &[Cell]) -> Result<usize, FieldError> {
+        self.check(cost, goals)?;
         self.values.fill(UNREACHABLE);
         self.queue.reset();
+        self.searched = cost.version();
         let costs = cost.padded_costs();
         let mut pending = 0usize;
         for &goal in goals {
@@ -166,19 +299,37 @@ impl IntegrationField {
                 pending += 1;
             }
         }
-        let stop = target.map(|t| cost.padded_index(t));
-        propagate(
+        Ok(pending)
+    }
+
+    /// Runs (or resumes) the search until `stop`, and records where it paused.
+    fn run(&mut self, cost: &CostField, pending: usize, stop: Stop) {
+        let start = self.queue.current;
+        let complete = propagate(
             &mut self.values,
-            costs,
+            cost.padded_costs(),
             cost.padded_moves(),
             cost.neighbour_offsets(),
             &mut self.queue,
             pending,
             &[],
+            start,
             stop,
             &mut None,
         );
-        Ok(())
+        self.frontier = (!complete).then(|| self.queue.current.saturating_mul(ORTHO_STEP));
+    }
+
+    /// A paused search may only go on over the costs it started on.
+    fn check_version(&self, cost: &CostField) -> Result<(), FieldError> {
+        if cost.version() == self.searched {
+            Ok(())
+        } else {
+            Err(FieldError::CostsChanged {
+                searched: self.searched,
+                now: cost.version(),
+            })
+        }
     }
 
     /// Brings the field up to date after cost edits, touching only what the edits can
@@ -208,6 +359,11 @@ impl IntegrationField {
                     height: self.height,
                 });
             }
+        }
+        if !self.is_complete() {
+            // A partial field's unsettled values are not a shortest-path tree to repair.
+            self.rebuild(cost, goals)?;
+            return Ok(Some(0..self.height));
         }
         if edits.is_empty() {
             return Ok(None);
@@ -319,7 +475,8 @@ impl IntegrationField {
             &mut self.queue,
             0,
             &seeds,
-            None,
+            0,
+            Stop::Never,
             &mut touched,
         );
         self.queue.seeds = seeds;
@@ -381,6 +538,7 @@ impl IntegrationField {
     /// The values in the padded layout, for callers that compute the field themselves (a
     /// parallel builder): they must leave exactly what [`Self::rebuild`] would.
     pub fn padded_values_mut(&mut self) -> &mut [u32] {
+        self.frontier = None;
         &mut self.values
     }
 
@@ -409,7 +567,10 @@ impl IntegrationField {
     }
 }
 
-/// Drains the bucket ring: the Dijkstra proper. `pending` entries are queued in bucket 0.
+/// Drains the bucket ring: the Dijkstra proper. `pending` entries are queued, the lowest in
+/// bucket `start` (0 for a new search; where a paused one stopped). Returns whether the
+/// queue ran dry (every value final); else the bucket to go on from and the entries left
+/// are in `queue.current` and `queue.pending`.
 ///
 /// Each settled cell first compares all eight neighbours without branching (walls and the
 /// border hold [`UNREACHABLE`] or lose the comparison), then walks only the improved ones:
@@ -424,18 +585,24 @@ fn propagate(
     queue: &mut BucketQueue,
     mut pending: usize,
     seeds: &[u32],
-    stop: Option<usize>,
+    start: u32,
+    stop: Stop,
     touched: &mut Option<(usize, usize)>,
-) {
+) -> bool {
     // `seeds` (sorted by value) enter the ring when the sweep reaches their bucket, so seeds
     // spread over more than the ring's span never wrap onto a live bucket.
     let mut next_seed = 0;
     let mut current: u32 = match (pending, seeds.first()) {
         (0, Some(&s)) => values[s as usize] / ORTHO_STEP,
-        _ => 0,
+        _ => start,
     };
     let mut list = std::mem::take(&mut queue.spare);
-    loop {
+    let mut budget = match stop {
+        Stop::Budget(n) => n,
+        _ => usize::MAX,
+    };
+    let watch = matches!(stop, Stop::Wanted);
+    let complete = loop {
         while let Some(&s) = seeds.get(next_seed) {
             let bucket = values[s as usize] / ORTHO_STEP;
             if bucket > current {
@@ -453,23 +620,35 @@ fn propagate(
                     current = values[s as usize] / ORTHO_STEP;
                     continue;
                 }
-                None => break,
+                None => break true,
             }
         }
-        if let Some(s) = stop
-            && values[s] / ORTHO_STEP < current
-        {
-            break;
+        let done = match stop {
+            Stop::Never => false,
+            Stop::Settled(s) => values[s] / ORTHO_STEP < current,
+            Stop::Wanted => queue.wanted_left == 0,
+            Stop::Budget(_) => budget == 0,
+        };
+        if done {
+            break false;
         }
         let slot = current as usize & (RING - 1);
         std::mem::swap(&mut list, &mut queue.buckets[slot]);
         pending -= list.len();
+        budget = budget.saturating_sub(list.len());
         let low = current * ORTHO_STEP;
         for &u in &list {
             let u = u as usize;
             let d = values[u];
             if d.wrapping_sub(low) >= ORTHO_STEP {
                 continue; // stale: the cell was settled from an earlier bucket
+            }
+            if watch {
+                let (word, bit) = (u / 64, 1u64 << (u % 64));
+                if queue.wanted[word] & bit != 0 {
+                    queue.wanted[word] &= !bit;
+                    queue.wanted_left -= 1;
+                }
             }
             let c = u32::from(costs[u]);
             let steps = [
@@ -498,8 +677,11 @@ fn propagate(
         }
         list.clear();
         current += 1;
-    }
+    };
     queue.spare = list;
+    queue.current = current;
+    queue.pending = pending;
+    complete
 }
 
 #[cfg(test)]
@@ -539,6 +721,62 @@ mod tests {
             prop_assert_eq!(field.to_values(), dijkstra_binary_heap(&cost, &goals));
         }
 
+        /// A partial field (searched only until some cells are final), extended to more
+        /// cells, then completed a slice at a time, agrees with the complete field on every
+        /// final cell, integration values and flow bytes (line of sight included), and ends
+        /// equal to it.
+        #[test]
+        fn partial_fields_equal_the_complete_one_where_final(
+            (w, h, costs, goals) in arb_costs(),
+            demand in proptest::collection::vec((0u32..40, 0u32..40), 0..12),
+            more in proptest::collection::vec((0u32..40, 0u32..40), 0..12),
+            budget in 1usize..300,
+        ) {
+            use crate::flow::{FlowConfig, FlowField};
+            let grid = Grid::new(w, h).unwrap();
+            let cost = CostField::from_costs(&grid, &costs).unwrap();
+            let goals: Vec<Cell> = goals.into_iter().map(|(x, y)| Cell::new(x, y)).collect();
+            let cells = |v: &[(u32, u32)]| -> Vec<Cell> {
+                v.iter().map(|&(x, y)| Cell::new(x % w, y % h)).collect()
+            };
+            let (demand, more) = (cells(&demand), cells(&more));
+            let config = FlowConfig { line_of_sight_radius: 6 };
+            let full = IntegrationField::build(&cost, &goals).unwrap();
+            let full_flow = FlowField::build(&cost, &full, &goals, &config);
+            let mut part = IntegrationField::unreachable(&cost);
+            part.rebuild_for(&cost, &goals, &demand).unwrap();
+            let mut flow = FlowField::empty(w, h);
+            flow.rebuild_cells(&cost, &part, &goals, &config, &demand);
+            let agree = |part: &IntegrationField, flow: &FlowField, served: &[Cell]| {
+                for &c in served {
+                    // Walls are left out of the search: they are never reachable.
+                    prop_assert!(part.is_final(c) || cost.get(c) == WALL, "{c} is not final");
+                    let i = grid.index(c);
+                    prop_assert_eq!(flow.bytes()[i], full_flow.bytes()[i], "flow at {}", c);
+                }
+                for i in 0..grid.len() {
+                    let c = grid.cell(i);
+                    if part.is_final(c) {
+                        prop_assert_eq!(part.get(c), full.get(c), "value at {}", c);
+                    }
+                }
+                Ok(())
+            };
+            agree(&part, &flow, &demand)?;
+            part.settle(&cost, &more).unwrap();
+            flow.fill_cells(&cost, &part, &goals, &config, &more);
+            agree(&part, &flow, &demand)?;
+            agree(&part, &flow, &more)?;
+            let mut slices = 0;
+            while !part.advance(&cost, budget).unwrap() {
+                slices += 1;
+                prop_assert!(slices <= grid.len(), "advance makes no progress");
+                agree(&part, &flow, &more)?;
+            }
+            prop_assert!(part == full);
+            prop_assert!(part.is_complete());
+        }
+
         #[test]
         fn early_stop_is_exact_at_the_target((w, h, costs, goals) in arb_costs(), t in (0u32..40, 0u32..40)) {
             let grid = Grid::new(w, h).unwrap();
@@ -550,6 +788,39 @@ mod tests {
             let full = dijkstra_binary_heap(&cost, &goals);
             prop_assert_eq!(field.get(target), full[grid.index(target)]);
         }
+    }
+
+    #[test]
+    fn a_paused_search_refuses_changed_costs_and_repair_rebuilds_it() {
+        let grid = Grid::new(30, 30).unwrap();
+        let mut cost = CostField::from_costs(&grid, &vec![1; 900]).unwrap();
+        let goal = [Cell::new(0, 0)];
+        let mut field = IntegrationField::unreachable(&cost);
+        field.rebuild_for(&cost, &goal, &[Cell::new(3, 3)]).unwrap();
+        assert!(!field.is_complete());
+        assert!(field.is_final(Cell::new(3, 3)));
+        assert!(!field.is_final(Cell::new(29, 29)));
+        assert!(cost.set(Cell::new(10, 10), WALL));
+        assert!(matches!(
+            field.settle(&cost, &[Cell::new(29, 29)]),
+            Err(FieldError::CostsChanged { .. })
+        ));
+        assert!(matches!(
+            field.advance(&cost, 10),
+            Err(FieldError::CostsChanged { .. })
+        ));
+        // A repair of a partial field rebuilds it completely.
+        let rows = field
+            .repair(&cost, &goal, &[(Cell::new(10, 10), 1)])
+            .unwrap();
+        assert_eq!(rows, Some(0..30));
+        assert!(field == IntegrationField::build(&cost, &goal).unwrap());
+        // Cells outside the grid are an error, not a panic.
+        assert!(
+            field
+                .rebuild_for(&cost, &goal, &[Cell::new(30, 0)])
+                .is_err()
+        );
     }
 
     /// A random grid, goals, and a sequence of edit batches (cell, new cost) applied one

@@ -30,6 +30,11 @@ pub struct SimConfig {
     /// Where units get their direction: full-map flow fields (default) or hierarchical
     /// sector fields.
     pub navigation: Navigation,
+    /// With flat navigation, a field whose goal moved ("chase the player") is rebuilt only
+    /// as far as the cells its followers stand in, then completed a slice per frame once the
+    /// goal rests (default true). Steering reads the same values either way, so results do
+    /// not depend on it; turn it off to always have complete fields to draw or read.
+    pub partial_fields: bool,
 }
 
 impl Default for SimConfig {
@@ -43,6 +48,7 @@ impl Default for SimConfig {
             flow: FlowConfig::default(),
             crowd_arrival_distance: 1.5,
             navigation: Navigation::Flat,
+            partial_fields: true,
         }
     }
 }
@@ -59,6 +65,13 @@ impl SimConfig {
     #[must_use]
     pub fn with_navigation(mut self, navigation: Navigation) -> Self {
         self.navigation = navigation;
+        self
+    }
+
+    /// Same config with partial fields for moving goals on or off.
+    #[must_use]
+    pub fn with_partial_fields(mut self, on: bool) -> Self {
+        self.partial_fields = on;
         self
     }
 

@@ -173,6 +173,8 @@ pub(crate) fn build_graph() -> Result<JobGraph<FrameData>, GraphBuildError> {
             Access::new()
                 .read::<Map>()
                 .read::<Groups>()
+                .read::<Position>()
+                .read::<Agent>()
                 .write::<EditLog>()
                 .write::<FieldCache>()
                 .write::<Clearance>(),

@@ -3,7 +3,9 @@
 //! with `Navigation::Hierarchical`. Also rebuilds the clearance of layers whose costs
 //! changed.
 
-use horde_core::{Cell, Clearance, Layer, NavField, fill_direction_rows};
+use horde_core::{
+    Agent, Cell, Clearance, FieldId, Layer, Map, NavField, Position, fill_direction_rows,
+};
 use parking_lot::Mutex;
 
 use crate::frame::FrameData;
@@ -28,28 +30,38 @@ pub(crate) fn rebuild_fields(data: &FrameData, ctx: &StageContext<'_>) {
     // Hierarchical navigation takes directions and distances from the sector fields
     // (`update_hierarchy`, which has read the edit log already): no full-map field is built.
     let flat = data.config.navigation == Navigation::Flat;
-    let dirty: Vec<Mutex<&mut NavField>> = fields
-        .dirty_mut(&map)
+    let pending: Vec<(FieldId, Mutex<&mut NavField>)> = fields
+        .pending_mut(&map)
         .filter(|_| flat)
-        .map(Mutex::new)
+        .map(|(id, f)| (id, Mutex::new(f)))
         .collect();
-    // Fields built before a few edits are repaired (only what the edits can change); the
-    // rest are rebuilt. A repair is exact, so the choice never changes the result.
-    let repairs: Vec<Option<Vec<(Cell, u8)>>> = dirty
+    let jobs: Vec<Job> = pending
         .iter()
-        .map(|f| {
+        .map(|(_, f)| {
             let f = f.lock();
-            let built = f.built_from()?;
-            let log = edits.since(f.key().layer, built)?;
-            (log.len() <= map.grid().len() / REPAIR_FRACTION).then_some(log)
+            if f.wants_partial() && data.config.partial_fields {
+                return if f.is_dirty(&map) {
+                    Job::Partial
+                } else {
+                    Job::Serve
+                };
+            }
+            // Fields built before a few edits are repaired (only what the edits can
+            // change); the rest are rebuilt. A repair is exact, so the choice never changes
+            // the result.
+            f.built_from()
+                .and_then(|built| edits.since(f.key().layer, built))
+                .filter(|log| log.len() <= map.grid().len() / REPAIR_FRACTION)
+                .map_or(Job::Rebuild, Job::Repair)
         })
         .collect();
+    let demand = demand(data, &map, &pending, &jobs);
     let report = |result: Result<(), horde_core::FieldError>| {
         if let Err(e) = result {
             data.errors.lock().push(format!("field update failed: {e}"));
         }
     };
-    if let ([only], [None]) = (dirty.as_slice(), repairs.as_slice()) {
+    if let ([(_, only)], [Job::Rebuild]) = (pending.as_slice(), jobs.as_slice()) {
         // One field to rebuild: fill its flow rows in parallel bands. The integration field
         // stays on one thread: `ParallelIntegration` is exact but slower on two cores
         // (PERFORMANCE.md).
@@ -66,21 +78,80 @@ pub(crate) fn rebuild_fields(data: &FrameData, ctx: &StageContext<'_>) {
             },
         ));
     } else {
-        // Otherwise one batch per field, repaired or rebuilt.
-        ctx.for_each_batch(dirty.len(), 1, |i, _| {
-            let mut field = dirty[i].lock();
-            report(match &repairs[i] {
-                Some(log) => field.repair(&map, &config, log),
-                None => field.rebuild(&map, &config),
+        // Otherwise one batch per field. A partial field's served cells are exactly what a
+        // complete build gives, so steering is the same whichever way a field was made.
+        let slice = (map.grid().len() / SERVE_SLICES).max(1);
+        ctx.for_each_batch(pending.len(), 1, |i, _| {
+            let mut field = pending[i].1.lock();
+            report(match &jobs[i] {
+                Job::Repair(log) => field.repair(&map, &config, log),
+                Job::Rebuild => field.rebuild(&map, &config),
+                Job::Partial => field.rebuild_for(&map, &config, &demand[i]),
+                Job::Serve => field.serve(&map, &config, &demand[i], slice),
             });
         });
     }
-    drop(dirty);
+    drop(pending);
     // Every field is current now: their edits are no longer needed.
     for layer in Layer::ALL {
         edits.prune(layer, map.cost_field(layer).version());
     }
 }
+
+/// What `rebuild_fields` does with a field this frame.
+enum Job {
+    /// Rebuild it completely.
+    Rebuild,
+    /// Repair it after these edits (cell, cost before).
+    Repair(Vec<(Cell, u8)>),
+    /// Its goals moved: rebuild it only as far as its followers need.
+    Partial,
+    /// Partial and current: extend it to its followers' cells and go on completing it.
+    Serve,
+}
+
+/// For each field in `pending` that is partial (`Job::Partial` or `Job::Serve`), the cells
+/// its followers stand in (where steering reads it); empty for the others.
+fn demand(
+    data: &FrameData,
+    map: &Map,
+    pending: &[(FieldId, Mutex<&mut NavField>)],
+    jobs: &[Job],
+) -> Vec<Vec<Cell>> {
+    let mut demand = vec![Vec::new(); pending.len()];
+    let mut slot_of: Vec<Option<usize>> = Vec::new();
+    for (k, ((id, _), job)) in pending.iter().zip(jobs).enumerate() {
+        if matches!(job, Job::Partial | Job::Serve) {
+            let i = id.0 as usize;
+            if slot_of.len() <= i {
+                slot_of.resize(i + 1, None);
+            }
+            slot_of[i] = Some(k);
+        }
+    }
+    if slot_of.is_empty() {
+        return demand;
+    }
+    let groups = data.groups.read();
+    let grid = map.grid();
+    for (pos, agent) in data.world.query::<(&Position, &Agent)>().iter() {
+        // Units with a non-finite position are not steered (they are quarantined).
+        if !pos.0.is_finite() {
+            continue;
+        }
+        let slot = groups
+            .field(agent.group.0, agent.layer)
+            .and_then(|id| slot_of.get(id.0 as usize).copied().flatten());
+        if let Some(k) = slot {
+            demand[k].push(grid.clamped_cell_at(pos.0));
+        }
+    }
+    demand
+}
+
+/// A partial field that is not rebuilt this frame goes on toward completion by
+/// `cells / SERVE_SLICES` cells a frame.
+const SERVE_SLICES: usize = 16;
 
 /// A field is repaired rather than rebuilt while its pending edits number at most
 /// `cells / REPAIR_FRACTION`.

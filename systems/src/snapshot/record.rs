@@ -133,6 +133,8 @@ impl ConfigRecord {
                 0 => Navigation::Flat,
                 _ => Navigation::Hierarchical,
             },
+            // Not recorded: it changes what is computed ahead, never a result.
+            partial_fields: SimConfig::default().partial_fields,
         }
     }
 }
