@@ -22,7 +22,8 @@ use glam::Vec2;
 use horde::hierarchy::DEFAULT_SECTOR_SIZE;
 use horde::{
     Cell, FieldCache, FieldKey, FlowConfig, FlowField, GoalSet, HierarchicalField,
-    IntegrationField, Layer, LevelConfig, PortalGraph, UNREACHABLE, WALL, generate_level,
+    IntegrationField, Layer, LevelConfig, PortalGraph, SimConfig, Simulation, UNREACHABLE,
+    UnitSpec, WALL, generate_level,
 };
 use rand_core::{RngCore, SeedableRng};
 use rand_pcg::Pcg64;
@@ -302,6 +303,33 @@ fn moving_goal_flat(c: &mut Criterion) {
             "partial field for the {name}: {settled} of {} open cells searched ({:.1}%)",
             all_open.len(),
             100.0 * settled as f64 / all_open.len() as f64
+        );
+    }
+    // The whole frame (every stage, 2 threads) while the goal moves every frame and the
+    // army chases it, with partial fields off and on (`SimConfig::partial_fields`).
+    for partial in [false, true] {
+        let config = SimConfig::default()
+            .with_threads(2)
+            .with_partial_fields(partial);
+        let mut sim = Simulation::new(map.clone(), config).unwrap();
+        let group_id = sim.add_group(GoalSet::single(a)).unwrap();
+        for &c in &army {
+            let pos = Vec2::new(c.x as f32 + 0.5, c.y as f32 + 0.5);
+            sim.spawn(UnitSpec::at(pos).with_radius(0.45).with_group(group_id))
+                .unwrap();
+        }
+        sim.step(1.0 / 60.0).unwrap();
+        let name = if partial { "on" } else { "off" };
+        group.bench_function(
+            format!("frame_army_of_10k_chasing_partial_fields_{name}"),
+            |bench| {
+                bench.iter(|| {
+                    flip = !flip;
+                    let to = if flip { b } else { a };
+                    sim.set_group_goal(group_id, GoalSet::single(to)).unwrap();
+                    sim.step(1.0 / 60.0).unwrap().total()
+                })
+            },
         );
     }
     cache.rebuild_dirty(&map).unwrap();

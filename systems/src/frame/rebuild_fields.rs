@@ -1,6 +1,8 @@
 //! Stage `rebuild_fields`: brings the dirty flow fields up to date (one batch per field, in
-//! parallel): fields with a few pending cost edits are repaired, the others rebuilt; none
-//! with `Navigation::Hierarchical`. Also rebuilds the clearance of layers whose costs
+//! parallel): fields with a few pending cost edits are repaired, the others rebuilt; a field
+//! whose goal moved is rebuilt only as far as the cells its followers stand in, and completed
+//! a slice per frame once its goal rests (`SimConfig::partial_fields`); none with
+//! `Navigation::Hierarchical`. Also rebuilds the clearance of layers whose costs
 //! changed.
 
 use horde_core::{
