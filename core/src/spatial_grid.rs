@@ -112,6 +112,11 @@ impl SpatialGrid {
     /// Buckets per unit below which [`fit_to`](Self::fit_to) folds the table's rows.
     pub const BUCKETS_PER_UNIT: u64 = 8;
 
+    /// A bucket for [`rebuild_from_buckets`](Self::rebuild_from_buckets) that leaves the unit
+    /// out of the grid (a unit with no valid position): it is in no bucket and not in
+    /// [`order`](Self::order).
+    pub const UNPLACED: u32 = u32::MAX;
+
     /// Bucket side used when no unit radius is known: `1.0` world unit.
     pub const DEFAULT_CELL_SIZE: f32 = 1.0;
 
@@ -317,9 +322,9 @@ impl SpatialGrid {
     }
 
     /// Sorts the units into the given buckets (unit `i` in `buckets[i]`, for instance from
-    /// [`bucket_of`](Self::bucket_of)) with a stable counting sort: count per bucket, prefix
-    /// sums, then place the units from last to first. On error (a bucket that does not exist,
-    /// too many units) the grid is left empty.
+    /// [`bucket_of`](Self::bucket_of), or [`UNPLACED`](Self::UNPLACED) to leave it out) with a
+    /// stable counting sort: count per bucket, prefix sums, then place the units from last to
+    /// first. On error (a bucket that does not exist, too many units) the grid is left empty.
     pub fn rebuild_from_buckets(&mut self, buckets: &[u32]) -> Result<(), SpatialGridError> {
         self.rebuild_from_buckets_in(buckets, 1, |jobs, job| (0..jobs).for_each(job))
     }
@@ -371,27 +376,29 @@ impl SpatialGrid {
             *total = sum;
         });
         let mut parts: Vec<(&mut [u32], u32)> = parts.into_iter().map(Mutex::into_inner).collect();
-        if parts.iter().map(|(_, total)| *total).sum::<u32>() != units {
-            // Some bucket does not exist: name the first such unit.
+        let placed = parts.iter().map(|(_, total)| *total).sum::<u32>();
+        if placed != units {
+            // Units left out, or some bucket does not exist: name the first such unit.
             let count = slots as u32;
-            let (unit, &bucket) = buckets
+            if let Some((unit, &bucket)) = buckets
                 .iter()
                 .enumerate()
-                .find(|&(_, &b)| b >= count)
-                .unwrap_or((0, &0));
-            parts.iter_mut().for_each(|(part, _)| part.fill(0));
-            end[0] = 0;
-            return Err(SpatialGridError::BadBucket {
-                unit,
-                bucket,
-                buckets: count,
-            });
+                .find(|&(_, &b)| b >= count && b != Self::UNPLACED)
+            {
+                parts.iter_mut().for_each(|(part, _)| part.fill(0));
+                end[0] = 0;
+                return Err(SpatialGridError::BadBucket {
+                    unit,
+                    bucket,
+                    buckets: count,
+                });
+            }
         }
-        end[0] = units;
+        end[0] = placed;
         // Placing: each band owns the run of `order` its units go to. Back to front, so the
         // units of a bucket keep their input order; afterwards each count is its bucket's
-        // start.
-        self.order.resize(buckets.len(), 0);
+        // start. Unplaced units fall in no band.
+        self.order.resize(placed as usize, 0);
         let mut rest = self.order.as_mut_slice();
         let mut jobs = Vec::with_capacity(parts.len());
         let mut base = 0;
@@ -728,7 +735,18 @@ mod tests {
             })
         );
         assert!(g.is_empty() && g.cell_start().iter().all(|&s| s == 0));
-        assert!(g.rebuild_from_buckets(&[u32::MAX]).is_err());
+        assert!(g.rebuild_from_buckets(&[u32::MAX - 1]).is_err());
+        // Unplaced units are left out, the others keep their input order within a bucket.
+        for bands in [1, 2, 5] {
+            g.rebuild_from_buckets_in(
+                &[3, SpatialGrid::UNPLACED, 0, 3, SpatialGrid::UNPLACED],
+                bands,
+                |jobs, job| (0..jobs).for_each(job),
+            )
+            .unwrap();
+            assert_eq!(g.order(), &[2, 0, 3]);
+            assert_eq!(g.cell_start()[16], 3);
+        }
     }
 
     #[test]

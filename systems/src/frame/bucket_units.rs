@@ -3,6 +3,7 @@
 
 use glam::Vec2;
 use horde_core::{Agent, Position, SpatialGrid, Steering, UnitId};
+use parking_lot::Mutex;
 
 use crate::frame::FrameData;
 use crate::job_graph::StageContext;
@@ -94,34 +95,73 @@ impl Neighbours {
 pub(crate) fn bucket_units(data: &FrameData, ctx: &StageContext<'_>) {
     let mut guard = data.neighbours.write();
     let n = &mut *guard;
-    n.scratch.clear();
+    let batch_size = data.config.batch_size.clamp(1, u32::MAX as usize) as u32;
     let mut query = data
         .world
         .query::<(&UnitId, &Position, &Agent, &Steering)>();
-    // A unit whose position is not finite (it will be quarantined this frame) is nobody's
-    // neighbour: its NaN must not spread through separation.
-    n.scratch
-        .extend(query.iter().filter(|(_, pos, _, _)| pos.0.is_finite()).map(
-            |(id, pos, agent, steering)| NeighbourInfo {
+    // Each batch's length first (walking a batch reads no component), so every batch can
+    // write its part of the snapshot on any thread.
+    let lengths: Vec<usize> = query
+        .iter_batched(batch_size)
+        .map(Iterator::count)
+        .collect();
+    let total = lengths.iter().sum();
+    n.grid.fit_to(total);
+    n.scratch.resize(total, NeighbourInfo::default());
+    n.buckets.resize(total, 0);
+    let mut jobs = Vec::with_capacity(lengths.len());
+    let (mut scratch, mut buckets) = (n.scratch.as_mut_slice(), n.buckets.as_mut_slice());
+    for (batch, &len) in query.iter_batched(batch_size).zip(&lengths) {
+        let (units, rest) = scratch.split_at_mut(len);
+        scratch = rest;
+        let (unit_buckets, rest) = buckets.split_at_mut(len);
+        buckets = rest;
+        jobs.push(Mutex::new(Some((batch, units, unit_buckets))));
+    }
+    let grid = &n.grid;
+    let arrived: Vec<Mutex<Vec<u32>>> = jobs.iter().map(|_| Mutex::new(Vec::new())).collect();
+    ctx.for_each_batch(jobs.len(), 1, |i, _| {
+        let Some((batch, units, unit_buckets)) = jobs[i].lock().take() else {
+            return;
+        };
+        let mut counts = Vec::new();
+        for (((id, pos, agent, steering), unit), bucket) in batch.zip(units).zip(unit_buckets) {
+            *unit = NeighbourInfo {
                 pos: pos.0,
                 radius: agent.radius,
                 id: id.0,
                 group: agent.group.0,
                 arrived: steering.arrived,
-            },
-        ));
-    drop(query);
-    // Size the bucket table for this many units, then bucket them in parallel.
-    n.grid.fit_to(n.scratch.len());
-    n.buckets.resize(n.scratch.len(), 0);
-    let chunk = data.config.batch_size.max(1) * 4;
-    let grid = &n.grid;
-    let scratch = &n.scratch;
-    ctx.for_each_chunk_mut(&mut n.buckets, chunk, |_, range, out| {
-        for (b, unit) in out.iter_mut().zip(&scratch[range]) {
-            *b = grid.bucket_of(unit.pos);
+            };
+            // A unit whose position is not finite (it will be quarantined this frame) is
+            // nobody's neighbour: its NaN must not spread through separation.
+            if !pos.0.is_finite() {
+                *bucket = SpatialGrid::UNPLACED;
+                continue;
+            }
+            *bucket = grid.bucket_of(pos.0);
+            if steering.arrived {
+                let g = usize::from(agent.group.0);
+                if counts.len() <= g {
+                    counts.resize(g + 1, 0);
+                }
+                counts[g] += 1;
+            }
         }
+        *arrived[i].lock() = counts;
     });
+    drop(jobs);
+    drop(query);
+    n.arrived_per_group.clear();
+    for counts in arrived {
+        let counts = counts.into_inner();
+        if n.arrived_per_group.len() < counts.len() {
+            n.arrived_per_group.resize(counts.len(), 0);
+        }
+        for (sum, c) in n.arrived_per_group.iter_mut().zip(counts) {
+            *sum += c;
+        }
+    }
     // The sort's result does not depend on how many bands it is cut into, so one band per
     // thread is safe here (unlike a split of floating-point work).
     let bands = ctx.threads();
@@ -135,15 +175,9 @@ pub(crate) fn bucket_units(data: &FrameData, ctx: &StageContext<'_>) {
         n.units.clear();
         return;
     }
-    n.arrived_per_group.clear();
-    for unit in n.scratch.iter().filter(|u| u.arrived) {
-        let g = usize::from(unit.group);
-        if n.arrived_per_group.len() <= g {
-            n.arrived_per_group.resize(g + 1, 0);
-        }
-        n.arrived_per_group[g] += 1;
-    }
-    n.units.resize(n.scratch.len(), NeighbourInfo::default());
+    let chunk = data.config.batch_size.max(1) * 4;
+    n.units
+        .resize(n.grid.order().len(), NeighbourInfo::default());
     let (order, scratch) = (n.grid.order(), &n.scratch);
     ctx.for_each_chunk_mut(&mut n.units, chunk, |_, range, out| {
         for (unit, &i) in out.iter_mut().zip(&order[range]) {
