@@ -36,14 +36,26 @@ impl Default for FlowConfig {
 /// value (legal moves only: no corner cutting), or none for goals, walls and unreachable
 /// cells. One byte per cell: bits 0-3 hold a [`Direction`] or [`NO_DIRECTION`], bit 7
 /// ([`LINE_OF_SIGHT`]) marks cells that see the goal.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct FlowField {
     width: u32,
     height: u32,
     cells: Vec<u8>,
     /// The goal cell that line-of-sight cells steer at (single-cell goals only).
     sight_goal: Option<Cell>,
+    /// Rows outside which every byte is [`NO_DIRECTION`] (what [`Self::rebuild_cells`]
+    /// clears).
+    written: Range<u32>,
 }
+
+impl PartialEq for FlowField {
+    fn eq(&self, other: &Self) -> bool {
+        (self.width, self.height, self.sight_goal) == (other.width, other.height, other.sight_goal)
+            && self.cells == other.cells
+    }
+}
+
+impl Eq for FlowField {}
 
 impl FlowField {
     /// A field of the given size with no direction anywhere.
@@ -54,6 +66,7 @@ impl FlowField {
             height,
             cells: vec![NO_DIRECTION; width as usize * height as usize],
             sight_goal: None,
+            written: 0..0,
         }
     }
 
@@ -81,6 +94,7 @@ impl FlowField {
         self.resize(cost.width(), cost.height());
         let height = self.height;
         fill_direction_rows(cost, integration, 0..height, &mut self.cells);
+        self.written = 0..height;
         self.mark_line_of_sight(cost, integration, goals, config);
     }
 
@@ -94,6 +108,7 @@ impl FlowField {
     /// The raw bytes, row-major, for callers that fill rows in parallel with
     /// [`fill_direction_rows`] before calling [`Self::mark_line_of_sight`].
     pub fn bytes_mut(&mut self) -> &mut [u8] {
+        self.written = 0..self.height;
         &mut self.cells
     }
 
@@ -119,6 +134,7 @@ impl FlowField {
         let end = (rows.end + 1).min(self.height);
         if first < end {
             let w = self.width as usize;
+            self.written = 0..self.height;
             let out = &mut self.cells[first as usize * w..end as usize * w];
             fill_direction_rows(cost, integration, first..end, out);
         }
@@ -149,6 +165,11 @@ impl FlowField {
     ) {
         let Some((goal, x0, x1, y0, y1)) = self.sight_box(integration, goals, config) else {
             return;
+        };
+        self.written = if self.written.is_empty() {
+            y0..y1 + 1
+        } else {
+            self.written.start.min(y0)..self.written.end.max(y1 + 1)
         };
         for y in y0..=y1 {
             for x in x0..=x1 {
@@ -194,7 +215,9 @@ impl FlowField {
         cells: &[Cell],
     ) {
         self.resize(cost.width(), cost.height());
-        self.cells.fill(NO_DIRECTION);
+        let w = self.width as usize;
+        let rows = std::mem::replace(&mut self.written, 0..0);
+        self.cells[rows.start as usize * w..rows.end as usize * w].fill(NO_DIRECTION);
         self.fill_cells(cost, integration, goals, config, cells);
     }
 
@@ -227,6 +250,13 @@ impl FlowField {
             }
             let i = self.index(cell);
             self.cells[i] = byte;
+            if byte != NO_DIRECTION {
+                self.written = if self.written.is_empty() {
+                    cell.y..cell.y + 1
+                } else {
+                    self.written.start.min(cell.y)..self.written.end.max(cell.y + 1)
+                };
+            }
         }
     }
 

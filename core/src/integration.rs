@@ -136,6 +136,10 @@ pub struct IntegrationField {
     frontier: Option<u32>,
     /// Cost version the paused search started on.
     searched: u64,
+    /// Padded indices `start..end` outside which every value is [`UNREACHABLE`]: a new
+    /// search resets only these (a partial field for a goal that moves every frame touches
+    /// a small part of the map).
+    span: (usize, usize),
 }
 
 impl PartialEq for IntegrationField {
@@ -157,6 +161,7 @@ impl IntegrationField {
             queue: BucketQueue::default(),
             frontier: None,
             searched: cost.version(),
+            span: (0, 0),
         }
     }
 
@@ -286,7 +291,10 @@ impl IntegrationField {
     /// Returns how many were queued.
     fn start(&mut self, cost: &CostField, goals: &[Cell]) -> Result<usize, FieldError> {
         self.check(cost, goals)?;
-        self.values.fill(UNREACHABLE);
+        let (low, high) = std::mem::replace(&mut self.span, (usize::MAX, 0));
+        if low < high {
+            self.values[low..high].fill(UNREACHABLE);
+        }
         self.queue.reset();
         self.searched = cost.version();
         let costs = cost.padded_costs();
@@ -297,7 +305,11 @@ impl IntegrationField {
                 self.values[i] = 0;
                 self.queue.buckets[0].push(i as u32);
                 pending += 1;
+                self.span = (self.span.0.min(i), self.span.1.max(i + 1));
             }
+        }
+        if self.span.0 >= self.span.1 {
+            self.span = (0, 0);
         }
         Ok(pending)
     }
@@ -305,6 +317,12 @@ impl IntegrationField {
     /// Runs (or resumes) the search until `stop`, and records where it paused.
     fn run(&mut self, cost: &CostField, pending: usize, stop: Stop) {
         let start = self.queue.current;
+        // A complete search may reach anywhere: tracking its extent would only slow it.
+        let mut touched = match stop {
+            Stop::Never => None,
+            _ if self.span.0 < self.span.1 => Some((self.span.0, self.span.1 - 1)),
+            _ => Some((usize::MAX, 0)),
+        };
         let complete = propagate(
             &mut self.values,
             cost.padded_costs(),
@@ -315,8 +333,13 @@ impl IntegrationField {
             &[],
             start,
             stop,
-            &mut None,
+            &mut touched,
         );
+        self.span = match touched {
+            Some((low, high)) if low <= high => (low, high + 1),
+            Some(_) => (0, 0),
+            None => (0, self.values.len()),
+        };
         self.frontier = (!complete).then(|| self.queue.current.saturating_mul(ORTHO_STEP));
     }
 
@@ -480,6 +503,7 @@ impl IntegrationField {
             &mut touched,
         );
         self.queue.seeds = seeds;
+        self.span = (0, self.values.len());
         Ok(touched.map(|(low, high)| {
             let first = (low / stride).saturating_sub(1) as u32;
             let last = ((high / stride).saturating_sub(1) as u32).min(self.height - 1);
@@ -539,6 +563,7 @@ impl IntegrationField {
     /// parallel builder): they must leave exactly what [`Self::rebuild`] would.
     pub fn padded_values_mut(&mut self) -> &mut [u32] {
         self.frontier = None;
+        self.span = (0, self.values.len());
         &mut self.values
     }
 
@@ -732,7 +757,7 @@ mod tests {
             more in proptest::collection::vec((0u32..40, 0u32..40), 0..12),
             budget in 1usize..300,
         ) {
-            use crate::flow::{FlowConfig, FlowField};
+            use crate::flow::{FlowConfig, FlowField, NO_DIRECTION};
             let grid = Grid::new(w, h).unwrap();
             let cost = CostField::from_costs(&grid, &costs).unwrap();
             let goals: Vec<Cell> = goals.into_iter().map(|(x, y)| Cell::new(x, y)).collect();
@@ -743,9 +768,14 @@ mod tests {
             let config = FlowConfig { line_of_sight_radius: 6 };
             let full = IntegrationField::build(&cost, &goals).unwrap();
             let full_flow = FlowField::build(&cost, &full, &goals, &config);
+            // First a partial field toward another goal (the goal moved): the new one must
+            // not keep anything of it.
+            let before = [Cell::new(w - 1 - goals[0].x, h - 1 - goals[0].y)];
             let mut part = IntegrationField::unreachable(&cost);
-            part.rebuild_for(&cost, &goals, &demand).unwrap();
+            part.rebuild_for(&cost, &before, &more).unwrap();
             let mut flow = FlowField::empty(w, h);
+            flow.rebuild_cells(&cost, &part, &before, &config, &more);
+            part.rebuild_for(&cost, &goals, &demand).unwrap();
             flow.rebuild_cells(&cost, &part, &goals, &config, &demand);
             let agree = |part: &IntegrationField, flow: &FlowField, served: &[Cell]| {
                 for &c in served {
@@ -753,6 +783,10 @@ mod tests {
                     prop_assert!(part.is_final(c) || cost.get(c) == WALL, "{c} is not final");
                     let i = grid.index(c);
                     prop_assert_eq!(flow.bytes()[i], full_flow.bytes()[i], "flow at {}", c);
+                }
+                // Bytes not served are cleared, never left over from an earlier goal.
+                for (i, (&b, &f)) in flow.bytes().iter().zip(full_flow.bytes()).enumerate() {
+                    prop_assert!(b == NO_DIRECTION || b == f, "stale byte at {}", i);
                 }
                 for i in 0..grid.len() {
                     let c = grid.cell(i);
