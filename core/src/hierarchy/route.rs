@@ -22,6 +22,13 @@ const MAX_RING: usize = 1 << 16;
 trait MonotoneQueue {
     fn push(&mut self, key: u32, item: u32);
     fn pop(&mut self) -> Option<(u32, u32)>;
+    /// Like [`Self::pop`], and when the queue knows the entries it will pop next (a bucket
+    /// it starts to drain), it shows them to `ahead` first, so the caller can start their
+    /// memory reads together.
+    fn pop_ahead(&mut self, ahead: &mut impl FnMut(&[(u32, u32)])) -> Option<(u32, u32)> {
+        let _ = ahead;
+        self.pop()
+    }
 }
 
 impl MonotoneQueue for RadixHeap {
@@ -47,6 +54,8 @@ struct BucketRing {
     /// Bucket being drained (`key / ORTHO_STEP`, not wrapped).
     current: usize,
     len: usize,
+    /// The last bucket shown to [`MonotoneQueue::pop_ahead`]'s caller.
+    shown: usize,
 }
 
 impl BucketRing {
@@ -58,6 +67,7 @@ impl BucketRing {
             mask: size - 1,
             current: (lowest / ORTHO_STEP) as usize,
             len: 0,
+            shown: usize::MAX,
         }
     }
 }
@@ -81,6 +91,22 @@ impl MonotoneQueue for BucketRing {
             self.current += 1;
         }
     }
+
+    fn pop_ahead(&mut self, ahead: &mut impl FnMut(&[(u32, u32)])) -> Option<(u32, u32)> {
+        if self.len == 0 {
+            return None;
+        }
+        while self.buckets[self.current & self.mask].is_empty() {
+            self.current += 1;
+        }
+        // Nothing is pushed into the bucket being drained (every edge spans a bucket), so
+        // when it is first reached it holds every entry it will give.
+        if self.shown != self.current {
+            self.shown = self.current;
+            ahead(&self.buckets[self.current & self.mask]);
+        }
+        self.pop()
+    }
 }
 
 /// Dijkstra on the graph's incoming edges from `seeds` (whose `dist` and `next` are set).
@@ -96,7 +122,18 @@ fn settle(
             queue.push(d, node);
         }
     }
-    while let Some((d, m)) = queue.pop() {
+    // Nodes come in no memory order, so each one's edge list is a likely cache miss: read
+    // the first edge of every node of a bucket before settling them, so the misses overlap
+    // instead of stalling one node each.
+    let mut sink = 0u32;
+    let mut ahead = |bucket: &[(u32, u32)]| {
+        for &(_, m) in bucket {
+            if let Some(&(p, _)) = graph.edges_into(m).first() {
+                sink ^= p;
+            }
+        }
+    };
+    while let Some((d, m)) = queue.pop_ahead(&mut ahead) {
         if d > dist[m as usize] {
             continue;
         }
@@ -109,6 +146,7 @@ fn settle(
             }
         }
     }
+    std::hint::black_box(sink);
 }
 
 /// The coarse route of one path request: for every node of a [`PortalGraph`], the cost of
