@@ -92,6 +92,9 @@ pub struct SpatialGrid {
     cell_size: f32,
     columns: u32,
     rows: u32,
+    /// `columns - 1` and `rows - 1` as `f32`, the clamp of `axis_index` (converting an
+    /// unsigned integer to `f32` costs several instructions, on every lookup).
+    last: Vec2,
     /// Rows of buckets the table holds: world row `y` lives in table row `y % table_rows`
     /// (see [`SpatialGrid::fit_to`]).
     table_rows: u32,
@@ -165,6 +168,7 @@ impl SpatialGrid {
             cell_size,
             columns,
             rows,
+            last: Vec2::new((columns - 1) as f32, (rows - 1) as f32),
             table_rows: rows,
             row_base: (0..rows).map(|y| y * columns).collect(),
             cell_start: vec![0; columns as usize * rows as usize + 1],
@@ -462,21 +466,21 @@ impl SpatialGrid {
     /// The clamped column of world x coordinate `x` (NaN gives 0).
     #[inline]
     fn column_of(&self, x: f32) -> u32 {
-        axis_index((x - self.origin.x) / self.cell_size, self.columns)
+        axis_index((x - self.origin.x) / self.cell_size, self.last.x)
     }
 
     /// The clamped row of world y coordinate `y` (NaN gives 0).
     #[inline]
     fn row_of(&self, y: f32) -> u32 {
-        axis_index((y - self.origin.y) / self.cell_size, self.rows)
+        axis_index((y - self.origin.y) / self.cell_size, self.last.y)
     }
 }
 
-/// `floor(local)` clamped to `0..count`; NaN gives 0 (`f32::max` and `as` both map it so).
+/// `floor(local)` clamped to `0..=last`; NaN gives 0 (`f32::max` and `as` both map it so).
 #[inline]
-fn axis_index(local: f32, count: u32) -> u32 {
+fn axis_index(local: f32, last: f32) -> u32 {
     // `max` maps NaN to 0, and truncating the clamped non-negative value is floor.
-    local.max(0.0).min((count - 1) as f32) as u32
+    local.max(0.0).min(last) as u32
 }
 
 #[cfg(test)]

@@ -61,6 +61,7 @@ impl Neighbours {
     /// [`Self::near`] as three `(start, end)` spans of [`Self::units`] (see [`Self::span`]):
     /// smaller to keep for a chunk of units than the slices. Called once per unit per frame.
     #[must_use]
+    #[inline]
     pub fn near_spans(&self, pos: Vec2) -> [(u32, u32); 3] {
         let mut spans = [(0, 0); 3];
         if self.units.is_empty() {

@@ -113,7 +113,11 @@ where
     for<'q> Q::Item<'q>: Send,
     F: for<'q> Fn(Q::Item<'q>) + Sync,
 {
-    for_each_batch_of::<Q, _>(world, ctx, batch_size, |batch| batch.for_each(&f));
+    for_each_batch_of::<Q, _>(world, ctx, batch_size, |batch| {
+        for item in batch {
+            f(item);
+        }
+    });
 }
 
 /// Units a chunk of [`for_each_unit_chunk`] holds.
