@@ -65,6 +65,8 @@ fn units_reach_the_goal_with_hierarchical_navigation() {
             .field(0, Layer::Ground)
             .expect("a field slot");
         assert_eq!(horde.fields().get(id).built_from(), None);
+        // ... and its slot holds no full-map arrays (5 bytes a cell otherwise).
+        assert_eq!(horde.fields().get(id).bytes(), 0);
         assert!(
             fraction >= 0.98,
             "{name}: only {:.1}% arrived",

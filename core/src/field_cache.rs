@@ -115,6 +115,13 @@ impl NavField {
         self.moved || !self.integration.is_complete()
     }
 
+    /// Bytes held by the field's per-cell arrays: none until it is first built (a slot that
+    /// hierarchical navigation never builds costs nothing).
+    #[must_use]
+    pub fn bytes(&self) -> usize {
+        self.integration.padded_values().len() * 4 + self.flow.bytes().len()
+    }
+
     /// Whether every value is final (see [`IntegrationField::rebuild_for`]).
     #[must_use]
     pub fn is_complete(&self) -> bool {
@@ -442,6 +449,7 @@ impl FieldCache {
 mod tests {
     use super::*;
     use crate::grid::Grid;
+    use crate::integration::UNREACHABLE;
     use crate::terrain::Terrain;
 
     #[test]
@@ -519,6 +527,34 @@ mod tests {
         // Goals outside the map are an error.
         assert!(cache.rekey(a, key(40), &map).is_err());
         assert_eq!(cache.get(a).key(), &key(2));
+    }
+
+    #[test]
+    fn an_unbuilt_field_takes_no_memory_and_reads_as_unreachable() {
+        let map = Map::new(Grid::new(64, 64).unwrap());
+        let mut cache = FieldCache::default();
+        let key = FieldKey {
+            goals: GoalSet::single(Cell::new(3, 3)),
+            layer: Layer::Ground,
+        };
+        let id = cache.request(key, &map).unwrap();
+        let field = cache.get(id);
+        assert_eq!(field.bytes(), 0);
+        assert_eq!(field.integration().get(Cell::new(10, 10)), UNREACHABLE);
+        assert_eq!(field.integration().to_values(), vec![UNREACHABLE; 64 * 64]);
+        assert_eq!(field.flow().direction(Cell::new(10, 10)), None);
+        let cost = map.cost_field(Layer::Ground);
+        assert!(field.integration() == &IntegrationField::unreachable(cost));
+        let mut allocated = IntegrationField::unreachable(cost);
+        allocated.padded_values_mut();
+        assert!(field.integration() == &allocated);
+        assert!(
+            field.flow()
+                == &FlowField::build(cost, field.integration(), &[], &FlowConfig::default())
+        );
+        cache.rebuild_dirty(&map).unwrap();
+        assert_eq!(cache.get(id).bytes(), 66 * 66 * 4 + 64 * 64);
+        assert!(cache.get(id).flow().direction(Cell::new(10, 10)).is_some());
     }
 
     #[test]

@@ -50,21 +50,29 @@ pub struct FlowField {
 
 impl PartialEq for FlowField {
     fn eq(&self, other: &Self) -> bool {
+        let no_direction = |cells: &[u8]| cells.iter().all(|&b| b == NO_DIRECTION);
         (self.width, self.height, self.sight_goal) == (other.width, other.height, other.sight_goal)
-            && self.cells == other.cells
+            && match (self.cells.is_empty(), other.cells.is_empty()) {
+                // A field never written holds no bytes: no direction anywhere.
+                (true, true) => true,
+                (true, false) => no_direction(&other.cells),
+                (false, true) => no_direction(&self.cells),
+                (false, false) => self.cells == other.cells,
+            }
     }
 }
 
 impl Eq for FlowField {}
 
 impl FlowField {
-    /// A field of the given size with no direction anywhere.
+    /// A field of the given size with no direction anywhere. It takes no memory until it is
+    /// first written.
     #[must_use]
     pub fn empty(width: u32, height: u32) -> Self {
         Self {
             width,
             height,
-            cells: vec![NO_DIRECTION; width as usize * height as usize],
+            cells: Vec::new(),
             sight_goal: None,
             written: 0..0,
         }
@@ -92,10 +100,18 @@ impl FlowField {
         config: &FlowConfig,
     ) {
         self.resize(cost.width(), cost.height());
+        self.allocate();
         let height = self.height;
         fill_direction_rows(cost, integration, 0..height, &mut self.cells);
         self.written = 0..height;
         self.mark_line_of_sight(cost, integration, goals, config);
+    }
+
+    /// Allocates the bytes (all [`NO_DIRECTION`]) of a field never written.
+    fn allocate(&mut self) {
+        if self.cells.is_empty() {
+            self.cells = vec![NO_DIRECTION; self.width as usize * self.height as usize];
+        }
     }
 
     /// Resizes to `width x height` (clearing the field when the size changes).
@@ -108,11 +124,12 @@ impl FlowField {
     /// The raw bytes, row-major, for callers that fill rows in parallel with
     /// [`fill_direction_rows`] before calling [`Self::mark_line_of_sight`].
     pub fn bytes_mut(&mut self) -> &mut [u8] {
+        self.allocate();
         self.written = 0..self.height;
         &mut self.cells
     }
 
-    /// The raw bytes, row-major.
+    /// The raw bytes, row-major; empty for a field never written (see [`Self::empty`]).
     #[must_use]
     pub fn bytes(&self) -> &[u8] {
         &self.cells
@@ -130,6 +147,7 @@ impl FlowField {
         rows: Range<u32>,
     ) {
         self.resize(cost.width(), cost.height());
+        self.allocate();
         let first = rows.start.saturating_sub(1);
         let end = (rows.end + 1).min(self.height);
         if first < end {
@@ -166,6 +184,7 @@ impl FlowField {
         let Some((goal, x0, x1, y0, y1)) = self.sight_box(integration, goals, config) else {
             return;
         };
+        self.allocate();
         self.written = if self.written.is_empty() {
             y0..y1 + 1
         } else {
@@ -215,6 +234,7 @@ impl FlowField {
         cells: &[Cell],
     ) {
         self.resize(cost.width(), cost.height());
+        self.allocate();
         let w = self.width as usize;
         let rows = std::mem::replace(&mut self.written, 0..0);
         self.cells[rows.start as usize * w..rows.end as usize * w].fill(NO_DIRECTION);
@@ -232,12 +252,19 @@ impl FlowField {
         cells: &[Cell],
     ) {
         self.resize(cost.width(), cost.height());
+        self.allocate();
         let values = integration.padded_values();
         let moves = cost.padded_moves();
         let offsets = cost.neighbour_offsets();
         let sight = self.sight_box(integration, goals, config);
         for &cell in cells {
             let p = cost.padded_index(cell);
+            if values.is_empty() {
+                // An integration field never built: no direction anywhere.
+                let i = self.index(cell);
+                self.cells[i] = NO_DIRECTION;
+                continue;
+            }
             let around = offsets.map(|o| values[p.wrapping_add_signed(o)]);
             let mut byte = direction_byte(moves[p], values[p], around);
             if let Some((goal, x0, x1, y0, y1)) = sight
@@ -275,14 +302,14 @@ impl FlowField {
     /// The direction to walk from `cell`, or `None` at goals, walls and unreachable cells.
     #[must_use]
     pub fn direction(&self, cell: Cell) -> Option<Direction> {
-        let low = self.cells[self.index(cell)] & 0x0F;
+        let low = self.byte(cell) & 0x0F;
         (low < NO_DIRECTION).then(|| Direction::from_index(low))
     }
 
     /// Whether `cell` sees the goal in a straight line.
     #[must_use]
     pub fn has_line_of_sight(&self, cell: Cell) -> bool {
-        self.cells[self.index(cell)] & LINE_OF_SIGHT != 0
+        self.byte(cell) & LINE_OF_SIGHT != 0
     }
 
     /// The goal that line-of-sight cells steer at, if the field has one.
@@ -307,7 +334,7 @@ impl FlowField {
         let Some(cell) = cell else {
             return Vec2::ZERO;
         };
-        let byte = self.cells[self.index(cell)];
+        let byte = self.byte(cell);
         if byte & LINE_OF_SIGHT != 0
             && let Some(goal) = self.sight_goal
         {
@@ -319,6 +346,15 @@ impl FlowField {
         } else {
             Vec2::ZERO
         }
+    }
+
+    /// The byte of `cell` ([`NO_DIRECTION`] in a field never written).
+    #[inline]
+    fn byte(&self, cell: Cell) -> u8 {
+        self.cells
+            .get(self.index(cell))
+            .copied()
+            .unwrap_or(NO_DIRECTION)
     }
 
     #[inline]
@@ -343,6 +379,11 @@ pub fn fill_direction_rows(
         "`out` must hold exactly the given rows"
     );
     let values = integration.padded_values();
+    if values.is_empty() {
+        // An integration field never built: no direction anywhere.
+        out.fill(NO_DIRECTION);
+        return;
+    }
     let moves = cost.padded_moves();
     let stride = cost.stride();
     for (row, y) in out.chunks_exact_mut(w).zip(rows) {

@@ -144,20 +144,29 @@ pub struct IntegrationField {
 
 impl PartialEq for IntegrationField {
     fn eq(&self, other: &Self) -> bool {
-        self.width == other.width && self.height == other.height && self.values == other.values
+        self.width == other.width
+            && self.height == other.height
+            && if self.values.len() == other.values.len() {
+                self.values == other.values
+            } else {
+                // One of them was never built (no memory yet): all UNREACHABLE.
+                self.to_values() == other.to_values()
+            }
     }
 }
 
 impl Eq for IntegrationField {}
 
 impl IntegrationField {
-    /// A field of `cost`'s size in which every cell is [`UNREACHABLE`].
+    /// A field of `cost`'s size in which every cell is [`UNREACHABLE`]. It takes no memory
+    /// until it is first built (a flat field that hierarchical navigation never builds costs
+    /// nothing).
     #[must_use]
     pub fn unreachable(cost: &CostField) -> Self {
         Self {
             width: cost.width(),
             height: cost.height(),
-            values: vec![UNREACHABLE; cost.padded_costs().len()],
+            values: Vec::new(),
             queue: BucketQueue::default(),
             frontier: None,
             searched: cost.version(),
@@ -291,6 +300,7 @@ impl IntegrationField {
     /// Returns how many were queued.
     fn start(&mut self, cost: &CostField, goals: &[Cell]) -> Result<usize, FieldError> {
         self.check(cost, goals)?;
+        self.allocate();
         let (low, high) = std::mem::replace(&mut self.span, (usize::MAX, 0));
         if low < high {
             self.values[low..high].fill(UNREACHABLE);
@@ -343,6 +353,13 @@ impl IntegrationField {
         self.frontier = (!complete).then(|| self.queue.current.saturating_mul(ORTHO_STEP));
     }
 
+    /// Allocates the values (all [`UNREACHABLE`]) of a field never built.
+    fn allocate(&mut self) {
+        if self.values.is_empty() {
+            self.values = vec![UNREACHABLE; (self.width as usize + 2) * (self.height as usize + 2)];
+        }
+    }
+
     /// A paused search may only go on over the costs it started on.
     fn check_version(&self, cost: &CostField) -> Result<(), FieldError> {
         if cost.version() == self.searched {
@@ -383,6 +400,7 @@ impl IntegrationField {
                 });
             }
         }
+        self.allocate();
         if !self.is_complete() {
             // A partial field's unsettled values are not a shortest-path tree to repair.
             self.rebuild(cost, goals)?;
@@ -547,7 +565,9 @@ impl IntegrationField {
     #[must_use]
     #[inline]
     pub fn get(&self, cell: Cell) -> u32 {
-        self.values[(cell.y as usize + 1) * (self.width as usize + 2) + cell.x as usize + 1]
+        let i = (cell.y as usize + 1) * (self.width as usize + 2) + cell.x as usize + 1;
+        // A field never built holds no values.
+        self.values.get(i).copied().unwrap_or(UNREACHABLE)
     }
 
     /// Path cost from `cell` to the nearest goal in cost-1 orthogonal steps (a Moving AI
@@ -562,12 +582,14 @@ impl IntegrationField {
     /// The values in the padded layout, for callers that compute the field themselves (a
     /// parallel builder): they must leave exactly what [`Self::rebuild`] would.
     pub fn padded_values_mut(&mut self) -> &mut [u32] {
+        self.allocate();
         self.frontier = None;
         self.span = (0, self.values.len());
         &mut self.values
     }
 
-    /// The values in the padded layout of [`CostField::padded_costs`].
+    /// The values in the padded layout of [`CostField::padded_costs`]; empty for a field
+    /// never built (see [`Self::unreachable`]).
     #[must_use]
     pub fn padded_values(&self) -> &[u32] {
         &self.values
@@ -576,6 +598,9 @@ impl IntegrationField {
     /// The values, row-major, without the border.
     #[must_use]
     pub fn to_values(&self) -> Vec<u32> {
+        if self.values.is_empty() {
+            return vec![UNREACHABLE; self.width as usize * self.height as usize];
+        }
         let s = self.width as usize + 2;
         (0..self.height as usize)
             .flat_map(|y| {
@@ -585,7 +610,8 @@ impl IntegrationField {
             .collect()
     }
 
-    /// Bytes of memory per cell held by the values (the padded `u32` array).
+    /// Bytes of memory per cell held by the values (the padded `u32` array; 0 for a field
+    /// never built).
     #[must_use]
     pub fn bytes_per_cell(&self) -> f64 {
         (self.values.len() * 4) as f64 / (self.width as f64 * self.height as f64)
