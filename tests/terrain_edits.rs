@@ -131,3 +131,48 @@ fn a_goal_that_moves_every_frame_keeps_the_field_cache_small() {
         assert_eq!(fields.get(id).key().goals, goal);
     }
 }
+
+/// Two groups chasing the same moving goal share one field: when the first group moves its
+/// goal the old field is still the second's, so it gets a new field; that one is partial
+/// too, and the run equals the one with partial fields off.
+#[test]
+fn groups_sharing_a_moving_goal_get_partial_fields_and_the_same_run() {
+    let run = |partial: bool| {
+        let map = horde::Map::new(horde::Grid::new(64, 64).unwrap());
+        let config = SimConfig::default().with_partial_fields(partial);
+        let mut sim = horde::Simulation::new(map, config).unwrap();
+        let start = horde::GoalSet::single(Cell::new(40, 40));
+        let groups = [
+            sim.add_group(start.clone()).unwrap(),
+            sim.add_group(start).unwrap(),
+        ];
+        for (k, &group) in groups.iter().enumerate() {
+            for i in 0..20 {
+                let pos = glam::Vec2::new(2.5 + i as f32, 3.5 + 2.0 * k as f32);
+                sim.spawn(horde::UnitSpec::at(pos).with_group(group))
+                    .unwrap();
+            }
+        }
+        let (mut hashes, mut partial_frames) = (Vec::new(), 0);
+        for frame in 0..60u32 {
+            let goal = horde::GoalSet::single(Cell::new(20 + frame % 20, 30));
+            for &group in &groups {
+                sim.set_group_goal(group, goal.clone()).unwrap();
+            }
+            sim.step(1.0 / 30.0).unwrap();
+            let fields = sim.horde().fields();
+            assert_eq!(fields.len(), 1, "frame {frame}: one shared field");
+            partial_frames += usize::from(fields.iter().any(|(_, f)| !f.is_complete()));
+            hashes.push(sim.state_hash());
+        }
+        (hashes, partial_frames)
+    };
+    let (complete, none) = run(false);
+    let (partial, frames) = run(true);
+    assert_eq!(none, 0);
+    assert_eq!(
+        frames, 60,
+        "the shared field was partial on {frames} of 60 frames"
+    );
+    assert_eq!(partial, complete);
+}

@@ -355,6 +355,17 @@ impl FieldCache {
         Ok(id)
     }
 
+    /// Marks field `id`, not built yet, as following a goal that moves: it is built only as
+    /// far as its followers need ([`NavField::wants_partial`]), like a field that took a new
+    /// goal with [`Self::rekey`]. Does nothing to a field already built or a released id.
+    pub fn mark_moved(&mut self, id: FieldId) {
+        if let Some(field) = self.fields.get_mut(id.0 as usize).and_then(Option::as_mut)
+            && field.built_from.is_none()
+        {
+            field.moved = true;
+        }
+    }
+
     /// The field with handle `id`.
     ///
     /// # Panics

@@ -229,6 +229,9 @@ impl Horde {
             } else {
                 fields.rekey(old, key, map)?
             };
+            // A new field for a goal that moved (another group shared the old one) is built
+            // only as far as its followers need, as a rekeyed one is.
+            fields.mark_moved(id);
             groups.list[usize::from(group.0)].fields[layer as usize] = Some(id);
         }
         groups.list[usize::from(group.0)].goal = goal;
