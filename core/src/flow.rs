@@ -221,8 +221,8 @@ impl FlowField {
     }
 
     /// For a partial integration field ([`IntegrationField::rebuild_for`]): clears every
-    /// byte, then fills those of `cells` (direction and line-of-sight bit), each exactly as
-    /// a complete build would. Every cell of `cells` must be final in `integration`
+    /// byte (only the rows earlier fills wrote need it), then fills those of `cells`
+    /// (direction and line-of-sight bit), each exactly as a complete build would. Every cell of `cells` must be final in `integration`
     /// ([`IntegrationField::is_final`]); the flow of a final cell reads only neighbours that
     /// are final too or too far to be its way down, so it is exact.
     pub fn rebuild_cells(
