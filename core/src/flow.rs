@@ -242,7 +242,9 @@ impl FlowField {
     }
 
     /// The per-cell fill of [`Self::rebuild_cells`], without clearing first: for a partial
-    /// field whose search went on to more cells.
+    /// field whose search went on to more cells. A cell that already holds a direction
+    /// keeps it (it was filled from this same search, whose final values never change), so
+    /// serving the same units frame after frame costs one read per unit.
     pub fn fill_cells(
         &mut self,
         cost: &CostField,
@@ -258,13 +260,14 @@ impl FlowField {
         let offsets = cost.neighbour_offsets();
         let sight = self.sight_box(integration, goals, config);
         for &cell in cells {
-            let p = cost.padded_index(cell);
-            if values.is_empty() {
-                // An integration field never built: no direction anywhere.
-                let i = self.index(cell);
-                self.cells[i] = NO_DIRECTION;
+            let i = self.index(cell);
+            if self.cells[i] != NO_DIRECTION {
                 continue;
             }
+            if values.is_empty() {
+                continue; // an integration field never built: no direction anywhere
+            }
+            let p = cost.padded_index(cell);
             let around = offsets.map(|o| values[p.wrapping_add_signed(o)]);
             let mut byte = direction_byte(moves[p], values[p], around);
             if let Some((goal, x0, x1, y0, y1)) = sight
@@ -275,7 +278,6 @@ impl FlowField {
             {
                 byte |= LINE_OF_SIGHT;
             }
-            let i = self.index(cell);
             self.cells[i] = byte;
             if byte != NO_DIRECTION {
                 self.written = if self.written.is_empty() {
