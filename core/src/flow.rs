@@ -107,6 +107,15 @@ impl FlowField {
         self.mark_line_of_sight(cost, integration, goals, config);
     }
 
+    /// Widens `written` to cover `rows`.
+    fn mark_written(&mut self, rows: Range<u32>) {
+        self.written = if self.written.is_empty() {
+            rows
+        } else {
+            self.written.start.min(rows.start)..self.written.end.max(rows.end)
+        };
+    }
+
     /// Allocates the bytes (all [`NO_DIRECTION`]) of a field never written.
     fn allocate(&mut self) {
         if self.cells.is_empty() {
@@ -185,11 +194,7 @@ impl FlowField {
             return;
         };
         self.allocate();
-        self.written = if self.written.is_empty() {
-            y0..y1 + 1
-        } else {
-            self.written.start.min(y0)..self.written.end.max(y1 + 1)
-        };
+        self.mark_written(y0..y1 + 1);
         for y in y0..=y1 {
             for x in x0..=x1 {
                 let cell = Cell::new(x, y);
@@ -280,11 +285,7 @@ impl FlowField {
             }
             self.cells[i] = byte;
             if byte != NO_DIRECTION {
-                self.written = if self.written.is_empty() {
-                    cell.y..cell.y + 1
-                } else {
-                    self.written.start.min(cell.y)..self.written.end.max(cell.y + 1)
-                };
+                self.mark_written(cell.y..cell.y + 1);
             }
         }
     }
