@@ -227,9 +227,10 @@ impl FlowField {
 
     /// For a partial integration field ([`IntegrationField::rebuild_for`]): clears every
     /// byte (only the rows earlier fills wrote need it), then fills those of `cells`
-    /// (direction and line-of-sight bit), each exactly as a complete build would. Every cell of `cells` must be final in `integration`
-    /// ([`IntegrationField::is_final`]); the flow of a final cell reads only neighbours that
-    /// are final too or too far to be its way down, so it is exact.
+    /// (direction and line-of-sight bit), each exactly as a complete build would. Every cell
+    /// of `cells` must be final in `integration` ([`IntegrationField::is_final`]); the flow
+    /// of a final cell reads only neighbours that are final too or too far to be its way
+    /// down, so it is exact.
     pub fn rebuild_cells(
         &mut self,
         cost: &CostField,
@@ -261,16 +262,16 @@ impl FlowField {
         self.resize(cost.width(), cost.height());
         self.allocate();
         let values = integration.padded_values();
+        let sight = self.sight_box(integration, goals, config);
+        if values.is_empty() {
+            return; // an integration field never built: no direction anywhere
+        }
         let moves = cost.padded_moves();
         let offsets = cost.neighbour_offsets();
-        let sight = self.sight_box(integration, goals, config);
         for &cell in cells {
             let i = self.index(cell);
             if self.cells[i] != NO_DIRECTION {
                 continue;
-            }
-            if values.is_empty() {
-                continue; // an integration field never built: no direction anywhere
             }
             let p = cost.padded_index(cell);
             let around = offsets.map(|o| values[p.wrapping_add_signed(o)]);
