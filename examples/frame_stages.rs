@@ -3,12 +3,13 @@
 //! `FRAMES`). Prints the state hash at the end, which optimisations must not change.
 //!
 //! `cargo run --release --example frame_stages [UNITS] [THREADS]` (default: 10k and 100k
-//! units on 1 and 2 threads).
+//! units on 1 and 2 threads). With `SPAWN=shuffled` the units are spawned in a random order
+//! instead of row by row (the first frame then sorts their storage).
 
 #[path = "../benches/common/frame_scenario.rs"]
 mod frame_scenario;
 
-use frame_scenario::scenario;
+use frame_scenario::scenario_spawned;
 
 fn main() {
     let args: Vec<usize> = std::env::args()
@@ -28,8 +29,13 @@ fn main() {
         "{:>9} {:>7} {:<16} {:>9} {:>9}",
         "units", "threads", "stage", "ms", "ns/unit"
     );
+    let shuffled = match std::env::var("SPAWN").as_deref() {
+        Ok("shuffled") => true,
+        Ok("rows") | Err(_) => false,
+        Ok(other) => panic!("SPAWN is `rows` or `shuffled`, not `{other}`"),
+    };
     for (wanted, threads) in cases {
-        let mut sim = scenario(wanted, threads);
+        let mut sim = scenario_spawned(wanted, threads, shuffled);
         // The scenario puts at most one unit on each open cell.
         let units = sim.unit_count();
         if units < wanted {

@@ -6,10 +6,21 @@ use horde::{
     Cell, ForceField, ForceKind, GoalSet, Layer, LevelConfig, SimConfig, Simulation, UnitSpec,
     WALL, generate_level,
 };
+use rand_core::{RngCore, SeedableRng};
+use rand_pcg::Pcg64;
 
 /// A 1024x1024 generated level, `units` units spread over its open cells (at most one per
-/// cell), a goal near the centre and 8 long-lived force fields.
+/// cell, spawned row by row), a goal near the centre and 8 long-lived force fields.
+#[allow(dead_code)] // each bench target that includes this file uses part of it
 pub fn scenario(units: usize, threads: usize) -> Simulation {
+    scenario_spawned(units, threads, false)
+}
+
+/// [`scenario`] with the units spawned row by row, or in a random order (`shuffled`), as
+/// units that arrive in waves all over the map would be: then the first frame finds the
+/// storage scattered and sorts it (`Horde::step`).
+#[allow(dead_code)] // each bench target that includes this file uses part of it
+pub fn scenario_spawned(units: usize, threads: usize, shuffled: bool) -> Simulation {
     let config = LevelConfig::default()
         .with_size(256, 256)
         .with_cells_per_tile(4)
@@ -28,7 +39,14 @@ pub fn scenario(units: usize, threads: usize) -> Simulation {
     let group = sim.add_group(GoalSet::single(goal)).unwrap();
     // Every k-th open cell, so the units cover the whole map.
     let step = (open.len() / units).max(1);
-    for c in open.iter().step_by(step).take(units) {
+    let mut cells: Vec<Cell> = open.iter().copied().step_by(step).take(units).collect();
+    if shuffled {
+        let mut rng = Pcg64::seed_from_u64(3);
+        for i in (1..cells.len()).rev() {
+            cells.swap(i, (rng.next_u64() % (i as u64 + 1)) as usize);
+        }
+    }
+    for c in &cells {
         let pos = Vec2::new(c.x as f32 + 0.5, c.y as f32 + 0.5);
         sim.spawn(UnitSpec::at(pos).with_radius(0.45).with_group(group))
             .unwrap();

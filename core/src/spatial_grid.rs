@@ -281,6 +281,18 @@ impl SpatialGrid {
         self.row_base[y as usize] + x
     }
 
+    /// The bucket at column `column` and world row `row` (as from
+    /// [`coords_of`](Self::coords_of)): the same as [`bucket_of`](Self::bucket_of) for a
+    /// position in it.
+    ///
+    /// # Panics
+    /// If `row >= rows()`.
+    #[must_use]
+    #[inline]
+    pub fn bucket_at(&self, column: u32, row: u32) -> u32 {
+        self.row_base[row as usize] + column
+    }
+
     /// Where in [`order`](Self::order) the units of world row `row`, columns `first..=last`,
     /// lie (with those of the rows sharing its table row). `row < rows()` and
     /// `first <= last < columns()` (as from [`coords_of`](Self::coords_of)).

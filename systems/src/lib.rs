@@ -4,7 +4,8 @@
 //!   world you own.
 //! - The frame (SPEC §9) is a [`JobGraph`] of stages that declare what they read and write:
 //!   `update_forces`, `rebuild_fields`, `bucket_units`, `steer_units`, `apply_forces`,
-//!   `integrate_units`.
+//!   `integrate_units`. Between frames the units' storage is kept in map order
+//!   (`sort_units`), so the stages read memory in order.
 #![warn(missing_docs)]
 
 mod config;
@@ -16,6 +17,7 @@ mod job_graph;
 mod parallel_integration;
 mod simulation;
 mod snapshot;
+mod sort_units;
 
 pub use config::{ConfigError, SimConfig};
 pub use edit_log::EditLog;

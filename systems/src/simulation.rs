@@ -1,7 +1,8 @@
 //! [`Horde`] runs horde's stages on a `hecs::World` the caller owns (bring your own world);
 //! [`Simulation`] is a `Horde` with its own world, for callers that have none.
 
-use std::time::Duration;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use glam::Vec2;
 use hecs::{Entity, World};
@@ -19,6 +20,7 @@ use crate::groups::{Group, Groups};
 use crate::hierarchy_nav::HierarchyNav;
 use crate::job_graph::{FrameReport, GraphBuildError, JobGraph, JobPanic, PoolError, WorkerPool};
 use crate::snapshot::{CommandRecord, FileError, Replay, ReplayRecord};
+use crate::sort_units;
 
 /// What went wrong in a [`Horde`] or [`Simulation`] call.
 #[derive(Debug, thiserror::Error)]
@@ -84,6 +86,8 @@ pub struct Horde {
     pub(crate) next_unit: u32,
     last_report: Option<FrameReport>,
     last_quarantined: Vec<UnitId>,
+    /// The name the storage sort has in frame reports.
+    sort_step: Arc<str>,
 }
 
 impl std::fmt::Debug for Horde {
@@ -127,6 +131,7 @@ impl Horde {
             next_unit: 0,
             last_report: None,
             last_quarantined: Vec::new(),
+            sort_step: Arc::from("sort_units"),
         })
     }
 
@@ -336,6 +341,12 @@ impl Horde {
     }
 
     /// Runs one frame of `dt` seconds on `world`.
+    ///
+    /// Afterwards, if the frame found the units' storage order scattered (consecutive units
+    /// far apart on the map), the units are rewritten in map order so the next frames read
+    /// memory in order; their `Entity` handles do not change, and units that carry a
+    /// component of the caller's are not moved (see `ARCHITECTURE.md`, "Keeping units in map
+    /// order"). The report lists that step as `sort_units`.
     pub fn step(&mut self, world: &mut World, dt: f32) -> Result<&FrameReport, SimError> {
         if !(dt.is_finite() && dt >= 0.0) {
             return Err(SimError::BadTimeStep(dt));
@@ -345,8 +356,15 @@ impl Horde {
         std::mem::swap(&mut self.data.world, world);
         let outcome = self.graph.run(&self.pool, &self.data);
         std::mem::swap(&mut self.data.world, world);
-        let report = outcome?;
+        let mut report = outcome?;
         self.quarantine(world);
+        // Not a stage: it needs the world itself, between frames (see `sort_units`).
+        let started = Instant::now();
+        let neighbours = self.data.neighbours.get_mut();
+        if sort_units::worth_sorting(neighbours) {
+            sort_units::sort_units(world, &neighbours.grid);
+        }
+        report.push_step(Arc::clone(&self.sort_step), started.elapsed());
         self.data.clock.frame += 1;
         let errors = std::mem::take(self.data.errors.get_mut());
         if let Some(first) = errors.into_iter().next() {

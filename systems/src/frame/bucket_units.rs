@@ -7,6 +7,7 @@ use parking_lot::Mutex;
 
 use crate::frame::FrameData;
 use crate::job_graph::StageContext;
+use crate::sort_units::FAR_ROWS;
 
 /// What steering needs to know about a neighbour, as it was at the start of the frame.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -33,6 +34,10 @@ pub struct Neighbours {
     pub units: Vec<NeighbourInfo>,
     /// Per group, how many units had arrived at the start of the frame.
     pub arrived_per_group: Vec<u32>,
+    /// How many units, in the world's storage order, stand more than a few bucket rows from
+    /// the unit before them: a measure of how scattered the storage is (see
+    /// `Horde::step`, which sorts the units when it is high).
+    pub far_jumps: usize,
     scratch: Vec<NeighbourInfo>,
     buckets: Vec<u32>,
 }
@@ -45,6 +50,7 @@ impl Neighbours {
             grid,
             units: Vec::new(),
             arrived_per_group: Vec::new(),
+            far_jumps: 0,
             scratch: Vec::new(),
             buckets: Vec::new(),
         }
@@ -120,12 +126,14 @@ pub(crate) fn bucket_units(data: &FrameData, ctx: &StageContext<'_>) {
         jobs.push(Mutex::new(Some((batch, units, unit_buckets))));
     }
     let grid = &n.grid;
-    let arrived: Vec<Mutex<Vec<u32>>> = jobs.iter().map(|_| Mutex::new(Vec::new())).collect();
+    let arrived: Vec<Mutex<(Vec<u32>, usize)>> =
+        jobs.iter().map(|_| Mutex::new((Vec::new(), 0))).collect();
     ctx.for_each_batch(jobs.len(), 1, |i, _| {
         let Some((batch, units, unit_buckets)) = jobs[i].lock().take() else {
             return;
         };
         let mut counts = Vec::new();
+        let (mut far, mut previous_row) = (0, None);
         for (((id, pos, agent, steering), unit), bucket) in batch.zip(units).zip(unit_buckets) {
             *unit = NeighbourInfo {
                 pos: pos.0,
@@ -140,7 +148,10 @@ pub(crate) fn bucket_units(data: &FrameData, ctx: &StageContext<'_>) {
                 *bucket = SpatialGrid::UNPLACED;
                 continue;
             }
-            *bucket = grid.bucket_of(pos.0);
+            let (x, y) = grid.coords_of(pos.0);
+            *bucket = grid.bucket_at(x, y);
+            far += usize::from(previous_row.is_some_and(|r: u32| r.abs_diff(y) > FAR_ROWS));
+            previous_row = Some(y);
             if steering.arrived {
                 let g = usize::from(agent.group.0);
                 if counts.len() <= g {
@@ -149,13 +160,15 @@ pub(crate) fn bucket_units(data: &FrameData, ctx: &StageContext<'_>) {
                 counts[g] += 1;
             }
         }
-        *arrived[i].lock() = counts;
+        *arrived[i].lock() = (counts, far);
     });
     drop(jobs);
     drop(query);
     n.arrived_per_group.clear();
+    n.far_jumps = 0;
     for counts in arrived {
-        let counts = counts.into_inner();
+        let (counts, far) = counts.into_inner();
+        n.far_jumps += far;
         if n.arrived_per_group.len() < counts.len() {
             n.arrived_per_group.resize(counts.len(), 0);
         }

@@ -593,6 +593,13 @@ impl FrameReport {
             .find(|stage| &*stage.name == name)
             .map(|stage| stage.duration)
     }
+
+    /// Adds a step the caller ran after the graph (listed after the stages; its time counts
+    /// in [`Self::total`]).
+    pub(crate) fn push_step(&mut self, name: Arc<str>, duration: Duration) {
+        self.total += duration;
+        self.stages.push(StageTime { name, duration });
+    }
 }
 
 #[cfg(test)]
