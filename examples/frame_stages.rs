@@ -38,6 +38,14 @@ fn main() {
         let mut sim = scenario_spawned(wanted, threads, shuffled);
         // The scenario puts at most one unit on each open cell.
         let units = sim.unit_count();
+        if let Some(first) = sim.horde().last_report() {
+            let sort = first.stage("sort_units").unwrap_or_default();
+            println!(
+                "{units:>9} {threads:>7} first frame {:.3} ms, of which sort_units {:.3} ms",
+                first.total().as_secs_f64() * 1e3,
+                sort.as_secs_f64() * 1e3
+            );
+        }
         if units < wanted {
             eprintln!("{wanted} units asked for, {units} fit on the level's open cells");
         }
