@@ -34,6 +34,7 @@ use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::thread::{self, JoinHandle};
+use std::time::{Duration, Instant};
 
 use crossbeam::deque::{Injector, Steal};
 use parking_lot::{Condvar, Mutex};
@@ -325,6 +326,10 @@ impl fmt::Debug for WorkerPool {
     }
 }
 
+/// How long a thread with nothing to do keeps watching for work before it sleeps (see
+/// `Shared::spin_until`).
+const SPIN: Duration = Duration::from_micros(50);
+
 /// What the workers and the waiting callers share: the queue and the way to sleep on it.
 struct Shared {
     /// Jobs ready to run, first in first out.
@@ -354,6 +359,26 @@ impl Shared {
         self.wake.notify_all();
     }
 
+    /// Watches the queue and `done()` for a short while before a thread goes to sleep: true as
+    /// soon as either has something, false after [`SPIN`] without. A frame is a chain of short
+    /// parallel steps (a stage's batches, then the next stage's), and a sleeping thread takes
+    /// tens of microseconds to wake, as long as a whole step of a small crowd; a watching one
+    /// picks the next step up at once.
+    fn spin_until(&self, done: &impl Fn() -> bool) -> bool {
+        let start = Instant::now();
+        loop {
+            for _ in 0..64 {
+                if done() || !self.queue.is_empty() {
+                    return true;
+                }
+                std::hint::spin_loop();
+            }
+            if start.elapsed() >= SPIN {
+                return false;
+            }
+        }
+    }
+
     /// Runs queued jobs until `done()` holds, sleeping when there is nothing to run.
     fn help_until(&self, done: impl Fn() -> bool) {
         loop {
@@ -364,6 +389,9 @@ impl Shared {
                 // SAFETY: every queued `JobRef` comes from `Spawner::spawn_each`, whose task set is
                 // kept alive until the job has run; `self` is the pool whose queue held the job.
                 unsafe { job.execute(self) };
+                continue;
+            }
+            if self.spin_until(&done) {
                 continue;
             }
             let mut guard = self.shutdown.lock();
@@ -380,6 +408,9 @@ impl Shared {
             if let Some(job) = self.pop() {
                 // SAFETY: as in `help_until`.
                 unsafe { job.execute(self) };
+                continue;
+            }
+            if self.spin_until(&|| false) {
                 continue;
             }
             let mut shutdown = self.shutdown.lock();
