@@ -344,9 +344,9 @@ impl Horde {
     ///
     /// Afterwards, if the frame found the units' storage order scattered (consecutive units
     /// far apart on the map), the units are rewritten in map order so the next frames read
-    /// memory in order; their `Entity` handles do not change, and units that carry a
-    /// component of the caller's are not moved (see `ARCHITECTURE.md`, "Keeping units in map
-    /// order"). The report lists that step as `sort_units`.
+    /// memory in order; their `Entity` handles do not change, and components of the caller's
+    /// move with their units (see `ARCHITECTURE.md`, "Keeping units in map order"). The
+    /// report lists that step as `sort_units`.
     pub fn step(&mut self, world: &mut World, dt: f32) -> Result<&FrameReport, SimError> {
         if !(dt.is_finite() && dt >= 0.0) {
             return Err(SimError::BadTimeStep(dt));

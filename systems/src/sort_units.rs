@@ -10,17 +10,14 @@
 //!
 //! So after a frame whose bucketing saw many far jumps between consecutive units
 //! ([`Neighbours::far_jumps`]), [`sort_units`] rewrites the units' storage in bucket order
-//! (bucket row, then column; the old order within a bucket). Entity handles do not change:
-//! the units are written back under the same [`Entity`] with `spawn_column_batch_at`. Only
-//! archetypes made of exactly horde's unit components are rewritten (a unit carrying a
-//! component of the caller's is left where it is: horde cannot copy a type it does not
-//! know).
+//! (bucket row, then column; the old order within a bucket). Entities do not change. An
+//! archetype of horde's unit components alone is rewritten column by column in one hecs
+//! batch; units that also carry components of the caller's are moved by hecs to a marked
+//! archetype and back, in the new order, with everything they carry (five times slower).
 //!
 //! The decision and the order depend only on the units' state and storage order, never on
 //! the thread count, so lockstep peers sort on the same frame and stay in step; snapshots
 //! keep the storage order, so a restored run sorts when the original did.
-
-use std::any::TypeId;
 
 use hecs::{Archetype, ColumnBatchBuilder, ColumnBatchType, Component, Entity, World};
 use horde_core::{
@@ -45,110 +42,42 @@ fn scattered(far_jumps: usize, units: usize) -> bool {
     far_jumps * SORT_WHEN_ONE_IN > units
 }
 
-/// Rewrites, in bucket order, every archetype that holds exactly horde's unit components
-/// and whose own order is scattered. Returns how many units were rewritten.
+/// Rewrites, in bucket order, every archetype of units whose own order is scattered.
+/// Returns how many units were rewritten.
 pub(crate) fn sort_units(world: &mut World, grid: &SpatialGrid) -> usize {
     puffin::profile_function!();
     let plans = plan(world, grid);
     let mut moved = 0;
     for plan in plans {
         moved += plan.entities.len();
-        rewrite(world, plan);
+        if plan.only_units {
+            rewrite_columns(world, &plan);
+        } else {
+            move_through_mark(world, &plan.entities);
+        }
     }
     moved
 }
 
-/// One archetype to rewrite: its index in `World::archetypes`, its rows in the new order
-/// and their entities in that order.
+/// One archetype to rewrite.
 struct Plan {
+    /// Its index in `World::archetypes`.
     archetype: usize,
+    /// Whether it holds horde's unit components and nothing else.
+    only_units: bool,
+    /// Its rows in the new order.
     rows: Vec<u32>,
+    /// Their entities, in the new order.
     entities: Vec<Entity>,
 }
 
+/// The components of a unit: an archetype with exactly these is rewritten column by column.
 const UNIT_COMPONENTS: usize = 8;
 
-fn is_unit_archetype(a: &Archetype) -> bool {
-    a.has::<UnitId>()
-        && a.has::<Position>()
-        && a.has::<Velocity>()
-        && a.has::<ExternalForce>()
-        && a.has::<Stun>()
-        && a.has::<Mass>()
-        && a.has::<Agent>()
-        && a.has::<Steering>()
-}
-
-fn plan(world: &World, grid: &SpatialGrid) -> Vec<Plan> {
-    let mut plans = Vec::new();
-    // The query yields the matching archetypes' entities archetype by archetype, in the order
-    // of `World::archetypes`; each entity is checked against the archetype's own id list, and
-    // any mismatch abandons sorting rather than guess.
-    let mut query = world.query::<(Entity, &Position)>().with::<(
-        &UnitId,
-        &Velocity,
-        &ExternalForce,
-        &Stun,
-        &Mass,
-        &Agent,
-        &Steering,
-    )>();
-    let mut items = query.iter();
-    for (index, archetype) in world.archetypes().enumerate() {
-        if archetype.is_empty() || !is_unit_archetype(archetype) {
-            continue;
-        }
-        let rows: Vec<(Entity, &Position)> =
-            items.by_ref().take(archetype.len() as usize).collect();
-        if rows.len() != archetype.len() as usize
-            || rows
-                .iter()
-                .zip(archetype.ids())
-                .any(|((entity, _), &id)| entity.id() != id)
-        {
-            return Vec::new();
-        }
-        if archetype.component_types().len() != UNIT_COMPONENTS {
-            continue;
-        }
-        let keys: Vec<u32> = rows.iter().map(|(_, p)| key(grid, p.0)).collect();
-        let far = keys
-            .windows(2)
-            .filter(|w| (w[0] / grid.columns()).abs_diff(w[1] / grid.columns()) > FAR_ROWS)
-            .count();
-        if !scattered(far, keys.len()) {
-            continue;
-        }
-        // Key and row in one word: sorting the words sorts by key, and by row within a key
-        // (so units of one bucket keep their order), without an indirect comparison.
-        let mut order: Vec<u64> = (0u64..)
-            .zip(&keys)
-            .map(|(row, &key)| u64::from(key) << 32 | row)
-            .collect();
-        order.sort_unstable();
-        let order: Vec<u32> = order.into_iter().map(|word| word as u32).collect();
-        if order.iter().enumerate().all(|(i, &row)| row as usize == i) {
-            continue;
-        }
-        let entities = order.iter().map(|&row| rows[row as usize].0).collect();
-        plans.push(Plan {
-            archetype: index,
-            rows: order,
-            entities,
-        });
-    }
-    plans
-}
-
-/// The sort key of a unit at `pos`: its bucket's row, then column, over the whole map (not
-/// the folded bucket table). A position with a NaN coordinate sorts first.
-fn key(grid: &SpatialGrid, pos: glam::Vec2) -> u32 {
-    let (x, y) = grid.coords_of(pos);
-    y * grid.columns() + x
-}
-
-/// Writes the archetype's units back in the plan's order under the same entities.
-fn rewrite(world: &mut World, plan: Plan) {
+/// The fast way, for an archetype of horde's unit components only: the columns are copied
+/// in the new order into a hecs column batch, which replaces the archetype's rows under the
+/// same entities (`spawn_column_batch_at`).
+fn rewrite_columns(world: &mut World, plan: &Plan) {
     let Some(archetype) = world.archetypes().nth(plan.archetype) else {
         return;
     };
@@ -163,18 +92,15 @@ fn rewrite(world: &mut World, plan: Plan) {
         .add::<Agent>()
         .add::<Steering>();
     let batch = types.into_batch(plan.rows.len() as u32);
-    let complete = copy::<UnitId>(archetype, &batch, &plan.rows)
-        && copy::<Position>(archetype, &batch, &plan.rows)
-        && copy::<Velocity>(archetype, &batch, &plan.rows)
-        && copy::<ExternalForce>(archetype, &batch, &plan.rows)
-        && copy::<Stun>(archetype, &batch, &plan.rows)
-        && copy::<Mass>(archetype, &batch, &plan.rows)
-        && copy::<Agent>(archetype, &batch, &plan.rows)
-        && copy::<Steering>(archetype, &batch, &plan.rows);
-    debug_assert_eq!(
-        archetype.component_types().collect::<Vec<TypeId>>().len(),
-        UNIT_COMPONENTS
-    );
+    let rows = &plan.rows;
+    let complete = copy::<UnitId>(archetype, &batch, rows)
+        && copy::<Position>(archetype, &batch, rows)
+        && copy::<Velocity>(archetype, &batch, rows)
+        && copy::<ExternalForce>(archetype, &batch, rows)
+        && copy::<Stun>(archetype, &batch, rows)
+        && copy::<Mass>(archetype, &batch, rows)
+        && copy::<Agent>(archetype, &batch, rows)
+        && copy::<Steering>(archetype, &batch, rows);
     // A batch that could not be filled is dropped and the units stay where they are.
     if let (true, Ok(batch)) = (complete, batch.build()) {
         world.spawn_column_batch_at(&plan.entities, batch);
@@ -194,6 +120,108 @@ fn copy<T: Component + Copy>(
         .all(|&row| writer.push(column[row as usize]).is_ok())
 }
 
+/// The general way, for units that also carry components horde does not know (it cannot
+/// copy them): each unit moves to the archetype with [`SortMark`] added, in the new order
+/// (hecs appends a moved entity at the end of its new archetype), then back, in the same
+/// order, refilling the archetype the first pass emptied. hecs moves every component; the
+/// entities do not change. About five times slower than [`rewrite_columns`].
+fn move_through_mark(world: &mut World, entities: &[Entity]) {
+    for &entity in entities {
+        let marked = world.insert_one(entity, SortMark);
+        debug_assert!(marked.is_ok(), "a planned unit vanished");
+    }
+    for &entity in entities {
+        let unmarked = world.remove_one::<SortMark>(entity);
+        debug_assert!(unmarked.is_ok(), "a planned unit vanished");
+    }
+}
+
+/// Marks units between the two passes of [`move_through_mark`] (never seen outside it).
+#[derive(Clone, Copy, Debug)]
+struct SortMark;
+
+/// For every archetype of units (every one that holds horde's unit components, whatever
+/// else it holds) whose order is scattered: how to sort it.
+fn plan(world: &World, grid: &SpatialGrid) -> Vec<Plan> {
+    let mut plans = Vec::new();
+    let mut query = world.query::<(Entity, &Position)>().with::<(
+        &UnitId,
+        &Velocity,
+        &ExternalForce,
+        &Stun,
+        &Mass,
+        &Agent,
+        &Steering,
+    )>();
+    // hecs yields a query's entities archetype by archetype, so the entities of one
+    // archetype are consecutive; the runs are cut where the archetypes' lengths say, and
+    // checked against their id lists.
+    let mut items = query.iter();
+    for (index, archetype) in world.archetypes().enumerate() {
+        if archetype.is_empty() || !is_unit_archetype(archetype) {
+            continue;
+        }
+        let rows: Vec<(Entity, &Position)> =
+            items.by_ref().take(archetype.len() as usize).collect();
+        if rows.len() != archetype.len() as usize
+            || rows
+                .iter()
+                .zip(archetype.ids())
+                .any(|((entity, _), &id)| entity.id() != id)
+        {
+            // Not the order assumed above: leave the storage as it is.
+            return Vec::new();
+        }
+        let keys: Vec<u32> = rows.iter().map(|(_, p)| key(grid, p.0)).collect();
+        let far = keys
+            .windows(2)
+            .filter(|w| (w[0] / grid.columns()).abs_diff(w[1] / grid.columns()) > FAR_ROWS)
+            .count();
+        if !scattered(far, keys.len()) {
+            continue;
+        }
+        // Key and row in one word: sorting the words sorts by key, and by row within a key
+        // (so units of one bucket keep their order), without an indirect comparison.
+        let mut order: Vec<u64> = (0u64..)
+            .zip(&keys)
+            .map(|(row, &key)| u64::from(key) << 32 | row)
+            .collect();
+        order.sort_unstable();
+        let rows_in_order: Vec<u32> = order.into_iter().map(|word| word as u32).collect();
+        if rows_in_order.iter().zip(0u32..).all(|(&row, i)| row == i) {
+            continue;
+        }
+        plans.push(Plan {
+            archetype: index,
+            only_units: archetype.component_types().len() == UNIT_COMPONENTS,
+            entities: rows_in_order
+                .iter()
+                .map(|&row| rows[row as usize].0)
+                .collect(),
+            rows: rows_in_order,
+        });
+    }
+    plans
+}
+
+fn is_unit_archetype(a: &Archetype) -> bool {
+    a.has::<UnitId>()
+        && a.has::<Position>()
+        && a.has::<Velocity>()
+        && a.has::<ExternalForce>()
+        && a.has::<Stun>()
+        && a.has::<Mass>()
+        && a.has::<Agent>()
+        && a.has::<Steering>()
+}
+
+/// The sort key of a unit at `pos`: its bucket's row, then column, over the whole map (not
+/// the folded bucket table). A position with a NaN coordinate sorts first.
+fn key(grid: &SpatialGrid, pos: glam::Vec2) -> u32 {
+    let (x, y) = grid.coords_of(pos);
+    y * grid.columns() + x
+}
+
 #[cfg(test)]
 mod tests {
     use glam::Vec2;
@@ -201,7 +229,7 @@ mod tests {
 
     use super::*;
 
-    /// A component of the caller's: units carrying it are not horde's to move.
+    /// A component of the caller's.
     #[derive(Clone, Copy, Debug, PartialEq)]
     struct Tag(u32);
 
@@ -249,13 +277,14 @@ mod tests {
         (*a, *b, *c, *d, *e, *f, *g, *h)
     }
 
-    /// Keys of the plain unit archetype, in storage order.
-    fn stored_keys(world: &World, grid: &SpatialGrid) -> Vec<u32> {
+    /// Keys of the units with (`tagged`) or without the caller's `Tag`, in storage order.
+    fn stored_keys(world: &World, grid: &SpatialGrid, tagged: bool) -> Vec<u32> {
         world
-            .query::<&Position>()
-            .without::<&Tag>()
+            .query::<(&Position, Option<&Tag>)>()
+            .with::<&UnitId>()
             .iter()
-            .map(|p| key(grid, p.0))
+            .filter(|(_, t)| t.is_some() == tagged)
+            .map(|(p, _)| key(grid, p.0))
             .collect()
     }
 
@@ -295,31 +324,32 @@ mod tests {
             .chain(&tagged)
             .map(|&e| (e, read(&world, e)))
             .collect();
-        let tagged_order: Vec<Entity> = world
+        let tags: Vec<(Entity, Tag)> = world
             .query::<(Entity, &Tag)>()
             .iter()
-            .map(|(e, _)| e)
+            .map(|(e, t)| (e, *t))
             .collect();
         assert!(
-            !stored_keys(&world, &grid).is_sorted(),
+            !stored_keys(&world, &grid, false).is_sorted(),
             "the test needs a scattered start"
         );
+        assert!(!stored_keys(&world, &grid, true).is_sorted());
 
-        assert_eq!(sort_units(&mut world, &grid), plain.len());
+        assert_eq!(sort_units(&mut world, &grid), plain.len() + tagged.len());
 
-        assert!(stored_keys(&world, &grid).is_sorted());
-        // Every entity still holds its own unit, nothing was lost or added.
+        // Both archetypes of units (with and without the caller's component) are sorted.
+        assert!(stored_keys(&world, &grid, false).is_sorted());
+        assert!(stored_keys(&world, &grid, true).is_sorted());
+        // Every entity still holds its own unit and its own other components; nothing was
+        // lost or added.
         for (e, unit) in &before {
             assert_eq!(read(&world, *e), *unit);
         }
+        for (e, tag) in &tags {
+            assert_eq!(*world.get::<&Tag>(*e).unwrap(), *tag);
+        }
         assert_eq!(world.len() as usize, plain.len() + tagged.len() + 1);
-        // Units with a component horde does not know are left as they were.
-        let after: Vec<Entity> = world
-            .query::<(Entity, &Tag)>()
-            .iter()
-            .map(|(e, _)| e)
-            .collect();
-        assert_eq!(after, tagged_order);
+        assert_eq!(world.query::<&SortMark>().iter().count(), 0);
         // Sorted storage is left alone.
         assert_eq!(sort_units(&mut world, &grid), 0);
     }
