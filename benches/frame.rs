@@ -1,7 +1,7 @@
 //! Whole-frame cost (all six stages) on a 1024x1024 level with clustered obstacles: unit
 //! radius 0.5 (0.45 here so units fit between obstacles), cell 1.0, one goal, 8 active force
-//! fields; 10k, 100k and 1M units on 1 and 2 threads; 100k units spawned in a random order;
-//! each stage alone at 100k on 2 threads.
+//! fields; 10k, 100k and 1M units on 1 and 2 threads; 100k units spawned in a random order,
+//! and with one giant among them; each stage alone at 100k on 2 threads.
 //!
 //! Run: `cargo bench --bench frame`. Per-stage figures of the same scenario:
 //! `cargo run --release --example frame_stages`.
@@ -13,7 +13,7 @@ use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 
 #[path = "common/frame_scenario.rs"]
 mod frame_scenario;
-use frame_scenario::{scenario, scenario_spawned};
+use frame_scenario::{Crowd, scenario, scenario_with};
 
 fn frame(c: &mut Criterion) {
     let mut group = c.benchmark_group("frame");
@@ -33,8 +33,22 @@ fn frame(c: &mut Criterion) {
     }
     // The same crowd spawned in a random order: the scenario's first frame sorts the units'
     // storage into map order, so this should run as fast as the row-by-row crowd above.
-    let mut sim = scenario_spawned(100_000, 2, true);
+    let shuffled = Crowd {
+        shuffled: true,
+        ..Crowd::default()
+    };
+    let mut sim = scenario_with(100_000, 2, shuffled);
     group.bench_function("2_threads_spawned_shuffled/100000", |b| {
+        b.iter(|| black_box(sim.step(1.0 / 60.0).unwrap().total()))
+    });
+    // One unit of radius 3 among the 0.45 ones: it goes to the large units' own buckets,
+    // so this should run as fast as the plain 2-thread row.
+    let giant = Crowd {
+        giant: true,
+        ..Crowd::default()
+    };
+    let mut sim = scenario_with(100_000, 2, giant);
+    group.bench_function("2_threads_with_a_giant/100000", |b| {
         b.iter(|| black_box(sim.step(1.0 / 60.0).unwrap().total()))
     });
     // Per stage: the same frames, timed by the job graph's per-stage report (criterion's

@@ -4,12 +4,13 @@
 //!
 //! `cargo run --release --example frame_stages [UNITS] [THREADS]` (default: 10k and 100k
 //! units on 1 and 2 threads). With `SPAWN=shuffled` the units are spawned in a random order
-//! instead of row by row (the first frame then sorts their storage).
+//! instead of row by row (the first frame then sorts their storage); with `GIANT=1` one of
+//! them has radius 3 instead of 0.45.
 
 #[path = "../benches/common/frame_scenario.rs"]
 mod frame_scenario;
 
-use frame_scenario::scenario_spawned;
+use frame_scenario::{Crowd, scenario_with};
 
 fn main() {
     let args: Vec<usize> = std::env::args()
@@ -34,8 +35,13 @@ fn main() {
         Ok("rows") | Err(_) => false,
         Ok(other) => panic!("SPAWN is `rows` or `shuffled`, not `{other}`"),
     };
+    let giant = match std::env::var("GIANT").as_deref() {
+        Ok("1") => true,
+        Ok("0") | Err(_) => false,
+        Ok(other) => panic!("GIANT is `0` or `1`, not `{other}`"),
+    };
     for (wanted, threads) in cases {
-        let mut sim = scenario_spawned(wanted, threads, shuffled);
+        let mut sim = scenario_with(wanted, threads, Crowd { shuffled, giant });
         // The scenario puts at most one unit on each open cell.
         let units = sim.unit_count();
         if let Some(first) = sim.horde().last_report() {

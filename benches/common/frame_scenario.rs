@@ -9,18 +9,29 @@ use horde::{
 use rand_core::{RngCore, SeedableRng};
 use rand_pcg::Pcg64;
 
+/// How the scenario's crowd is made, beyond its size.
+#[derive(Clone, Copy, Debug, Default)]
+#[allow(dead_code)] // each bench target that includes this file uses part of it
+pub struct Crowd {
+    /// Spawn the units in a random order rather than row by row, as units that arrive in
+    /// waves all over the map would be: the first frame then finds the storage scattered
+    /// and sorts it (`Horde::step`).
+    pub shuffled: bool,
+    /// Make the unit in the middle of the crowd a giant of radius 3 (the others have 0.45):
+    /// one big unit must not slow everyone down.
+    pub giant: bool,
+}
+
 /// A 1024x1024 generated level, `units` units spread over its open cells (at most one per
 /// cell, spawned row by row), a goal near the centre and 8 long-lived force fields.
 #[allow(dead_code)] // each bench target that includes this file uses part of it
 pub fn scenario(units: usize, threads: usize) -> Simulation {
-    scenario_spawned(units, threads, false)
+    scenario_with(units, threads, Crowd::default())
 }
 
-/// [`scenario`] with the units spawned row by row, or in a random order (`shuffled`), as
-/// units that arrive in waves all over the map would be: then the first frame finds the
-/// storage scattered and sorts it (`Horde::step`).
+/// [`scenario`] with the crowd made as `crowd` says.
 #[allow(dead_code)] // each bench target that includes this file uses part of it
-pub fn scenario_spawned(units: usize, threads: usize, shuffled: bool) -> Simulation {
+pub fn scenario_with(units: usize, threads: usize, crowd: Crowd) -> Simulation {
     let config = LevelConfig::default()
         .with_size(256, 256)
         .with_cells_per_tile(4)
@@ -40,15 +51,17 @@ pub fn scenario_spawned(units: usize, threads: usize, shuffled: bool) -> Simulat
     // Every k-th open cell, so the units cover the whole map.
     let step = (open.len() / units).max(1);
     let mut cells: Vec<Cell> = open.iter().copied().step_by(step).take(units).collect();
-    if shuffled {
+    if crowd.shuffled {
         let mut rng = Pcg64::seed_from_u64(3);
         for i in (1..cells.len()).rev() {
             cells.swap(i, (rng.next_u64() % (i as u64 + 1)) as usize);
         }
     }
-    for c in &cells {
+    let giant = cells.len() / 2;
+    for (i, c) in cells.iter().enumerate() {
         let pos = Vec2::new(c.x as f32 + 0.5, c.y as f32 + 0.5);
-        sim.spawn(UnitSpec::at(pos).with_radius(0.45).with_group(group))
+        let radius = if crowd.giant && i == giant { 3.0 } else { 0.45 };
+        sim.spawn(UnitSpec::at(pos).with_radius(radius).with_group(group))
             .unwrap();
     }
     let kinds = [

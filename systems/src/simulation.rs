@@ -276,10 +276,12 @@ impl Horde {
         spec.validate(self.data.map.get_mut())?;
         self.ensure_field(spec.group, spec.layer)?;
         let map = self.data.map.get_mut();
-        // Widen the neighbour buckets if this unit is bigger than any before.
+        // The first unit sizes the neighbour buckets (at least for radius 0.5): a crowd of
+        // one size shares them. A bigger unit spawned later does not widen them (everyone
+        // would test dozens of neighbours); it is a large unit, kept apart (`LargeUnits`).
         let needed = spatial_cell_size(spec.radius, &self.data.config);
         let neighbours = self.data.neighbours.get_mut();
-        if needed > neighbours.grid.cell_size() {
+        if self.next_unit == 0 && needed > neighbours.grid.cell_size() {
             let grid = SpatialGrid::new(map.grid(), needed).map_err(SimError::Buckets)?;
             *neighbours = Neighbours::new(grid);
         }

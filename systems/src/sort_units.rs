@@ -35,7 +35,7 @@ const SORT_WHEN_ONE_IN: usize = 16;
 
 /// Whether the frame's bucketing found the storage order scattered enough to sort.
 pub(crate) fn worth_sorting(neighbours: &Neighbours) -> bool {
-    scattered(neighbours.far_jumps, neighbours.units.len())
+    scattered(neighbours.far_jumps, neighbours.len())
 }
 
 fn scattered(far_jumps: usize, units: usize) -> bool {

@@ -2,7 +2,7 @@
 //! finds neighbours in the 3x3 buckets around it and reads them from contiguous memory.
 
 use glam::Vec2;
-use horde_core::{Agent, Position, SpatialGrid, Steering, UnitId};
+use horde_core::{Agent, Position, SpatialGrid, SpatialGridError, Steering, UnitId};
 use parking_lot::Mutex;
 
 use crate::frame::FrameData;
@@ -38,8 +38,77 @@ pub struct Neighbours {
     /// the unit before them: a measure of how scattered the storage is (see
     /// `Horde::step`, which sorts the units when it is high).
     pub far_jumps: usize,
+    /// Units too big for [`Self::grid`]'s buckets, in coarser buckets of their own (`None`
+    /// while there are none).
+    pub large: Option<LargeUnits>,
     scratch: Vec<NeighbourInfo>,
     buckets: Vec<u32>,
+}
+
+/// The units whose reach is wider than a bucket of [`Neighbours::grid`] (see
+/// [`Neighbours::is_large`]): a few big units must not widen everyone's buckets, or every
+/// unit would test dozens of neighbours. They sit in a grid of buckets as wide as the
+/// largest one's reach; every unit looks at the 3x3 of those buckets around it too, and a
+/// large unit looks at as many of the fine buckets around it as its reach covers.
+#[derive(Clone, Debug)]
+pub struct LargeUnits {
+    /// Buckets as wide as the largest unit's reach (`2 * radius * separation_range`).
+    pub grid: SpatialGrid,
+    /// The large units, sorted by bucket of [`Self::grid`].
+    pub units: Vec<NeighbourInfo>,
+    /// Corners of the box within one bucket of every large unit: a unit outside it has no
+    /// large neighbour, and skips the lookup (most units, when a few big ones stand apart).
+    near_box: (Vec2, Vec2),
+}
+
+impl LargeUnits {
+    /// [`Neighbours::near_spans`] in the large units' grid: spans of [`Self::units`] (all
+    /// empty for a position away from every large unit).
+    #[must_use]
+    #[inline]
+    pub fn near_spans(&self, pos: Vec2) -> [(u32, u32); 3] {
+        let (low, high) = self.near_box;
+        if pos.cmplt(low).any() || pos.cmpgt(high).any() {
+            return [(0, 0); 3];
+        }
+        spans_around(&self.grid, pos)
+    }
+
+    /// The units of a span from [`Self::near_spans`].
+    #[must_use]
+    pub fn span(&self, (start, end): (u32, u32)) -> &[NeighbourInfo] {
+        &self.units[start as usize..end as usize]
+    }
+}
+
+/// Whether a unit of `radius` reaches past a bucket of side `bucket` (see
+/// [`Neighbours::is_large`]).
+#[inline]
+fn reaches_past(radius: f32, separation_range: f32, bucket: f32) -> bool {
+    2.0 * radius * separation_range > bucket
+}
+
+/// The 3x3 buckets of `grid` around `pos` as three spans of the sorted units, one per bucket
+/// row (the buckets of a row are adjacent in the sorted order); rows past the grid's edge
+/// are empty spans.
+#[inline(always)]
+fn spans_around(grid: &SpatialGrid, pos: Vec2) -> [(u32, u32); 3] {
+    let mut spans = [(0, 0); 3];
+    let (bx, by) = grid.coords_of(pos);
+    let first = bx.saturating_sub(1);
+    let last = (bx + 1).min(grid.columns() - 1);
+    let row = |y: u32| {
+        let r = grid.row_span(y, first, last);
+        (r.start as u32, r.end as u32)
+    };
+    if by > 0 {
+        spans[0] = row(by - 1);
+    }
+    spans[1] = row(by);
+    if by + 1 < grid.rows() {
+        spans[2] = row(by + 1);
+    }
+    spans
 }
 
 impl Neighbours {
@@ -51,6 +120,7 @@ impl Neighbours {
             units: Vec::new(),
             arrived_per_group: Vec::new(),
             far_jumps: 0,
+            large: None,
             scratch: Vec::new(),
             buckets: Vec::new(),
         }
@@ -69,26 +139,89 @@ impl Neighbours {
     #[must_use]
     #[inline]
     pub fn near_spans(&self, pos: Vec2) -> [(u32, u32); 3] {
-        let mut spans = [(0, 0); 3];
         if self.units.is_empty() {
-            return spans;
+            return [(0, 0); 3];
         }
+        spans_around(&self.grid, pos)
+    }
+
+    /// Whether a unit of `radius` is too big for the buckets of [`Self::grid`]: its reach
+    /// (`2 * radius * separation_range`, against a neighbour as big as itself) is wider than
+    /// a bucket. Such a unit goes into [`Self::large`].
+    #[must_use]
+    #[inline]
+    pub fn is_large(&self, radius: f32, separation_range: f32) -> bool {
+        reaches_past(radius, separation_range, self.grid.cell_size())
+    }
+
+    /// How many units the snapshot holds, large ones included.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.units.len() + self.large.as_ref().map_or(0, |l| l.units.len())
+    }
+
+    /// Whether the snapshot holds no unit.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Calls `visit` with every run of units that may touch a unit at `pos` of `radius`:
+    /// every unit within `(radius + its radius) * separation_range` is in exactly one run
+    /// (the unit itself too; others farther away as well: the caller tests the distance).
+    /// `near` is [`Self::near_spans`] at `pos` (fetched early by the steering stage). Runs
+    /// come in a fixed order: the fine buckets' rows, then the large units'.
+    #[inline(always)]
+    pub fn for_each_candidate(
+        &self,
+        pos: Vec2,
+        radius: f32,
+        separation_range: f32,
+        near: [(u32, u32); 3],
+        mut visit: impl FnMut(&[NeighbourInfo]),
+    ) {
+        if self.is_large(radius, separation_range) {
+            // A large unit reaches past the 3x3 fine buckets: as far as its radius and the
+            // biggest small unit's (half a fine bucket's reach) add up to.
+            let reach = radius * separation_range + self.grid.cell_size() * 0.5;
+            for span in self.spans_within(pos, reach) {
+                visit(self.span(span));
+            }
+        } else {
+            for span in near {
+                visit(self.span(span));
+            }
+        }
+        if let Some(large) = &self.large {
+            for span in large.near_spans(pos) {
+                visit(large.span(span));
+            }
+        }
+    }
+
+    /// For a large unit at `pos` whose neighbours may be `reach` world units away: spans of
+    /// [`Self::units`] covering every bucket within that distance (a row of buckets per
+    /// span; each table row once, even where the table folds rows).
+    #[inline(never)]
+    pub fn spans_within(&self, pos: Vec2, reach: f32) -> impl Iterator<Item = (u32, u32)> + '_ {
         let grid = &self.grid;
+        // Buckets of the fine grid are at least as wide as a small unit's reach, so
+        // `ceil(reach / size)` buckets each way cover every neighbour. Nothing for an empty
+        // grid or a reach that is not a positive number.
+        let k = (!self.units.is_empty() && reach > 0.0).then(|| {
+            (reach / grid.cell_size())
+                .ceil()
+                .min(grid.rows().max(grid.columns()) as f32) as u32
+        });
         let (bx, by) = grid.coords_of(pos);
-        let first = bx.saturating_sub(1);
-        let last = (bx + 1).min(grid.columns() - 1);
-        let row = |y: u32| {
-            let r = grid.row_span(y, first, last);
-            (r.start as u32, r.end as u32)
-        };
-        if by > 0 {
-            spans[0] = row(by - 1);
-        }
-        spans[1] = row(by);
-        if by + 1 < grid.rows() {
-            spans[2] = row(by + 1);
-        }
-        spans
+        k.into_iter().flat_map(move |k| {
+            let (y0, y1) = (by.saturating_sub(k), (by + k).min(grid.rows() - 1));
+            let (first, last) = (bx.saturating_sub(k), (bx + k).min(grid.columns() - 1));
+            (y0..=y1.min(y0 + grid.table_rows() - 1)).map(move |y| {
+                let r = grid.row_span(y, first, last);
+                (r.start as u32, r.end as u32)
+            })
+        })
     }
 
     /// The units of a span from [`Self::near_spans`].
@@ -126,13 +259,18 @@ pub(crate) fn bucket_units(data: &FrameData, ctx: &StageContext<'_>) {
         jobs.push(Mutex::new(Some((batch, units, unit_buckets))));
     }
     let grid = &n.grid;
-    let arrived: Vec<Mutex<(Vec<u32>, usize)>> =
-        jobs.iter().map(|_| Mutex::new((Vec::new(), 0))).collect();
+    let separation_range = data.config.steering.separation_range;
+    // Per batch: arrivals per group, far jumps, and the large units (in batch order).
+    type BatchTally = (Vec<u32>, usize, Vec<NeighbourInfo>);
+    let tallies: Vec<Mutex<BatchTally>> = jobs
+        .iter()
+        .map(|_| Mutex::new((Vec::new(), 0, Vec::new())))
+        .collect();
     ctx.for_each_batch(jobs.len(), 1, |i, _| {
         let Some((batch, units, unit_buckets)) = jobs[i].lock().take() else {
             return;
         };
-        let mut counts = Vec::new();
+        let (mut counts, mut large) = (Vec::new(), Vec::new());
         let (mut far, mut previous_row) = (0, None);
         for (((id, pos, agent, steering), unit), bucket) in batch.zip(units).zip(unit_buckets) {
             *unit = NeighbourInfo {
@@ -149,7 +287,12 @@ pub(crate) fn bucket_units(data: &FrameData, ctx: &StageContext<'_>) {
                 continue;
             }
             let (x, y) = grid.coords_of(pos.0);
-            *bucket = grid.bucket_at(x, y);
+            if reaches_past(agent.radius, separation_range, grid.cell_size()) {
+                *bucket = SpatialGrid::UNPLACED;
+                large.push(*unit);
+            } else {
+                *bucket = grid.bucket_at(x, y);
+            }
             far += usize::from(previous_row.is_some_and(|r: u32| r.abs_diff(y) > FAR_ROWS));
             previous_row = Some(y);
             if steering.arrived {
@@ -160,21 +303,31 @@ pub(crate) fn bucket_units(data: &FrameData, ctx: &StageContext<'_>) {
                 counts[g] += 1;
             }
         }
-        *arrived[i].lock() = (counts, far);
+        *tallies[i].lock() = (counts, far, large);
     });
     drop(jobs);
     drop(query);
     n.arrived_per_group.clear();
     n.far_jumps = 0;
-    for counts in arrived {
-        let (counts, far) = counts.into_inner();
+    let mut large = Vec::new();
+    for tally in tallies {
+        let (counts, far, batch_large) = tally.into_inner();
         n.far_jumps += far;
+        large.extend(batch_large);
         if n.arrived_per_group.len() < counts.len() {
             n.arrived_per_group.resize(counts.len(), 0);
         }
         for (sum, c) in n.arrived_per_group.iter_mut().zip(counts) {
             *sum += c;
         }
+    }
+    if let Err(e) = bucket_large(n, large, separation_range) {
+        data.errors
+            .lock()
+            .push(format!("bucketing large units failed: {e}"));
+        n.units.clear();
+        n.large = None;
+        return;
     }
     // The sort's result does not depend on how many bands it is cut into, so one band per
     // thread is safe here (unlike a split of floating-point work).
@@ -198,4 +351,129 @@ pub(crate) fn bucket_units(data: &FrameData, ctx: &StageContext<'_>) {
             *unit = scratch[i as usize];
         }
     });
+}
+
+/// Sorts the large units (in world order) into their own grid, whose buckets are as wide as
+/// the largest one's reach; `None` when there are no large units. On the caller's thread:
+/// large units are few (a crowd of big units alone has no small ones and could get bigger
+/// fine buckets instead).
+fn bucket_large(
+    n: &mut Neighbours,
+    large: Vec<NeighbourInfo>,
+    separation_range: f32,
+) -> Result<(), SpatialGridError> {
+    let Some(widest) = large.iter().map(|u| u.radius).reduce(f32::max) else {
+        n.large = None;
+        return Ok(());
+    };
+    let size = (2.0 * widest * separation_range).max(n.grid.cell_size());
+    let mut grid = match n.large.take() {
+        Some(old) if old.grid.cell_size() == size => old.grid,
+        _ => {
+            // Over the same rectangle as the fine grid.
+            let fine = &n.grid;
+            let extent = Vec2::new(fine.columns() as f32, fine.rows() as f32) * fine.cell_size();
+            SpatialGrid::from_rect(fine.origin(), extent, size)?
+        }
+    };
+    let positions: Vec<Vec2> = large.iter().map(|u| u.pos).collect();
+    grid.rebuild(&positions)?;
+    let units = grid.order().iter().map(|&i| large[i as usize]).collect();
+    let (low, high) = positions.iter().fold(
+        (Vec2::splat(f32::INFINITY), Vec2::splat(f32::NEG_INFINITY)),
+        |(low, high), &p| (low.min(p), high.max(p)),
+    );
+    let near_box = (low - size, high + size);
+    n.large = Some(LargeUnits {
+        grid,
+        units,
+        near_box,
+    });
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use glam::Vec2;
+    use hecs::World;
+    use horde_core::{Cell, GoalSet, Grid, Map, Position, UnitSpec};
+
+    use crate::{Horde, SimConfig};
+
+    /// A crowd of mixed sizes, bucketed by one frame of zero length (nobody moves).
+    fn bucketed(seed: u32, radii: &[f32], units: usize) -> (Horde, World) {
+        let map = Map::new(Grid::new(64, 64).unwrap());
+        let mut horde = Horde::new(map, SimConfig::default()).unwrap();
+        let group = horde.add_group(GoalSet::single(Cell::new(60, 60))).unwrap();
+        let mut world = World::new();
+        let mut state = seed;
+        let mut next = || {
+            state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (state >> 8) as f32 / (1 << 24) as f32
+        };
+        for i in 0..units {
+            let radius = radii[i % radii.len()];
+            // Clustered, so that units touch and big ones sit among small ones.
+            let pos = Vec2::new(20.0 + next() * 16.0, 20.0 + next() * 16.0);
+            let spec = UnitSpec::at(pos).with_radius(radius).with_group(group);
+            horde.spawn(&mut world, spec).unwrap();
+        }
+        horde.step(&mut world, 0.0).unwrap();
+        (horde, world)
+    }
+
+    #[test]
+    fn every_touching_pair_is_a_candidate_exactly_once() {
+        let separation_range = SimConfig::default().steering.separation_range;
+        // The last crowd is small enough for the fine bucket table to fold its rows (a few
+        // table rows serve the whole map), which a big unit's window must not visit twice.
+        for (seed, radii, count) in [
+            (1, &[0.45, 0.45, 0.45, 3.0][..], 600),
+            (2, &[0.3, 0.5, 1.2, 0.45, 2.0, 0.45][..], 600),
+            (3, &[0.45][..], 600),
+            (4, &[1.5, 0.45, 6.0][..], 600),
+            (5, &[0.45, 0.45, 4.0][..], 30),
+        ] {
+            let (horde, world) = bucketed(seed, radii, count);
+            let n = horde.data.neighbours.read();
+            assert!(n.is_large(3.0, separation_range));
+            let large = n.large.as_ref().map_or(0, |l| l.units.len());
+            let expected_large = radii
+                .iter()
+                .filter(|&&r| n.is_large(r, separation_range))
+                .count();
+            assert_eq!(large > 0, expected_large > 0, "seed {seed}");
+            assert_eq!(n.units.len() + large, count);
+            let units: Vec<(u32, Vec2, f32)> = world
+                .query::<(&horde_core::UnitId, &Position, &horde_core::Agent)>()
+                .iter()
+                .map(|(id, p, a)| (id.0, p.0, a.radius))
+                .collect();
+            for &(id, pos, radius) in &units {
+                let mut seen: Vec<u32> = Vec::new();
+                n.for_each_candidate(pos, radius, separation_range, n.near_spans(pos), |run| {
+                    seen.extend(run.iter().map(|u| u.id));
+                });
+                let mut sorted = seen.clone();
+                sorted.sort_unstable();
+                sorted.dedup();
+                assert_eq!(
+                    sorted.len(),
+                    seen.len(),
+                    "seed {seed}: unit {id} sees a unit twice"
+                );
+                for &(other, other_pos, other_radius) in &units {
+                    let reach = (radius + other_radius) * separation_range;
+                    if pos.distance(other_pos) < reach {
+                        assert!(
+                            sorted.binary_search(&other).is_ok(),
+                            "seed {seed}: unit {id} (radius {radius}) misses unit {other} \
+                             (radius {other_radius}) {} away, reach {reach}",
+                            pos.distance(other_pos)
+                        );
+                    }
+                }
+            }
+        }
+    }
 }

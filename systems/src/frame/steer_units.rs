@@ -14,7 +14,7 @@ use horde_core::{
     UnitSpec, Velocity, avoid_walls, blend_and_turn, unit_noise,
 };
 
-use crate::frame::{FrameData, Neighbours, UNIT_CHUNK, for_each_unit_chunk};
+use crate::frame::{FrameData, NeighbourInfo, Neighbours, UNIT_CHUNK, for_each_unit_chunk};
 use crate::groups::Groups;
 use crate::hierarchy_nav::HierarchyNav;
 use crate::job_graph::StageContext;
@@ -200,8 +200,8 @@ impl<'a> Frame<'a> {
         let mut separation = Vec2::ZERO;
         let mut touching_arrived = false;
         let mut stacked = false;
-        for span in near {
-            for other in self.neighbours.span(span) {
+        let push_from = |others: &[NeighbourInfo]| {
+            for other in others {
                 let away = pos - other.pos;
                 let d2 = away.length_squared();
                 let touch = agent.radius + other.radius;
@@ -219,7 +219,9 @@ impl<'a> Frame<'a> {
                 stacked |= inside && d <= 1e-6;
                 touching_arrived |= inside && other.arrived && other.group == agent.group.0;
             }
-        }
+        };
+        self.neighbours
+            .for_each_candidate(pos, agent.radius, sc.separation_range, near, push_from);
         if stacked {
             // Someone stands exactly on us: leave along a direction fixed per unit.
             let n = unit_noise(config.seed, id, 0);
