@@ -84,57 +84,44 @@ fn hierarchy(c: &mut Criterion) {
 
     let mut group = c.benchmark_group("hierarchy/4096x4096");
     group.sample_size(10);
-    group.bench_function("request_until_100k_units_have_a_direction", |b| {
-        b.iter(|| {
-            let nav = HierarchicalField::new(&graph, cost, black_box(&[goal]), BUDGET).unwrap();
-            let mut moving = 0usize;
-            for &pos in &units {
-                moving += usize::from(nav.steer(&graph, &grid, pos) != Vec2::ZERO);
-            }
-            assert_eq!(moving, UNITS);
-            moving
-        })
-    });
-    // The same units in the order the simulation stores them: in map order (row by row;
-    // `Horde::step` keeps the world sorted so), so consecutive units mostly share a sector.
+    // The same units also in the order the simulation stores them: map order (row by row;
+    // `Horde::step` keeps the world sorted so), so consecutive units come from the same
+    // band of sectors rather than from anywhere.
     let mut in_map_order = units.clone();
     in_map_order.sort_by(|a, b| (a.y, a.x).partial_cmp(&(b.y, b.x)).unwrap());
-    group.bench_function(
-        "request_until_100k_units_in_map_order_have_a_direction",
-        |b| {
-            b.iter(|| {
-                let nav = HierarchicalField::new(&graph, cost, black_box(&[goal]), BUDGET).unwrap();
-                let mut moving = 0usize;
-                for &pos in &in_map_order {
-                    moving += usize::from(nav.steer(&graph, &grid, pos) != Vec2::ZERO);
-                }
-                assert_eq!(moving, UNITS);
-                moving
-            })
-        },
-    );
+    let orders = [("", &units), ("_in_map_order", &in_map_order)];
+    for (order, units) in orders {
+        group.bench_function(
+            format!("request_until_100k_units{order}_have_a_direction"),
+            |b| {
+                b.iter(|| {
+                    let nav =
+                        HierarchicalField::new(&graph, cost, black_box(&[goal]), BUDGET).unwrap();
+                    let mut moving = 0usize;
+                    for &pos in units {
+                        moving += usize::from(nav.steer(&graph, &grid, pos) != Vec2::ZERO);
+                    }
+                    assert_eq!(moving, UNITS);
+                    moving
+                })
+            },
+        );
+    }
     group.bench_function("coarse_route_only", |b| {
         b.iter(|| HierarchicalField::new(&graph, cost, black_box(&[goal]), BUDGET).unwrap())
     });
     let nav = HierarchicalField::new(&graph, cost, &[goal], BUDGET).unwrap();
-    group.bench_function("steer_100k_units_without_fields", |b| {
-        b.iter(|| {
-            let mut sum = Vec2::ZERO;
-            for &pos in &units {
-                sum += nav.steer(&graph, &grid, black_box(pos));
-            }
-            sum
-        })
-    });
-    group.bench_function("steer_100k_units_in_map_order_without_fields", |b| {
-        b.iter(|| {
-            let mut sum = Vec2::ZERO;
-            for &pos in &in_map_order {
-                sum += nav.steer(&graph, &grid, black_box(pos));
-            }
-            sum
-        })
-    });
+    for (order, units) in orders {
+        group.bench_function(format!("steer_100k_units{order}_without_fields"), |b| {
+            b.iter(|| {
+                let mut sum = Vec2::ZERO;
+                for &pos in units {
+                    sum += nav.steer(&graph, &grid, black_box(pos));
+                }
+                sum
+            })
+        });
+    }
     // Lazy fields: one sector (with its neighbours' estimates) as a unit first enters it.
     let sector = graph.sectors().sector_of(grid.cell_at(units[0]).unwrap());
     group.bench_function("one_sector_field_cold", |b| {
