@@ -1,7 +1,8 @@
 //! Whole-frame cost (all six stages) on a 1024x1024 level with clustered obstacles: unit
 //! radius 0.5 (0.45 here so units fit between obstacles), cell 1.0, one goal, 8 active force
 //! fields; 10k, 100k and 1M units on 1 and 2 threads; 100k units spawned in a random order,
-//! and with one giant among them; each stage alone at 100k on 2 threads.
+//! with one giant among them, and with 500 force fields; each stage alone at 100k on 2
+//! threads.
 //!
 //! Run: `cargo bench --bench frame`. Per-stage figures of the same scenario:
 //! `cargo run --release --example frame_stages`.
@@ -42,7 +43,17 @@ fn frame(c: &mut Criterion) {
         giant: true,
         ..Crowd::default()
     };
-    for (name, crowd) in [("spawned_shuffled", shuffled), ("with_a_giant", giant)] {
+    // And 500 force fields over the map instead of 8: each unit sums only those near it.
+    let battle = Crowd {
+        force_fields: 500,
+        ..Crowd::default()
+    };
+    let cases = [
+        ("spawned_shuffled", shuffled),
+        ("with_a_giant", giant),
+        ("with_500_force_fields", battle),
+    ];
+    for (name, crowd) in cases {
         let mut sim = scenario_with(100_000, 2, crowd);
         group.bench_function(format!("2_threads_{name}/100000"), |b| {
             b.iter(|| black_box(sim.step(1.0 / 60.0).unwrap().total()))

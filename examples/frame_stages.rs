@@ -5,7 +5,7 @@
 //! `cargo run --release --example frame_stages [UNITS] [THREADS]` (default: 10k and 100k
 //! units on 1 and 2 threads). With `SPAWN=shuffled` the units are spawned in a random order
 //! instead of row by row (the first frame then sorts their storage); with `GIANT=1` one of
-//! them has radius 3 instead of 0.45.
+//! them has radius 3 instead of 0.45; `FORCES=N` sets the number of force fields (8).
 
 #[path = "../benches/common/frame_scenario.rs"]
 mod frame_scenario;
@@ -40,8 +40,17 @@ fn main() {
         Ok("0") | Err(_) => false,
         Ok(other) => panic!("GIANT is `0` or `1`, not `{other}`"),
     };
+    let force_fields = match std::env::var("FORCES") {
+        Ok(n) => n.parse().expect("FORCES is a number of force fields"),
+        Err(_) => Crowd::default().force_fields,
+    };
     for (wanted, threads) in cases {
-        let mut sim = scenario_with(wanted, threads, Crowd { shuffled, giant });
+        let crowd = Crowd {
+            shuffled,
+            giant,
+            force_fields,
+        };
+        let mut sim = scenario_with(wanted, threads, crowd);
         // The scenario puts at most one unit on each open cell.
         let units = sim.unit_count();
         if let Some(first) = sim.horde().last_report() {

@@ -9,8 +9,9 @@ use horde::{
 use rand_core::{RngCore, SeedableRng};
 use rand_pcg::Pcg64;
 
-/// How the scenario's crowd is made, beyond its size.
-#[derive(Clone, Copy, Debug, Default)]
+/// How the scenario's crowd is made, beyond its size (`Crowd::default()` is the plain
+/// scenario).
+#[derive(Clone, Copy, Debug)]
 #[allow(dead_code)] // each bench target that includes this file uses part of it
 pub struct Crowd {
     /// Spawn the units in a random order rather than row by row, as units that arrive in
@@ -20,6 +21,19 @@ pub struct Crowd {
     /// Make the unit in the middle of the crowd a giant of radius 3 (the others have 0.45):
     /// one big unit must not slow everyone down.
     pub giant: bool,
+    /// Long-lived force fields: 8 at fixed places (the default), any more spread over the
+    /// map, as in a battle with many explosions at once.
+    pub force_fields: usize,
+}
+
+impl Default for Crowd {
+    fn default() -> Self {
+        Self {
+            shuffled: false,
+            giant: false,
+            force_fields: 8,
+        }
+    }
 }
 
 /// A 1024x1024 generated level, `units` units spread over its open cells (at most one per
@@ -70,8 +84,14 @@ pub fn scenario_with(units: usize, threads: usize, crowd: Crowd) -> Simulation {
         ForceKind::Vortex { clockwise: true },
         ForceKind::Push { direction: Vec2::X },
     ];
-    for i in 0..8 {
-        let at = Vec2::new(128.0 + 100.0 * i as f32, 200.0 + 80.0 * (i % 3) as f32);
+    let mut rng = Pcg64::seed_from_u64(8);
+    for i in 0..crowd.force_fields {
+        let at = if i < 8 {
+            Vec2::new(128.0 + 100.0 * i as f32, 200.0 + 80.0 * (i % 3) as f32)
+        } else {
+            let mut coordinate = || 12.0 + (rng.next_u32() % 1000) as f32;
+            Vec2::new(coordinate(), coordinate())
+        };
         let field = ForceField::new(at, kinds[i % 4], 24.0, 30.0)
             .unwrap()
             .with_duration(ForceField::FOREVER)

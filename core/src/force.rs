@@ -393,6 +393,106 @@ pub struct ForceManager {
     next_id: u64,
     /// Union of the live fields' boxes, `None` when no field is live.
     live_bounds: Option<(Vec2, Vec2)>,
+    /// The live fields by area, so a unit tests only the fields near it.
+    index: FieldIndex,
+}
+
+/// The live fields by area: [`ForceManager`]'s live bounds cut into at most
+/// [`FieldIndex::SIDE`] x [`FieldIndex::SIDE`] square cells, each listing the live fields
+/// whose box overlaps it, in insertion order (so a sum over a cell's list adds the same
+/// fields in the same order as a sum over every field: bit for bit the same force). A battle
+/// with hundreds of explosions then costs each unit the few near it, not all of them.
+#[derive(Clone, Debug, Default)]
+struct FieldIndex {
+    origin: Vec2,
+    /// 1 / cell side.
+    scale: f32,
+    columns: u32,
+    rows: u32,
+    /// The fields of cell `c` are `fields[start[c]..start[c + 1]]`.
+    start: Vec<u32>,
+    /// Entry indices.
+    fields: Vec<u32>,
+}
+
+impl FieldIndex {
+    /// Most cells along a side.
+    const SIDE: u32 = 64;
+
+    /// The index of the live `entries`, whose boxes together span `bounds`.
+    fn build(entries: &[Entry], bounds: Option<(Vec2, Vec2)>) -> Self {
+        let Some((min, max)) = bounds else {
+            return Self::default();
+        };
+        let extent = (max - min).max_element();
+        let side = if extent.is_finite() && extent > 0.0 {
+            extent / Self::SIDE as f32
+        } else {
+            1.0
+        };
+        let mut index = Self {
+            origin: min,
+            scale: 1.0 / side,
+            columns: 0,
+            rows: 0,
+            start: Vec::new(),
+            fields: Vec::new(),
+        };
+        (index.columns, index.rows) = index.cell(max);
+        (index.columns, index.rows) = (index.columns + 1, index.rows + 1);
+        let cells = (index.columns * index.rows) as usize;
+        let live = || (0u32..).zip(entries).filter(|(_, e)| e.live);
+        // Count, prefix sums, then place (in entry order, so every list is ascending).
+        let mut start = vec![0u32; cells + 1];
+        for (_, e) in live() {
+            index.for_each_cell(e.min, e.max, |c| start[c + 1] += 1);
+        }
+        for c in 0..cells {
+            start[c + 1] += start[c];
+        }
+        let mut next = start.clone();
+        let mut fields = vec![0; start[cells] as usize];
+        for (i, e) in live() {
+            index.for_each_cell(e.min, e.max, |c| {
+                fields[next[c] as usize] = i;
+                next[c] += 1;
+            });
+        }
+        index.start = start;
+        index.fields = fields;
+        index
+    }
+
+    /// Column and row of the cell holding `pos` (clamped to the index; `pos` is within the
+    /// live bounds when asked for a force). Monotone in each coordinate, so a box's cells
+    /// are those between its corners' cells.
+    #[inline]
+    fn cell(&self, pos: Vec2) -> (u32, u32) {
+        let local = (pos - self.origin) * self.scale;
+        // `as` saturates: below the origin (or NaN) is 0.
+        let last = Self::SIDE - 1;
+        ((local.x as u32).min(last), (local.y as u32).min(last))
+    }
+
+    fn for_each_cell(&self, min: Vec2, max: Vec2, mut f: impl FnMut(usize)) {
+        let ((x0, y0), (x1, y1)) = (self.cell(min), self.cell(max));
+        for y in y0..=y1.min(self.rows - 1) {
+            for x in x0..=x1.min(self.columns - 1) {
+                f((y * self.columns + x) as usize);
+            }
+        }
+    }
+
+    /// The entry indices of the live fields whose box may hold `pos`, ascending.
+    #[inline]
+    fn fields_at(&self, pos: Vec2) -> &[u32] {
+        if self.columns == 0 {
+            return &[];
+        }
+        let (x, y) = self.cell(pos);
+        let c = (y.min(self.rows - 1) * self.columns + x.min(self.columns - 1)) as usize;
+        &self.fields[self.start[c] as usize..self.start[c + 1] as usize]
+    }
 }
 
 impl ForceManager {
@@ -421,9 +521,8 @@ impl ForceManager {
     pub fn remove(&mut self, id: ForceFieldId) -> Option<ForceField> {
         let index = self.index_of(id)?;
         let entry = self.entries.remove(index);
-        if entry.live {
-            self.update_bounds();
-        }
+        // Even a pending field's removal shifts the entries after it: the index must follow.
+        self.update_bounds();
         Some(entry.field)
     }
 
@@ -455,7 +554,7 @@ impl ForceManager {
     /// Removes every field (ids are not reused afterwards).
     pub fn clear(&mut self) {
         self.entries.clear();
-        self.live_bounds = None;
+        self.update_bounds();
     }
 
     /// Every field with its id, pending ones included, in insertion order.
@@ -486,6 +585,7 @@ impl ForceManager {
             entries: Vec::new(),
             next_id,
             live_bounds: None,
+            index: FieldIndex::default(),
         };
         for (id, field, live) in entries {
             let previous = manager.entries.last().map(|e| e.id.0);
@@ -524,8 +624,9 @@ impl ForceManager {
 
     /// The total force on a unit at `pos`: the sum, in insertion order, of
     /// [`ForceField::force_at`] over the live fields, skipping those that do not affect
-    /// player-controlled units when `controllable` is true. A box test rejects far fields
-    /// before any distance is computed. Always finite.
+    /// player-controlled units when `controllable` is true. Only the fields listed for
+    /// `pos`'s cell of the index are looked at, and a box test rejects far ones before any
+    /// distance is computed. Always finite.
     #[must_use]
     #[inline]
     pub fn force_at(&self, pos: Vec2, controllable: bool) -> Vec2 {
@@ -536,9 +637,9 @@ impl ForceManager {
             return Vec2::ZERO;
         }
         let mut total = Vec2::ZERO;
-        for entry in &self.entries {
-            if entry.live && entry.field.affects(controllable) && inside(pos, entry.min, entry.max)
-            {
+        for &i in self.index.fields_at(pos) {
+            let entry = &self.entries[i as usize];
+            if entry.field.affects(controllable) && inside(pos, entry.min, entry.max) {
                 total += entry.field.force_at(pos);
             }
         }
@@ -557,6 +658,7 @@ impl ForceManager {
             .filter(|e| e.live)
             .map(|e| (e.min, e.max))
             .reduce(|(a0, a1), (b0, b1)| (a0.min(b0), a1.max(b1)));
+        self.index = FieldIndex::build(&self.entries, self.live_bounds);
     }
 }
 
@@ -786,6 +888,68 @@ fn finite_or_zero(v: Vec2) -> Vec2 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The force without the index: every live field, in insertion order.
+    fn force_over_every_field(m: &ForceManager, pos: Vec2, controllable: bool) -> Vec2 {
+        let mut total = Vec2::ZERO;
+        for e in &m.entries {
+            if e.live && e.field.affects(controllable) && inside(pos, e.min, e.max) {
+                total += e.field.force_at(pos);
+            }
+        }
+        total
+    }
+
+    proptest::proptest! {
+        /// The index changes which fields are looked at, never the force: bit for bit the
+        /// sum over every live field, through adds, removals (pending fields too) and
+        /// expiries.
+        #[test]
+        fn the_index_gives_the_force_of_every_field(
+            fields in proptest::collection::vec(
+                (0.0f32..300.0, 0.0f32..300.0, 0.5f32..60.0, 0u8..4, 0u8..3, proptest::bool::ANY),
+                1..60,
+            ),
+            removals in proptest::collection::vec(0usize..80, 0..10),
+            probes in proptest::collection::vec((-20.0f32..320.0, -20.0f32..320.0), 50),
+        ) {
+            let mut m = ForceManager::new();
+            let mut ids = Vec::new();
+            for (round, chunk) in fields.chunks(7).enumerate() {
+                for &(x, y, radius, kind, life, hits_players) in chunk {
+                    let kind = match kind {
+                        0 => ForceKind::Explosion,
+                        1 => ForceKind::Attractor,
+                        2 => ForceKind::Vortex { clockwise: true },
+                        _ => ForceKind::Push { direction: Vec2::new(0.6, -0.8) },
+                    };
+                    let field = ForceField::new(Vec2::new(x, y), kind, radius, 50.0)
+                        .unwrap()
+                        .with_duration(f32::from(life) * 0.05)
+                        .unwrap()
+                        .with_affects_controllable(hits_players);
+                    ids.push(m.add(field));
+                }
+                if let Some(&r) = removals.get(round) {
+                    // Pending or live, whichever `r` names.
+                    let id = ids[r % ids.len()];
+                    m.remove(id);
+                }
+                if round % 2 == 0 {
+                    m.advance(0.05);
+                }
+                for &(x, y) in &probes {
+                    let pos = Vec2::new(x, y);
+                    for controllable in [false, true] {
+                        let expected = force_over_every_field(&m, pos, controllable);
+                        let got = m.force_at(pos, controllable);
+                        proptest::prop_assert_eq!(got.x.to_bits(), expected.x.to_bits());
+                        proptest::prop_assert_eq!(got.y.to_bits(), expected.y.to_bits());
+                    }
+                }
+            }
+        }
+    }
 
     const DT: f32 = 1.0 / 60.0;
 
