@@ -6,7 +6,7 @@
 //! consecutive units stand close together those reads hit the same cache lines; when they
 //! are scattered (units spawned in waves at different places, or in random order), every
 //! read misses. On the 1024x1024 frame scenario, 100k units spawned in random order made the
-//! frame 2.4x slower on 2 threads and 4.8x on 1 than the same units spawned row by row.
+//! frame 2.8x slower on 2 threads and 4.8x on 1 than the same units spawned row by row.
 //!
 //! So after a frame whose bucketing saw many far jumps between consecutive units
 //! ([`Neighbours::far_jumps`]), [`sort_units`] rewrites the units' storage in bucket order
