@@ -321,7 +321,8 @@ pub(crate) fn bucket_units(data: &FrameData, ctx: &StageContext<'_>) {
             *sum += c;
         }
     }
-    if let Err(e) = bucket_large(n, large, separation_range) {
+    let chunk = data.config.batch_size.max(1) * 4;
+    if let Err(e) = bucket_large(n, large, separation_range, chunk, ctx) {
         data.errors
             .lock()
             .push(format!("bucketing large units failed: {e}"));
@@ -329,59 +330,81 @@ pub(crate) fn bucket_units(data: &FrameData, ctx: &StageContext<'_>) {
         n.large = None;
         return;
     }
-    // The sort's result does not depend on how many bands it is cut into, so one band per
-    // thread is safe here (unlike a split of floating-point work).
-    let bands = ctx.threads();
-    let sorted = n
-        .grid
-        .rebuild_from_buckets_in(&n.buckets, bands, |jobs, job| {
-            ctx.for_each_batch(jobs, 1, |i, _| job(i));
-        });
-    if let Err(e) = sorted {
+    if let Err(e) = sort_by_bucket(
+        &mut n.grid,
+        &n.buckets,
+        &n.scratch,
+        &mut n.units,
+        chunk,
+        ctx,
+    ) {
         data.errors.lock().push(format!("bucketing failed: {e}"));
         n.units.clear();
-        return;
     }
-    let chunk = data.config.batch_size.max(1) * 4;
-    n.units
-        .resize(n.grid.order().len(), NeighbourInfo::default());
-    let (order, scratch) = (n.grid.order(), &n.scratch);
-    ctx.for_each_chunk_mut(&mut n.units, chunk, |_, range, out| {
+}
+
+/// Sorts `units` (whose buckets of `grid` are `buckets`) into `sorted`, on the pool: the
+/// counting sort in bands of buckets, then the copy in chunks of `chunk` units.
+fn sort_by_bucket(
+    grid: &mut SpatialGrid,
+    buckets: &[u32],
+    units: &[NeighbourInfo],
+    sorted: &mut Vec<NeighbourInfo>,
+    chunk: usize,
+    ctx: &StageContext<'_>,
+) -> Result<(), SpatialGridError> {
+    // The sort's result does not depend on how many bands it is cut into, so one band per
+    // thread is safe here (unlike a split of floating-point work).
+    grid.rebuild_from_buckets_in(buckets, ctx.threads(), |jobs, job| {
+        ctx.for_each_batch(jobs, 1, |i, _| job(i));
+    })?;
+    let order = grid.order();
+    sorted.resize(order.len(), NeighbourInfo::default());
+    ctx.for_each_chunk_mut(sorted, chunk, |_, range, out| {
         for (unit, &i) in out.iter_mut().zip(&order[range]) {
-            *unit = scratch[i as usize];
+            *unit = units[i as usize];
         }
     });
+    Ok(())
 }
 
 /// Sorts the large units (in world order) into their own grid, whose buckets are as wide as
-/// the largest one's reach; `None` when there are no large units. On the caller's thread:
-/// large units are few (a crowd of big units alone has no small ones and could get bigger
-/// fine buckets instead).
+/// the largest one's reach; `None` when there are no large units.
 fn bucket_large(
     n: &mut Neighbours,
     large: Vec<NeighbourInfo>,
     separation_range: f32,
+    chunk: usize,
+    ctx: &StageContext<'_>,
 ) -> Result<(), SpatialGridError> {
     let Some(widest) = large.iter().map(|u| u.radius).reduce(f32::max) else {
         n.large = None;
         return Ok(());
     };
     let size = (2.0 * widest * separation_range).max(n.grid.cell_size());
-    let mut grid = match n.large.take() {
-        Some(old) if old.grid.cell_size() == size => old.grid,
+    let (mut grid, mut units) = match n.large.take() {
+        Some(old) if old.grid.cell_size() == size => (old.grid, old.units),
         _ => {
             // Over the same rectangle as the fine grid.
             let fine = &n.grid;
             let extent = Vec2::new(fine.columns() as f32, fine.rows() as f32) * fine.cell_size();
-            SpatialGrid::from_rect(fine.origin(), extent, size)?
+            (
+                SpatialGrid::from_rect(fine.origin(), extent, size)?,
+                Vec::new(),
+            )
         }
     };
-    let positions: Vec<Vec2> = large.iter().map(|u| u.pos).collect();
-    grid.rebuild(&positions)?;
-    let units = grid.order().iter().map(|&i| large[i as usize]).collect();
-    let (low, high) = positions.iter().fold(
+    grid.fit_to(large.len());
+    let mut buckets = vec![0; large.len()];
+    ctx.for_each_chunk_mut(&mut buckets, chunk, |_, range, out| {
+        for (bucket, unit) in out.iter_mut().zip(&large[range]) {
+            *bucket = grid.bucket_of(unit.pos);
+        }
+    });
+    sort_by_bucket(&mut grid, &buckets, &large, &mut units, chunk, ctx)?;
+    let (low, high) = large.iter().fold(
         (Vec2::splat(f32::INFINITY), Vec2::splat(f32::NEG_INFINITY)),
-        |(low, high), &p| (low.min(p), high.max(p)),
+        |(low, high), u| (low.min(u.pos), high.max(u.pos)),
     );
     let near_box = (low - size, high + size);
     n.large = Some(LargeUnits {
