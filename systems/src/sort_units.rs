@@ -26,6 +26,19 @@ use horde_core::{
 
 use crate::frame::Neighbours;
 
+/// A unit's components, all of them, as a hecs query: an archetype satisfies it exactly when
+/// it holds units (quarantined ones have no `Agent` or `Steering`).
+pub(crate) type UnitComponents<'a> = (
+    &'a UnitId,
+    &'a Position,
+    &'a Velocity,
+    &'a ExternalForce,
+    &'a Stun,
+    &'a Mass,
+    &'a Agent,
+    &'a Steering,
+);
+
 /// Consecutive units (in storage order) whose bucket rows are more than this many rows apart
 /// count as a far jump: the second one's per-cell data is nowhere near the first's.
 pub(crate) const FAR_ROWS: u32 = 8;
@@ -144,25 +157,20 @@ struct SortMark;
 /// else it holds) whose order is scattered: how to sort it.
 fn plan(world: &World, grid: &SpatialGrid) -> Vec<Plan> {
     let mut plans = Vec::new();
-    let mut query = world.query::<(Entity, &Position)>().with::<(
-        &UnitId,
-        &Velocity,
-        &ExternalForce,
-        &Stun,
-        &Mass,
-        &Agent,
-        &Steering,
-    )>();
+    let mut query = world.query::<(Entity, UnitComponents<'_>)>();
     // hecs yields a query's entities archetype by archetype, so the entities of one
     // archetype are consecutive; the runs are cut where the archetypes' lengths say, and
     // checked against their id lists.
     let mut items = query.iter();
     for (index, archetype) in world.archetypes().enumerate() {
-        if archetype.is_empty() || !is_unit_archetype(archetype) {
+        if archetype.is_empty() || !archetype.satisfies::<UnitComponents<'static>>() {
             continue;
         }
-        let rows: Vec<(Entity, &Position)> =
-            items.by_ref().take(archetype.len() as usize).collect();
+        let rows: Vec<(Entity, &Position)> = items
+            .by_ref()
+            .take(archetype.len() as usize)
+            .map(|(entity, (_, pos, ..))| (entity, pos))
+            .collect();
         if rows.len() != archetype.len() as usize
             || rows
                 .iter()
@@ -202,17 +210,6 @@ fn plan(world: &World, grid: &SpatialGrid) -> Vec<Plan> {
         });
     }
     plans
-}
-
-fn is_unit_archetype(a: &Archetype) -> bool {
-    a.has::<UnitId>()
-        && a.has::<Position>()
-        && a.has::<Velocity>()
-        && a.has::<ExternalForce>()
-        && a.has::<Stun>()
-        && a.has::<Mass>()
-        && a.has::<Agent>()
-        && a.has::<Steering>()
 }
 
 /// The sort key of a unit at `pos`: its bucket's row, then column, over the whole map (not
@@ -263,16 +260,7 @@ mod tests {
     }
 
     fn read(world: &World, e: Entity) -> Unit {
-        let mut q = world.query_one::<(
-            &UnitId,
-            &Position,
-            &Velocity,
-            &ExternalForce,
-            &Stun,
-            &Mass,
-            &Agent,
-            &Steering,
-        )>(e);
+        let mut q = world.query_one::<UnitComponents<'_>>(e);
         let (a, b, c, d, e, f, g, h) = q.get().unwrap();
         (*a, *b, *c, *d, *e, *f, *g, *h)
     }

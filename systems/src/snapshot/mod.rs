@@ -31,6 +31,7 @@ use horde_core::{
 use crate::frame::Neighbours;
 use crate::hierarchy_nav::SavedCache;
 use crate::simulation::{Horde, SimError, Simulation};
+use crate::sort_units::UnitComponents;
 
 pub use container::{FileError, FileKind, write_atomic};
 use record::{
@@ -318,16 +319,7 @@ impl Horde {
             })
             .collect();
         let mut units: Vec<UnitRecord> = world
-            .query::<(
-                &UnitId,
-                &Position,
-                &Velocity,
-                &ExternalForce,
-                &Stun,
-                &Mass,
-                &Agent,
-                &Steering,
-            )>()
+            .query::<UnitComponents<'_>>()
             .iter()
             .map(|(id, p, v, e, s, m, a, st)| unit_record(*id, p, v, e, s, m, a, st, None))
             .collect();
