@@ -1,8 +1,8 @@
 //! Whole-frame cost (all six stages) on a 1024x1024 level with clustered obstacles: unit
 //! radius 0.5 (0.45 here so units fit between obstacles), cell 1.0, one goal, 8 active force
 //! fields; 10k, 100k and 1M units on 1 and 2 threads; 100k units spawned in a random order,
-//! with one giant among them, and with 500 force fields; each stage alone at 100k on 2
-//! threads.
+//! with one giant among them, with 500 force fields, with a giant spawned first, of radius
+//! 1.2, and of radius 1.2 after a small first unit; each stage alone at 100k on 2 threads.
 //!
 //! Run: `cargo bench --bench frame`. Per-stage figures of the same scenario:
 //! `cargo run --release --example frame_stages`.
@@ -48,10 +48,28 @@ fn frame(c: &mut Criterion) {
         force_fields: 500,
         ..Crowd::default()
     };
+    // The first unit spawned sizes the neighbour buckets until the first frame refits them
+    // to the crowd: a giant spawned first, or a small unit leading units of radius 1.2
+    // (against the plain row, and a crowd of radius 1.2 alone).
+    let giant_first = Crowd {
+        first: Some(3.0),
+        ..Crowd::default()
+    };
+    let big = Crowd {
+        radius: 1.2,
+        ..Crowd::default()
+    };
+    let big_after_small = Crowd {
+        first: Some(0.45),
+        ..big
+    };
     let cases = [
         ("spawned_shuffled", shuffled),
         ("with_a_giant", giant),
         ("with_500_force_fields", battle),
+        ("giant_spawned_first", giant_first),
+        ("radius_1.2", big),
+        ("radius_1.2_after_a_small_unit", big_after_small),
     ];
     for (name, crowd) in cases {
         let mut sim = scenario_with(100_000, 2, crowd);

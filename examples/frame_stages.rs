@@ -5,7 +5,9 @@
 //! `cargo run --release --example frame_stages [UNITS] [THREADS]` (default: 10k and 100k
 //! units on 1 and 2 threads). With `SPAWN=shuffled` the units are spawned in a random order
 //! instead of row by row (the first frame then sorts their storage); with `GIANT=1` one of
-//! them has radius 3 instead of 0.45; `FORCES=N` sets the number of force fields (8).
+//! them has radius 3 instead of 0.45; `FORCES=N` sets the number of force fields (8);
+//! `RADIUS=R` gives the units radius R instead of 0.45, and `FIRST=R` the first unit spawned
+//! radius R (it sizes the neighbour buckets until the first frame refits them).
 
 #[path = "../benches/common/frame_scenario.rs"]
 mod frame_scenario;
@@ -40,6 +42,14 @@ fn main() {
         Ok("0") | Err(_) => false,
         Ok(other) => panic!("GIANT is `0` or `1`, not `{other}`"),
     };
+    let number = |name: &str| {
+        std::env::var(name).ok().map(|v| {
+            v.parse::<f32>()
+                .unwrap_or_else(|_| panic!("{name} is a radius, not `{v}`"))
+        })
+    };
+    let radius = number("RADIUS").unwrap_or(Crowd::default().radius);
+    let first = number("FIRST");
     let force_fields = match std::env::var("FORCES") {
         Ok(n) => n.parse().expect("FORCES is a number of force fields"),
         Err(_) => Crowd::default().force_fields,
@@ -49,6 +59,8 @@ fn main() {
             shuffled,
             giant,
             force_fields,
+            radius,
+            first,
         };
         let mut sim = scenario_with(wanted, threads, crowd);
         // The scenario puts at most one unit on each open cell.

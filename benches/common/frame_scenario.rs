@@ -24,6 +24,12 @@ pub struct Crowd {
     /// Long-lived force fields: 8 at fixed places (the default), any more spread over the
     /// map, as in a battle with many explosions at once.
     pub force_fields: usize,
+    /// Radius of every unit (but the giant and the first).
+    pub radius: f32,
+    /// Radius of the first unit spawned, when it differs (`None`: `radius`). The first unit
+    /// sizes the neighbour buckets until the frame finds them unfit for the crowd: a giant
+    /// spawned first, or a small scout leading big units.
+    pub first: Option<f32>,
 }
 
 impl Default for Crowd {
@@ -32,6 +38,8 @@ impl Default for Crowd {
             shuffled: false,
             giant: false,
             force_fields: 8,
+            radius: 0.45,
+            first: None,
         }
     }
 }
@@ -74,7 +82,11 @@ pub fn scenario_with(units: usize, threads: usize, crowd: Crowd) -> Simulation {
     let giant = cells.len() / 2;
     for (i, c) in cells.iter().enumerate() {
         let pos = Vec2::new(c.x as f32 + 0.5, c.y as f32 + 0.5);
-        let radius = if crowd.giant && i == giant { 3.0 } else { 0.45 };
+        let radius = match crowd.first {
+            Some(first) if i == 0 => first,
+            _ if crowd.giant && i == giant => 3.0,
+            _ => crowd.radius,
+        };
         sim.spawn(UnitSpec::at(pos).with_radius(radius).with_group(group))
             .unwrap();
     }

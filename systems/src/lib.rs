@@ -21,7 +21,7 @@ mod sort_units;
 
 pub use config::{ConfigError, SimConfig};
 pub use edit_log::EditLog;
-pub use frame::{FrameClock, FrameData, LargeUnits, NeighbourInfo, Neighbours};
+pub use frame::{FrameClock, FrameData, LargeUnits, NeighbourInfo, Neighbours, bucket_side};
 pub use groups::{Group, Groups};
 pub use hierarchy_nav::{HierarchyNav, Navigation, SECTOR_FIELD_BUDGET, SECTOR_FIELDS_PER_FRAME};
 pub use job_graph::{

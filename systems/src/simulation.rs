@@ -15,7 +15,7 @@ use parking_lot::{Mutex, RwLock, RwLockReadGuard};
 
 use crate::config::SimConfig;
 use crate::edit_log::EditLog;
-use crate::frame::{FrameClock, FrameData, Neighbours, build_graph};
+use crate::frame::{FrameClock, FrameData, Neighbours, bucket_side, build_graph};
 use crate::groups::{Group, Groups};
 use crate::hierarchy_nav::HierarchyNav;
 use crate::job_graph::{FrameReport, GraphBuildError, JobGraph, JobPanic, PoolError, WorkerPool};
@@ -279,6 +279,7 @@ impl Horde {
         // The first unit sizes the neighbour buckets (at least for radius 0.5): a crowd of
         // one size shares them. A bigger unit spawned later does not widen them (everyone
         // would test dozens of neighbours); it is a large unit, kept apart (`LargeUnits`).
+        // If the crowd turns out unlike its first unit, `step` refits them.
         let needed = spatial_cell_size(spec.radius, &self.data.config);
         let neighbours = self.data.neighbours.get_mut();
         if self.next_unit == 0 && needed > neighbours.grid.cell_size() {
@@ -348,7 +349,8 @@ impl Horde {
     /// far apart on the map), the units are rewritten in map order so the next frames read
     /// memory in order; their `Entity` handles do not change, and components of the caller's
     /// move with their units (see `ARCHITECTURE.md`, "Keeping units in map order"). The
-    /// report lists that step as `sort_units`.
+    /// report lists that step as `sort_units`. It also refits the neighbour buckets when
+    /// they do not fit the crowd ([`Neighbours::refit_side`]).
     pub fn step(&mut self, world: &mut World, dt: f32) -> Result<&FrameReport, SimError> {
         if !(dt.is_finite() && dt >= 0.0) {
             return Err(SimError::BadTimeStep(dt));
@@ -365,6 +367,14 @@ impl Horde {
         let neighbours = self.data.neighbours.get_mut();
         if sort_units::worth_sorting(neighbours) {
             sort_units::sort_units(world, &neighbours.grid);
+        }
+        // Buckets sized by a first unit unlike the crowd are refitted for the next frame
+        // (the snapshot is rebuilt every frame, so nothing else is lost).
+        let separation_range = self.data.config.steering.separation_range;
+        if let Some(side) = neighbours.refit_side(separation_range)
+            && let Ok(grid) = SpatialGrid::new(self.data.map.get_mut().grid(), side)
+        {
+            *neighbours = Neighbours::new(grid);
         }
         report.push_step(Arc::clone(&self.sort_step), started.elapsed());
         self.data.clock.frame += 1;
@@ -418,9 +428,10 @@ impl Horde {
     }
 }
 
-/// Bucket size that keeps every interaction within the 3x3 buckets around a unit.
+/// Bucket size that keeps every interaction within the 3x3 buckets around a unit (see
+/// [`bucket_side`]).
 pub(crate) fn spatial_cell_size(max_radius: f32, config: &SimConfig) -> f32 {
-    (2.0 * max_radius * config.steering.separation_range).max(1.0)
+    bucket_side(max_radius, config.steering.separation_range)
 }
 
 /// FNV-1a over the units' state in [`UnitId`] order (see [`Horde::state_hash`]).

@@ -41,6 +41,9 @@ pub struct Neighbours {
     /// Units too big for [`Self::grid`]'s buckets, in coarser buckets of their own (`None`
     /// while there are none).
     pub large: Option<LargeUnits>,
+    /// How many units need at most half a bucket of [`Self::grid`] ([`bucket_side`]): the
+    /// buckets are at least twice as wide as they need.
+    pub small: usize,
     scratch: Vec<NeighbourInfo>,
     buckets: Vec<u32>,
 }
@@ -88,6 +91,13 @@ fn reaches_past(radius: f32, separation_range: f32, bucket: f32) -> bool {
     2.0 * radius * separation_range > bucket
 }
 
+/// The bucket side a crowd of units of `radius` wants: every pair within separation range
+/// lies in the 3x3 buckets around each of them. At least the side for radius 0.5, and 1.
+#[must_use]
+pub fn bucket_side(radius: f32, separation_range: f32) -> f32 {
+    (2.0 * radius.max(0.5) * separation_range).max(1.0)
+}
+
 /// The 3x3 buckets of `grid` around `pos` as three spans of the sorted units, one per bucket
 /// row (the buckets of a row are adjacent in the sorted order); rows past the grid's edge
 /// are empty spans.
@@ -121,6 +131,7 @@ impl Neighbours {
             arrived_per_group: Vec::new(),
             far_jumps: 0,
             large: None,
+            small: 0,
             scratch: Vec::new(),
             buckets: Vec::new(),
         }
@@ -164,6 +175,37 @@ impl Neighbours {
     #[must_use]
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// The bucket side that fits the crowd, when [`Self::grid`]'s does not: more than half
+    /// the units are large (each goes through the large units' coarser buckets), or more
+    /// than half need at most half a bucket (each tests about four times the area it
+    /// needs). The first unit spawned sizes the buckets, so both happen when it is unlike
+    /// the crowd: a small scout leading big units, a giant spawned first. On 100k units
+    /// either doubled the frame.
+    ///
+    /// The side fits the median unit's radius ([`bucket_side`]): then at least half the
+    /// units need a full bucket and at most half are large, so a refitted grid is not
+    /// refitted again while the crowd stays the same. `None` while the buckets fit. It
+    /// depends only on the units' state, never on the thread count.
+    #[must_use]
+    pub fn refit_side(&self, separation_range: f32) -> Option<f32> {
+        let total = self.len();
+        let large = self.large.as_ref().map_or(0, |l| l.units.len());
+        if total == 0 || (2 * large <= total && 2 * self.small <= total) {
+            return None;
+        }
+        let large_units = self.large.iter().flat_map(|l| &l.units);
+        let mut radii: Vec<f32> = self
+            .units
+            .iter()
+            .chain(large_units)
+            .map(|u| u.radius)
+            .collect();
+        let middle = radii.len() / 2;
+        let (_, &mut median, _) = radii.select_nth_unstable_by(middle, f32::total_cmp);
+        let side = bucket_side(median, separation_range);
+        (side.is_finite() && side != self.grid.cell_size()).then_some(side)
     }
 
     /// Calls `visit` with every run of units that may touch a unit at `pos` of `radius`:
@@ -260,18 +302,21 @@ pub(crate) fn bucket_units(data: &FrameData, ctx: &StageContext<'_>) {
     }
     let grid = &n.grid;
     let separation_range = data.config.steering.separation_range;
-    // Per batch: arrivals per group, far jumps, and the large units (in batch order).
-    type BatchTally = (Vec<u32>, usize, Vec<NeighbourInfo>);
+    // Units that need at most half a bucket (see `Neighbours::refit_side`).
+    let half_bucket = grid.cell_size() * 0.5;
+    // Per batch: arrivals per group, far jumps, small units, and the large units (in batch
+    // order).
+    type BatchTally = (Vec<u32>, usize, usize, Vec<NeighbourInfo>);
     let tallies: Vec<Mutex<BatchTally>> = jobs
         .iter()
-        .map(|_| Mutex::new((Vec::new(), 0, Vec::new())))
+        .map(|_| Mutex::new((Vec::new(), 0, 0, Vec::new())))
         .collect();
     ctx.for_each_batch(jobs.len(), 1, |i, _| {
         let Some((batch, units, unit_buckets)) = jobs[i].lock().take() else {
             return;
         };
         let (mut counts, mut large) = (Vec::new(), Vec::new());
-        let (mut far, mut previous_row) = (0, None);
+        let (mut far, mut small, mut previous_row) = (0, 0, None);
         for (((id, pos, agent, steering), unit), bucket) in batch.zip(units).zip(unit_buckets) {
             *unit = NeighbourInfo {
                 pos: pos.0,
@@ -292,6 +337,7 @@ pub(crate) fn bucket_units(data: &FrameData, ctx: &StageContext<'_>) {
                 large.push(*unit);
             } else {
                 *bucket = grid.bucket_at(x, y);
+                small += usize::from(bucket_side(agent.radius, separation_range) <= half_bucket);
             }
             far += usize::from(previous_row.is_some_and(|r: u32| r.abs_diff(y) > FAR_ROWS));
             previous_row = Some(y);
@@ -303,16 +349,18 @@ pub(crate) fn bucket_units(data: &FrameData, ctx: &StageContext<'_>) {
                 counts[g] += 1;
             }
         }
-        *tallies[i].lock() = (counts, far, large);
+        *tallies[i].lock() = (counts, far, small, large);
     });
     drop(jobs);
     drop(query);
     n.arrived_per_group.clear();
     n.far_jumps = 0;
+    n.small = 0;
     let mut large = Vec::new();
     for tally in tallies {
-        let (counts, far, batch_large) = tally.into_inner();
+        let (counts, far, small, batch_large) = tally.into_inner();
         n.far_jumps += far;
+        n.small += small;
         large.extend(batch_large);
         if n.arrived_per_group.len() < counts.len() {
             n.arrived_per_group.resize(counts.len(), 0);
@@ -421,6 +469,7 @@ mod tests {
     use hecs::World;
     use horde_core::{Cell, GoalSet, Grid, Map, Position, UnitSpec};
 
+    use super::bucket_side;
     use crate::{Horde, SimConfig};
 
     /// A crowd of mixed sizes, bucketed by one frame of zero length (nobody moves).
@@ -497,6 +546,76 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    /// A crowd led by a first unit of radius `first`, then `count` units of radius `rest`,
+    /// clustered so that they touch; `threads` threads.
+    fn led_crowd(first: f32, rest: f32, count: usize, threads: usize) -> crate::Simulation {
+        let map = Map::new(Grid::new(64, 64).unwrap());
+        let config = SimConfig::default().with_seed(3).with_threads(threads);
+        let mut sim = crate::Simulation::new(map, config).unwrap();
+        let group = sim.add_group(GoalSet::single(Cell::new(60, 60))).unwrap();
+        for i in 0..=count {
+            let radius = if i == 0 { first } else { rest };
+            let (x, y) = ((i * 7) % 40, (i * 13) % 40);
+            let pos = Vec2::new(10.0 + x as f32, 10.0 + y as f32);
+            sim.spawn(UnitSpec::at(pos).with_radius(radius).with_group(group))
+                .unwrap();
+        }
+        sim
+    }
+
+    fn bucket(sim: &crate::Simulation) -> f32 {
+        sim.horde().data.neighbours.read().grid.cell_size()
+    }
+
+    #[test]
+    fn buckets_are_refitted_to_a_crowd_unlike_its_first_unit() {
+        let range = SimConfig::default().steering.separation_range;
+        // (first unit's radius, the others', the bucket side the crowd wants)
+        for (first, rest) in [(0.45, 1.2), (3.0, 0.45), (0.45, 0.45), (2.0, 2.0)] {
+            let mut sim = led_crowd(first, rest, 400, 1);
+            assert_eq!(
+                bucket(&sim),
+                bucket_side(first, range),
+                "sized by the first unit"
+            );
+            sim.step(1.0 / 60.0).unwrap();
+            assert_eq!(
+                bucket(&sim),
+                bucket_side(rest, range),
+                "{first} then {rest}"
+            );
+            // Refitted for the median unit: the next frames keep the buckets, every unit of
+            // the crowd's size is in the fine grid and only the odd first unit may be large.
+            for _ in 0..3 {
+                sim.step(1.0 / 60.0).unwrap();
+                assert_eq!(bucket(&sim), bucket_side(rest, range));
+            }
+            let n = sim.horde().data.neighbours.read();
+            let large = n.large.as_ref().map_or(0, |l| l.units.len());
+            assert_eq!(large, usize::from(n.is_large(first, range)));
+            assert_eq!(n.len(), 401);
+        }
+    }
+
+    #[test]
+    fn a_refit_is_the_same_on_every_thread_count_and_after_a_restore() {
+        let run = |threads: usize, restore_at: Option<u64>| {
+            let mut sim = led_crowd(0.45, 1.2, 400, threads);
+            for frame in 0..30 {
+                if restore_at == Some(frame) {
+                    sim = crate::Simulation::from_snapshot(&sim.snapshot(), threads).unwrap();
+                }
+                sim.step(1.0 / 60.0).unwrap();
+            }
+            (sim.state_hash(), bucket(&sim))
+        };
+        let reference = run(1, None);
+        // Restored before the refit (frame 0) and after it (frame 5).
+        for (threads, restore_at) in [(2, None), (3, None), (1, Some(0)), (3, Some(5))] {
+            assert_eq!(run(threads, restore_at), reference, "{threads} threads");
         }
     }
 }

@@ -32,7 +32,7 @@ use crate::groups::Groups;
 use crate::hierarchy_nav::{HierarchyNav, update_hierarchy};
 use crate::job_graph::{Access, GraphBuildError, JobGraph, StageContext};
 
-pub use bucket_units::{LargeUnits, NeighbourInfo, Neighbours};
+pub use bucket_units::{LargeUnits, NeighbourInfo, Neighbours, bucket_side};
 
 /// Per-frame values, fixed while the frame runs.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
