@@ -1,8 +1,9 @@
 //! Whole-frame cost (all six stages) on a 1024x1024 level with clustered obstacles: unit
 //! radius 0.5 (0.45 here so units fit between obstacles), cell 1.0, one goal, 8 active force
 //! fields; 10k, 100k and 1M units on 1 and 2 threads; 100k units spawned in a random order,
-//! with one giant among them, with 500 force fields, with a giant spawned first, of radius
-//! 1.2, and of radius 1.2 after a small first unit; each stage alone at 100k on 2 threads.
+//! in 8 groups with goals of their own, with one giant among them, with 500 force fields,
+//! with a giant spawned first, of radius 1.2, and of radius 1.2 after a small first unit;
+//! each stage alone at 100k on 2 threads.
 //!
 //! Run: `cargo bench --bench frame`. Per-stage figures of the same scenario:
 //! `cargo run --release --example frame_stages`.
@@ -63,8 +64,15 @@ fn frame(c: &mut Criterion) {
         first: Some(0.45),
         ..big
     };
+    // Eight groups with goals of their own, every neighbourhood mixing them: each unit
+    // follows another field than its neighbours.
+    let armies = Crowd {
+        groups: 8,
+        ..Crowd::default()
+    };
     let cases = [
         ("spawned_shuffled", shuffled),
+        ("8_groups_with_own_goals", armies),
         ("with_a_giant", giant),
         ("with_500_force_fields", battle),
         ("giant_spawned_first", giant_first),

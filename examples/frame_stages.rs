@@ -7,7 +7,8 @@
 //! instead of row by row (the first frame then sorts their storage); with `GIANT=1` one of
 //! them has radius 3 instead of 0.45; `FORCES=N` sets the number of force fields (8);
 //! `RADIUS=R` gives the units radius R instead of 0.45, and `FIRST=R` the first unit spawned
-//! radius R (it sizes the neighbour buckets until the first frame refits them).
+//! radius R (it sizes the neighbour buckets until the first frame refits them); `GOALS=N`
+//! splits the crowd into N groups with goals of their own, every neighbourhood mixing them.
 
 #[path = "../benches/common/frame_scenario.rs"]
 mod frame_scenario;
@@ -50,6 +51,12 @@ fn main() {
     };
     let radius = number("RADIUS").unwrap_or(Crowd::default().radius);
     let first = number("FIRST");
+    let groups = match std::env::var("GOALS") {
+        Ok(n) => n
+            .parse()
+            .expect("GOALS is a number of groups with goals of their own"),
+        Err(_) => Crowd::default().groups,
+    };
     let force_fields = match std::env::var("FORCES") {
         Ok(n) => n.parse().expect("FORCES is a number of force fields"),
         Err(_) => Crowd::default().force_fields,
@@ -61,6 +68,7 @@ fn main() {
             force_fields,
             radius,
             first,
+            groups,
         };
         let mut sim = scenario_with(wanted, threads, crowd);
         // The scenario puts at most one unit on each open cell.

@@ -30,6 +30,9 @@ pub struct Crowd {
     /// sizes the neighbour buckets until the frame finds them unfit for the crowd: a giant
     /// spawned first, or a small scout leading big units.
     pub first: Option<f32>,
+    /// Groups, each with its own goal (spread over the map); units take turns joining them,
+    /// so every neighbourhood mixes all groups.
+    pub groups: usize,
 }
 
 impl Default for Crowd {
@@ -40,6 +43,7 @@ impl Default for Crowd {
             force_fields: 8,
             radius: 0.45,
             first: None,
+            groups: 1,
         }
     }
 }
@@ -70,6 +74,12 @@ pub fn scenario_with(units: usize, threads: usize, crowd: Crowd) -> Simulation {
         .unwrap();
     let mut sim = Simulation::new(map, SimConfig::default().with_threads(threads)).unwrap();
     let group = sim.add_group(GoalSet::single(goal)).unwrap();
+    let mut groups = vec![group];
+    let mut rng = Pcg64::seed_from_u64(13);
+    while groups.len() < crowd.groups {
+        let other = open[(rng.next_u64() % open.len() as u64) as usize];
+        groups.push(sim.add_group(GoalSet::single(other)).unwrap());
+    }
     // Every k-th open cell, so the units cover the whole map.
     let step = (open.len() / units).max(1);
     let mut cells: Vec<Cell> = open.iter().copied().step_by(step).take(units).collect();
@@ -87,6 +97,7 @@ pub fn scenario_with(units: usize, threads: usize, crowd: Crowd) -> Simulation {
             _ if crowd.giant && i == giant => 3.0,
             _ => crowd.radius,
         };
+        let group = groups[i % groups.len()];
         sim.spawn(UnitSpec::at(pos).with_radius(radius).with_group(group))
             .unwrap();
     }
