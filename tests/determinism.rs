@@ -6,10 +6,10 @@
 mod common;
 
 use glam::Vec2;
-use hecs::Entity;
+use hecs::{Entity, World};
 use horde::{
-    Cell, ForceField, ForceKind, LevelConfig, Navigation, Position, SimConfig, Simulation, Terrain,
-    UnitId, generate_level,
+    Cell, ForceField, ForceKind, GroupId, Horde, LevelConfig, Navigation, Position, SimConfig,
+    Simulation, Terrain, UnitId, UnitSpec, generate_level,
 };
 
 use common::*;
@@ -161,4 +161,95 @@ fn a_crowd_spawned_in_random_order_is_stored_in_map_order_after_one_frame() {
     for (entity, id) in owners {
         assert_eq!(*sim.world().get::<&UnitId>(entity).unwrap(), id);
     }
+}
+
+/// Each unit remembers the flow byte of its cell between frames (`FlowMemo`): a cache that
+/// must never change a result. The same run with every memo wiped before every frame must
+/// give the same state hash on every frame, through everything that changes fields: goal
+/// changes (a new field and a field taking a new goal in place), a goal that moves every
+/// frame (fields built only as far as their followers need, then completed), and walls
+/// placed and removed where units walk (fields repaired).
+#[test]
+fn flow_memos_never_change_results() {
+    let run = |wipe: bool| {
+        let level = generate_level(
+            8,
+            &LevelConfig::default()
+                .with_size(48, 48)
+                .with_cells_per_tile(4)
+                .with_guarantee_reachable(true),
+        )
+        .unwrap();
+        let tiles = level.player_spawn_tiles();
+        let goals: Vec<Cell> = (0..3)
+            .map(|i| level.tile_cells(tiles[i % tiles.len()]).next().unwrap())
+            .collect();
+        let map = level.into_map();
+        let config = SimConfig::default().with_seed(4).with_threads(2);
+        let mut horde = Horde::new(map.clone(), config).unwrap();
+        let mut world = World::new();
+        let groups: Vec<GroupId> = goals
+            .iter()
+            .map(|&g| horde.add_group(area_goal(&map, g, 20)).unwrap())
+            .collect();
+        // Three groups mixed over the map: neighbours follow different fields.
+        for (i, c) in spawn_cells(&map, &area_goal(&map, goals[0], 20), 900, 6)
+            .into_iter()
+            .enumerate()
+        {
+            let spec = UnitSpec::at(map.grid().cell_centre(c))
+                .with_radius(0.35)
+                .with_group(groups[i % 3]);
+            horde.spawn(&mut world, spec).unwrap();
+        }
+        // Walls go where units stand at that frame (so their cells' bytes change).
+        let mut walls = Vec::new();
+        let mut hashes = Vec::new();
+        for frame in 0..160 {
+            match frame {
+                30 => horde
+                    .set_group_goal(&mut world, groups[0], area_goal(&map, goals[1], 20))
+                    .unwrap(),
+                50..=80 => {
+                    // Group 2's goal moves one cell along a row every frame.
+                    let at = nearest_open(&map, Cell::new(10 + frame - 50, 40));
+                    let goal = horde::GoalSet::single(at);
+                    horde.set_group_goal(&mut world, groups[2], goal).unwrap();
+                }
+                100 | 120 => {
+                    let near: Vec<Cell> = world
+                        .query::<&Position>()
+                        .iter()
+                        .step_by(97)
+                        .filter_map(|p| map.grid().cell_at(p.0 + Vec2::new(2.0, 0.0)))
+                        .collect();
+                    for &c in &near {
+                        horde.set_terrain(c, Terrain::BrickWall).unwrap();
+                    }
+                    walls.extend(near);
+                }
+                140 => {
+                    for &c in &walls {
+                        horde.set_terrain(c, Terrain::Empty).unwrap();
+                    }
+                }
+                _ => {}
+            }
+            if wipe {
+                for steering in world.query_mut::<&mut horde::Steering>() {
+                    steering.flow_memo = horde::FlowMemo::default();
+                }
+            }
+            horde.step(&mut world, 1.0 / 30.0).unwrap();
+            hashes.push(horde.state_hash(&world));
+        }
+        hashes
+    };
+    let remembered = run(false);
+    let wiped = run(true);
+    let first_diff = remembered.iter().zip(&wiped).position(|(a, b)| a != b);
+    assert_eq!(
+        first_diff, None,
+        "the memos changed the result at frame {first_diff:?}"
+    );
 }

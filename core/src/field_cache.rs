@@ -2,6 +2,7 @@
 //! their goals or the costs they depend on change.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::cost_field::CostField;
 use crate::flow::{FlowConfig, FlowField, fill_direction_rows};
@@ -68,6 +69,15 @@ pub struct NavField {
     /// Its goals moved ([`FieldCache::rekey`]) since it was last complete: it is rebuilt
     /// only as far as its followers need ([`Self::rebuild_for`]).
     moved: bool,
+    /// See [`Self::stamp`].
+    stamp: u32,
+}
+
+/// The next content stamp (see [`NavField::stamp`]); 0 once the counter is spent.
+fn next_stamp() -> u32 {
+    static NEXT: AtomicU32 = AtomicU32::new(1);
+    NEXT.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_add(1))
+        .unwrap_or(0)
 }
 
 impl NavField {
@@ -79,7 +89,24 @@ impl NavField {
             key,
             built_from: None,
             moved: false,
+            stamp: next_stamp(),
         }
+    }
+
+    /// A number that changes whenever the field's contents may change, unique among all
+    /// fields of the process: equal stamps mean the same field with the same bytes. So a
+    /// unit can remember the flow byte it read with the stamp, and skip the read while it
+    /// stays in its cell (see `FlowMemo`). 0 (never given) after 2^32 - 1 changes, for
+    /// every later change: memos then never match, rather than ever match wrongly.
+    #[must_use]
+    #[inline]
+    pub fn stamp(&self) -> u32 {
+        self.stamp
+    }
+
+    /// Gives the field a new [`Self::stamp`]: every method that may change it calls this.
+    fn touch(&mut self) {
+        self.stamp = next_stamp();
     }
 
     /// What the field is for.
@@ -139,6 +166,7 @@ impl NavField {
         config: &FlowConfig,
         demand: &[Cell],
     ) -> Result<(), FieldError> {
+        self.touch();
         let cost = map.cost_field(self.key.layer);
         let goals = self.key.goals.cells();
         self.integration.rebuild_for(cost, goals, demand)?;
@@ -167,6 +195,7 @@ impl NavField {
             self.moved = false;
             return Ok(());
         }
+        self.touch();
         let cost = map.cost_field(self.key.layer);
         self.integration.settle(cost, demand)?;
         if self.integration.advance(cost, budget)? {
@@ -181,6 +210,7 @@ impl NavField {
 
     /// Fills the whole flow field from a complete integration field.
     fn finish(&mut self, map: &Map, config: &FlowConfig) {
+        self.touch();
         let cost = map.cost_field(self.key.layer);
         let goals = self.key.goals.cells();
         self.flow.resize(cost.width(), cost.height());
@@ -215,6 +245,7 @@ impl NavField {
         config: &FlowConfig,
         edits: &[(Cell, u8)],
     ) -> Result<(), FieldError> {
+        self.touch();
         if self.built_from.is_none() || !self.integration.is_complete() {
             return self.rebuild(map, config);
         }
@@ -246,6 +277,7 @@ impl NavField {
         integrate: impl FnOnce(&CostField, &[Cell], &mut IntegrationField) -> Result<(), FieldError>,
         fill_rows: impl FnOnce(&CostField, &IntegrationField, &mut [u8]),
     ) -> Result<(), FieldError> {
+        self.touch();
         let cost = map.cost_field(self.key.layer);
         let goals = self.key.goals.cells();
         integrate(cost, goals, &mut self.integration)?;
@@ -348,6 +380,7 @@ impl FieldCache {
             return self.request(key, map);
         };
         self.lookup.remove(&field.key);
+        field.touch();
         field.key = key.clone();
         field.built_from = None;
         field.moved = true;
@@ -362,6 +395,7 @@ impl FieldCache {
         if let Some(field) = self.fields.get_mut(id.0 as usize).and_then(Option::as_mut)
             && field.built_from.is_none()
         {
+            field.touch();
             field.moved = true;
         }
     }
@@ -462,6 +496,69 @@ mod tests {
     use crate::grid::Grid;
     use crate::integration::UNREACHABLE;
     use crate::terrain::Terrain;
+
+    #[test]
+    fn a_fields_stamp_changes_with_its_contents_only() {
+        let mut map = Map::new(Grid::new(16, 16).unwrap());
+        let config = FlowConfig::default();
+        let key = |x| FieldKey {
+            goals: GoalSet::single(Cell::new(x, 3)),
+            layer: Layer::Ground,
+        };
+        let mut cache = FieldCache::default();
+        let a = cache.request(key(3), &map).unwrap();
+        let b = cache.request(key(9), &map).unwrap();
+        let stamp = |cache: &FieldCache, id| cache.get(id).stamp();
+        assert_ne!(
+            stamp(&cache, a),
+            stamp(&cache, b),
+            "two fields share a stamp"
+        );
+        assert_ne!(stamp(&cache, a), 0);
+        let mut last = stamp(&cache, a);
+        let changed = |cache: &FieldCache, last: &mut u32, what: &str| {
+            let now = stamp(cache, a);
+            assert_ne!(now, *last, "{what} kept the stamp");
+            *last = now;
+        };
+        cache.rebuild_dirty(&map).unwrap();
+        changed(&cache, &mut last, "a build");
+        // Reading, and rebuilding nothing, keep it.
+        let _ = cache.get(a).flow().byte_at(Cell::new(5, 5));
+        cache.rebuild_dirty(&map).unwrap();
+        assert_eq!(stamp(&cache, a), last);
+        map.set_terrain(Cell::new(6, 6), Terrain::BrickWall);
+        let edits = [(Cell::new(6, 6), 1)];
+        cache.fields[a.0 as usize]
+            .as_mut()
+            .unwrap()
+            .repair(&map, &config, &edits)
+            .unwrap();
+        changed(&cache, &mut last, "a repair");
+        let a2 = cache.rekey(a, key(4), &map).unwrap();
+        assert_eq!(a2, a);
+        changed(&cache, &mut last, "a new goal in place");
+        let field = cache.fields[a.0 as usize].as_mut().unwrap();
+        field
+            .rebuild_for(&map, &config, &[Cell::new(4, 10)])
+            .unwrap();
+        changed(&cache, &mut last, "a partial build");
+        let field = cache.fields[a.0 as usize].as_mut().unwrap();
+        assert!(!field.is_complete(), "built as far as one cell needs");
+        field.serve(&map, &config, &[Cell::new(12, 12)], 1).unwrap();
+        changed(&cache, &mut last, "serving a partial field");
+        let field = cache.fields[a.0 as usize].as_mut().unwrap();
+        while !field.is_complete() {
+            field.serve(&map, &config, &[], 1 << 20).unwrap();
+        }
+        last = field.stamp();
+        field.serve(&map, &config, &[Cell::new(1, 1)], 1).unwrap();
+        assert_eq!(
+            field.stamp(),
+            last,
+            "serving a complete field changes nothing"
+        );
+    }
 
     #[test]
     fn fields_are_shared_and_rebuilt_only_when_dirty() {

@@ -338,7 +338,22 @@ impl FlowField {
         let Some(cell) = cell else {
             return Vec2::ZERO;
         };
-        let byte = self.byte(cell);
+        self.sample_byte(grid, self.byte(cell), pos)
+    }
+
+    /// The byte the field keeps for `cell` ([`NO_DIRECTION`] outside the field): what
+    /// [`Self::sample_byte`] turns into the direction at a position in that cell.
+    #[must_use]
+    #[inline]
+    pub fn byte_at(&self, cell: Cell) -> u8 {
+        self.byte(cell)
+    }
+
+    /// [`Self::sample_in`] for a position `pos` in a cell whose byte ([`Self::byte_at`]) is
+    /// `byte` (a caller that remembers the byte of the cell its unit stands in).
+    #[must_use]
+    #[inline]
+    pub fn sample_byte(&self, grid: &Grid, byte: u8, pos: Vec2) -> Vec2 {
         if byte & LINE_OF_SIGHT != 0
             && let Some(goal) = self.sight_goal
         {

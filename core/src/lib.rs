@@ -58,6 +58,6 @@ pub use steering::{
 };
 pub use terrain::{CostTable, Layer, OPEN, Terrain, TerrainProps, WALL, ZeroCost};
 pub use unit::{
-    Agent, ExternalForce, GroupId, Mass, Position, Quarantined, SpawnError, Steering, Stun, UnitId,
-    UnitSpec, Velocity,
+    Agent, ExternalForce, FlowMemo, GroupId, Mass, Position, Quarantined, SpawnError, Steering,
+    Stun, UnitId, UnitSpec, Velocity,
 };

@@ -255,6 +255,7 @@ mod tests {
                 heading: Vec2::X,
                 avoid_side: if id % 2 == 0 { 1 } else { -1 },
                 arrived: id % 3 == 0,
+                ..Steering::default()
             },
         )
     }

@@ -72,9 +72,9 @@ pub(crate) fn steer_units(data: &FrameData, ctx: &StageContext<'_>) {
         // velocity garbage).
         let steers = |stun: &Stun, pos: &Position| stun.0 <= 0.0 && pos.0.is_finite();
         let mut fetched = [Fetched::default(); UNIT_CHUNK];
-        for (slot, (_, pos, agent, stun, _, _)) in fetched.iter_mut().zip(chunk.iter()) {
+        for (slot, (_, pos, agent, stun, _, steering)) in fetched.iter_mut().zip(chunk.iter_mut()) {
             if steers(stun, pos) {
-                *slot = frame.fetch(pos.0, agent);
+                *slot = frame.fetch(pos.0, agent, steering);
             }
         }
         for (fetched, (id, pos, agent, stun, velocity, steering)) in
@@ -149,8 +149,9 @@ impl<'a> Frame<'a> {
             .filter(|f| f.built_from().is_some())
     }
 
-    /// Reads what steering a unit at `pos` needs from the per-cell arrays.
-    fn fetch(&self, pos: Vec2, agent: &Agent) -> Fetched {
+    /// Reads what steering a unit at `pos` needs from the per-cell arrays (its flat field's
+    /// byte only when its flow memo does not have it).
+    fn fetch(&self, pos: Vec2, agent: &Agent, steering: &mut Steering) -> Fetched {
         let grid = self.map.grid();
         let in_grid = grid.cell_at(pos);
         let cell = in_grid.unwrap_or_else(|| grid.clamped_cell_at(pos));
@@ -160,8 +161,19 @@ impl<'a> Frame<'a> {
         let (ideal, distance) = match self.hierarchy.guide_sectors(grid, agent, pos) {
             Some((ideal, distance)) => (ideal, Some(distance)),
             None => (
-                self.field(agent)
-                    .map_or(Vec2::ZERO, |f| f.flow().sample_in(grid, in_grid, pos)),
+                match (self.field(agent), in_grid) {
+                    (Some(field), Some(c)) => {
+                        let (index, stamp) = (c.y * grid.width() + c.x, field.stamp());
+                        let memo = &mut steering.flow_memo;
+                        let byte = memo.get(index, stamp).unwrap_or_else(|| {
+                            let byte = field.flow().byte_at(c);
+                            memo.set(index, stamp, byte);
+                            byte
+                        });
+                        field.flow().sample_byte(grid, byte, pos)
+                    }
+                    _ => Vec2::ZERO,
+                },
                 None,
             ),
         };

@@ -426,6 +426,7 @@ impl Horde {
                 heading: vec2(u.heading),
                 avoid_side: u.avoid_side,
                 arrived: u.arrived,
+                ..Steering::default()
             };
             let (id, position, velocity, external, stun, mass) = (
                 UnitId(u.id),
