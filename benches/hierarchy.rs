@@ -11,6 +11,9 @@
 //! followers need (`NavField::rebuild_for`; an army near the goal, and units spread over the
 //! whole map), against a new field for the new goal.
 //!
+//! The coarse route alone on 1024x1024 and 2048x2048 levels, to set its cost per portal node
+//! against the 4096x4096 one's.
+//!
 //! Run: `cargo bench --bench hierarchy`.
 #![allow(missing_docs)] // criterion_group! generates undocumented functions
 
@@ -21,7 +24,7 @@ use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use glam::Vec2;
 use horde::hierarchy::DEFAULT_SECTOR_SIZE;
 use horde::{
-    Cell, FieldCache, FieldKey, FlowConfig, FlowField, GoalSet, HierarchicalField,
+    Cell, CoarseRoute, FieldCache, FieldKey, FlowConfig, FlowField, GoalSet, HierarchicalField,
     IntegrationField, Layer, LevelConfig, PortalGraph, SimConfig, Simulation, UNREACHABLE,
     UnitSpec, WALL, generate_level,
 };
@@ -229,6 +232,39 @@ fn hierarchy(c: &mut Criterion) {
     );
 }
 
+/// The coarse route alone on generated levels of 1024 and 2048 cells a side (the 4096 one is
+/// `hierarchy/4096x4096/coarse_route_only`), goal near the middle: how the search's cost per
+/// portal node grows with the map.
+fn coarse_route_by_side(c: &mut Criterion) {
+    let mut group = c.benchmark_group("coarse_route_by_side");
+    group.sample_size(20);
+    for side in [1024u32, 2048] {
+        let config = LevelConfig::default()
+            .with_size(side / 4, side / 4)
+            .with_cells_per_tile(4);
+        let map = generate_level(11, &config)
+            .expect("valid config")
+            .into_map();
+        let cost = map.cost_field(Layer::Ground);
+        let graph = PortalGraph::build(cost, DEFAULT_SECTOR_SIZE).unwrap();
+        let grid = *map.grid();
+        let goal = (0..grid.len())
+            .map(|i| grid.cell(i))
+            .filter(|&c| cost.get(c) != WALL)
+            .min_by_key(|c| c.x.abs_diff(side / 2) + c.y.abs_diff(side / 2))
+            .unwrap();
+        println!(
+            "{side}x{side}: {} portal nodes, {} edges",
+            graph.node_count(),
+            graph.edge_count()
+        );
+        group.bench_function(format!("{side}x{side}"), |b| {
+            b.iter(|| CoarseRoute::search(&graph, cost, black_box(&[goal])).unwrap())
+        });
+    }
+    group.finish();
+}
+
 /// Flat fields on a 1024x1024 level: a goal that moves one cell every frame.
 fn moving_goal_flat(c: &mut Criterion) {
     let config = LevelConfig::default()
@@ -368,5 +404,5 @@ fn moving_goal_flat(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, hierarchy, moving_goal_flat);
+criterion_group!(benches, hierarchy, coarse_route_by_side, moving_goal_flat);
 criterion_main!(benches);
