@@ -72,6 +72,20 @@ fn events(sim: &mut Simulation, frame: u64) {
             let goal = area_goal(&sim.map(), Cell::new(10, 50), 100);
             sim.set_group_goal(GroupId(0), goal).unwrap();
         }
+        120 => {
+            // Casualties: every 20th unit dies.
+            let before = sim.unit_count();
+            for id in (0..before as u32).step_by(20).map(UnitId) {
+                let entity = sim.entity_of(id).expect("a live unit");
+                assert_eq!(sim.despawn(entity).unwrap(), id);
+                assert!(matches!(
+                    sim.despawn(entity),
+                    Err(SimError::NoSuchUnit(e)) if e == entity
+                ));
+                assert_eq!(sim.entity_of(id), None);
+            }
+            assert_eq!(sim.unit_count(), before - before.div_ceil(20));
+        }
         150 | 230 => {
             for x in 20..26 {
                 let cell = Cell::new(x, 30);

@@ -73,6 +73,12 @@ pub enum SimError {
     /// A snapshot or replay could not be read, written or restored.
     #[error(transparent)]
     Snapshot(#[from] FileError),
+    /// The entity is not a unit of the simulation (never spawned, or despawned already).
+    #[error("{0:?} is not a unit of this simulation")]
+    NoSuchUnit(Entity),
+    /// No unit has this id (never spawned, or despawned already).
+    #[error("no unit has id {}", .0.0)]
+    NoUnitWithId(UnitId),
 }
 
 /// Horde's stages, resources and worker pool, running on a world the caller owns.
@@ -636,6 +642,31 @@ impl Simulation {
         let entity = self.horde.spawn(&mut self.world, spec)?;
         self.record(|| CommandRecord::spawn(&spec));
         Ok(entity)
+    }
+
+    /// Removes a unit (a unit that died, say), quarantined or not: it is gone from the
+    /// next frame on, and its id is never given again. Returns its id. While recording, the
+    /// removal is recorded (by id, so a replay removes the same unit).
+    pub fn despawn(&mut self, entity: Entity) -> Result<UnitId, SimError> {
+        let id = self
+            .world
+            .get::<&UnitId>(entity)
+            .map(|id| *id)
+            .map_err(|_| SimError::NoSuchUnit(entity))?;
+        self.world
+            .despawn(entity)
+            .map_err(|_| SimError::NoSuchUnit(entity))?;
+        self.record(|| CommandRecord::Despawn { id: id.0 });
+        Ok(id)
+    }
+
+    /// The entity of the unit with id `id`, if there is one (a scan over the units).
+    #[must_use]
+    pub fn entity_of(&self, id: UnitId) -> Option<Entity> {
+        self.world
+            .query::<(Entity, &UnitId)>()
+            .iter()
+            .find_map(|(entity, unit)| (*unit == id).then_some(entity))
     }
 
     /// See [`Horde::add_force`].

@@ -2,14 +2,14 @@
 //! state hash after each frame, so a replay both reproduces a run and proves it did.
 //!
 //! [`Simulation::start_recording`] takes the starting snapshot; from then on every command
-//! that succeeds through the `Simulation` API (adding groups, goal changes, spawns, force
-//! fields, terrain edits, frames) is appended; [`Simulation::finish_recording`] hands the
+//! that succeeds through the `Simulation` API (adding groups, goal changes, spawns,
+//! despawns, force fields, terrain edits, frames) is appended; [`Simulation::finish_recording`] hands the
 //! [`Replay`] back. [`Replay::play`] restores the snapshot and gives the same commands
 //! through the same API, comparing the state hash after every frame.
 
 use std::path::Path;
 
-use horde_core::{Cell, ForceField, GoalSet, GroupId, Terrain, UnitSpec};
+use horde_core::{Cell, ForceField, GoalSet, GroupId, Terrain, UnitId, UnitSpec};
 use serde::{Deserialize, Serialize};
 
 use super::container::{self, FileError, FileKind};
@@ -35,6 +35,9 @@ pub(crate) enum CommandRecord {
     SetTerrain { x: u32, y: u32, terrain: u8 },
     /// `step(dt)`, and the state hash it produced.
     Step { dt: f32, hash: u64 },
+    /// `despawn(entity)` of the unit with this id (last, so replays written before it
+    /// existed still read).
+    Despawn { id: u32 },
 }
 
 impl CommandRecord {
@@ -75,7 +78,7 @@ impl CommandRecord {
             Self::Step { dt, .. } if !(dt.is_finite() && *dt >= 0.0) => {
                 Err(format!("time step {dt} must be finite and >= 0"))
             }
-            Self::Step { .. } => Ok(()),
+            Self::Step { .. } | Self::Despawn { .. } => Ok(()),
         }
     }
 
@@ -106,6 +109,12 @@ impl CommandRecord {
             Self::Step { dt, hash } => {
                 sim.step(*dt)?;
                 return Ok(Some(*hash));
+            }
+            Self::Despawn { id } => {
+                let entity = sim
+                    .entity_of(UnitId(*id))
+                    .ok_or(SimError::NoUnitWithId(UnitId(*id)))?;
+                sim.despawn(entity)?;
             }
         }
         Ok(None)
