@@ -8,12 +8,15 @@
 //! them has radius 3 instead of 0.45; `FORCES=N` sets the number of force fields (8);
 //! `RADIUS=R` gives the units radius R instead of 0.45, and `FIRST=R` the first unit spawned
 //! radius R (it sizes the neighbour buckets until the first frame refits them); `GOALS=N`
-//! splits the crowd into N groups with goals of their own, every neighbourhood mixing them.
+//! splits the crowd into N groups with goals of their own, every neighbourhood mixing them;
+//! `DEATHS=N` kills N random units before every frame (the last lines give the slowest frame
+//! and how many frames sorted the storage).
 
 #[path = "../benches/common/frame_scenario.rs"]
 mod frame_scenario;
 
 use frame_scenario::{Crowd, scenario_with};
+use rand_core::{RngCore, SeedableRng};
 
 fn main() {
     let args: Vec<usize> = std::env::args()
@@ -57,6 +60,12 @@ fn main() {
             .expect("GOALS is a number of groups with goals of their own"),
         Err(_) => Crowd::default().groups,
     };
+    let deaths: usize = match std::env::var("DEATHS") {
+        Ok(n) => n
+            .parse()
+            .expect("DEATHS is a number of units to kill per frame"),
+        Err(_) => 0,
+    };
     let force_fields = match std::env::var("FORCES") {
         Ok(n) => n.parse().expect("FORCES is a number of force fields"),
         Err(_) => Crowd::default().force_fields,
@@ -84,11 +93,26 @@ fn main() {
         if units < wanted {
             eprintln!("{wanted} units asked for, {units} fit on the level's open cells");
         }
+        // Casualties: units die in a fixed random order, `deaths` before every frame.
+        let mut doomed: Vec<hecs::Entity> = sim.world().iter().map(|e| e.entity()).collect();
+        let mut rng = rand_pcg::Pcg64::seed_from_u64(17);
+        for i in (1..doomed.len()).rev() {
+            doomed.swap(i, (rng.next_u64() % (i as u64 + 1)) as usize);
+        }
+        let (mut sorts, mut slowest) = (0, 0.0f64);
         let mut totals: Vec<(String, f64)> = Vec::new();
         let mut frame_ms = 0.0;
         for _ in 0..frames {
+            for _ in 0..deaths {
+                if let Some(entity) = doomed.pop() {
+                    sim.despawn(entity).expect("a live unit");
+                }
+            }
             let report = sim.step(1.0 / 60.0).expect("frame ran");
             frame_ms += report.total().as_secs_f64() * 1e3 / f64::from(frames);
+            slowest = slowest.max(report.total().as_secs_f64() * 1e3);
+            sorts +=
+                usize::from(report.stage("sort_units").unwrap_or_default().as_secs_f64() > 1e-3);
             for (name, t) in sim.horde().stage_times() {
                 let ms = t.as_secs_f64() * 1e3 / f64::from(frames);
                 match totals.iter_mut().find(|(n, _)| *n == name) {
@@ -101,6 +125,9 @@ fn main() {
             let ns = ms * 1e6 / units as f64;
             println!("{units:>9} {threads:>7} {name:<16} {ms:>9.3} {ns:>9.1}");
         }
+        println!(
+            "{units:>9} {threads:>7} slowest frame {slowest:.3} ms, {sorts} frames sorted the storage"
+        );
         // Optimisations that must not change behaviour keep this number.
         println!(
             "{units:>9} {threads:>7} state hash after {frames} frames: {:016x}",

@@ -116,7 +116,15 @@ fn rewrite_columns(world: &mut World, plan: &Plan) {
         && copy::<Steering>(archetype, &batch, rows);
     // A batch that could not be filled is dropped and the units stay where they are.
     if let (true, Ok(batch)) = (complete, batch.build()) {
+        // hecs' `alloc_at` scans the free list for every handle it is given, to tell a free
+        // id from a live one: after many despawns (units that died) the rewrite was
+        // quadratic, 1.4 s for 100k units after 3,000 deaths. Every handle here is live, so
+        // the free list is set aside for the rewrite and put back as it was (later spawns
+        // get the same ids as without the sort).
+        let free: Vec<Entity> = world.freelist().collect();
+        world.set_freelist(&[]);
         world.spawn_column_batch_at(&plan.entities, batch);
+        world.set_freelist(&free);
     }
 }
 
@@ -341,6 +349,31 @@ mod tests {
         assert_eq!(world.query::<&SortMark>().iter().count(), 0);
         // Sorted storage is left alone.
         assert_eq!(sort_units(&mut world, &grid), 0);
+    }
+
+    #[test]
+    fn sorting_after_despawns_keeps_the_free_list() {
+        let (mut world, grid, plain, _) = scattered_world(500);
+        // Units that died: their ids wait in hecs' free list, which the rewrite sets aside.
+        let (dead, alive): (Vec<Entity>, Vec<Entity>) = plain.iter().partition(|e| e.id() % 7 == 3);
+        for &e in &dead {
+            world.despawn(e).unwrap();
+        }
+        let before: Vec<(Entity, Unit)> = alive.iter().map(|&e| (e, read(&world, e))).collect();
+        let free: Vec<Entity> = world.freelist().collect();
+        assert_eq!(free.len(), dead.len());
+        assert!(sort_units(&mut world, &grid) > 0);
+        assert!(stored_keys(&world, &grid, false).is_sorted());
+        for (e, unit) in &before {
+            assert_eq!(read(&world, *e), *unit);
+        }
+        for &e in &dead {
+            assert!(!world.contains(e));
+        }
+        // Later spawns reuse the same ids as they would have without the sort.
+        assert_eq!(world.freelist().collect::<Vec<_>>(), free);
+        let next = world.spawn((Tag(1),));
+        assert_eq!(next.id(), free.last().unwrap().id());
     }
 
     #[test]
