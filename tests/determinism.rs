@@ -163,14 +163,14 @@ fn a_crowd_spawned_in_random_order_is_stored_in_map_order_after_one_frame() {
     }
 }
 
-/// Each unit remembers the flow byte of its cell between frames (`FlowMemo`): a cache that
+/// Each unit remembers the flow byte and clearance of its cell between frames (`CellMemo`): a cache that
 /// must never change a result. The same run with every memo wiped before every frame must
 /// give the same state hash on every frame, through everything that changes fields: goal
 /// changes (a new field and a field taking a new goal in place), a goal that moves every
 /// frame (fields built only as far as their followers need, then completed), and walls
 /// placed and removed where units walk (fields repaired).
 #[test]
-fn flow_memos_never_change_results() {
+fn cell_memos_never_change_results() {
     let run = |wipe: bool| {
         let level = generate_level(
             8,
@@ -237,7 +237,7 @@ fn flow_memos_never_change_results() {
             }
             if wipe {
                 for steering in world.query_mut::<&mut horde::Steering>() {
-                    steering.flow_memo = horde::FlowMemo::default();
+                    steering.cell_memo = horde::CellMemo::default();
                 }
             }
             horde.step(&mut world, 1.0 / 30.0).unwrap();

@@ -14,6 +14,8 @@ pub struct Clearance {
     height: u32,
     cells: Vec<u8>,
     built_from: u64,
+    /// See [`Self::stamp`].
+    stamp: u32,
 }
 
 impl Clearance {
@@ -79,7 +81,18 @@ impl Clearance {
             height: cost.height(),
             cells: d,
             built_from: cost.version(),
+            stamp: crate::stamp::next_stamp(),
         }
+    }
+
+    /// A number unique to this build of the clearance among all stamped data of the process
+    /// (a clearance never changes once built): a unit can remember the value of its cell
+    /// with it ([`crate::CellMemo`]). 0 (which matches nothing) once the process has given
+    /// 2^32 - 1 stamps.
+    #[must_use]
+    #[inline]
+    pub fn stamp(&self) -> u32 {
+        self.stamp
     }
 
     /// Clearance at `(x, y)` in cells; 0 outside the grid.

@@ -2,13 +2,13 @@
 //! their goals or the costs they depend on change.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::cost_field::CostField;
 use crate::flow::{FlowConfig, FlowField, fill_direction_rows};
 use crate::grid::Cell;
 use crate::integration::{FieldError, IntegrationField};
 use crate::map::Map;
+use crate::stamp::next_stamp;
 use crate::terrain::Layer;
 
 /// A non-empty, sorted, duplicate-free set of goal cells.
@@ -73,13 +73,6 @@ pub struct NavField {
     stamp: u32,
 }
 
-/// The next content stamp (see [`NavField::stamp`]); 0 once the counter is spent.
-fn next_stamp() -> u32 {
-    static NEXT: AtomicU32 = AtomicU32::new(1);
-    NEXT.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_add(1))
-        .unwrap_or(0)
-}
-
 impl NavField {
     fn new(key: FieldKey, map: &Map) -> Self {
         let cost = map.cost_field(key.layer);
@@ -94,10 +87,10 @@ impl NavField {
     }
 
     /// A number that changes whenever the field's contents may change, unique among all
-    /// fields of the process: equal stamps mean the same field with the same bytes. So a
-    /// unit can remember the flow byte it read with the stamp, and skip the read while it
-    /// stays in its cell (see `FlowMemo`). 0 (never given) after 2^32 - 1 changes, for
-    /// every later change: memos then never match, rather than ever match wrongly.
+    /// stamped data of the process: equal stamps mean the same field with the same bytes.
+    /// So a unit can remember the flow byte it read with the stamp, and skip the read while
+    /// it stays in its cell (see [`crate::CellMemo`]). 0 (which matches nothing) once the
+    /// process has given 2^32 - 1 stamps.
     #[must_use]
     #[inline]
     pub fn stamp(&self) -> u32 {

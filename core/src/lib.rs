@@ -20,6 +20,7 @@ mod map_format;
 pub mod reference;
 mod scenario_check;
 mod spatial_grid;
+mod stamp;
 mod steering;
 mod terrain;
 mod unit;
@@ -58,6 +59,6 @@ pub use steering::{
 };
 pub use terrain::{CostTable, Layer, OPEN, Terrain, TerrainProps, WALL, ZeroCost};
 pub use unit::{
-    Agent, ExternalForce, FlowMemo, GroupId, Mass, Position, Quarantined, SpawnError, Steering,
+    Agent, CellMemo, ExternalForce, GroupId, Mass, Position, Quarantined, SpawnError, Steering,
     Stun, UnitId, UnitSpec, Velocity,
 };

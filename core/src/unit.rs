@@ -56,7 +56,7 @@ pub struct Agent {
 
 /// What steering remembers between frames.
 ///
-/// Two `Steering`s are equal when their heading, side and arrival are: the flow memo is a
+/// Two `Steering`s are equal when their heading, side and arrival are: the cell memo is a
 /// cache, not state.
 #[derive(Clone, Copy, Debug)]
 pub struct Steering {
@@ -68,8 +68,8 @@ pub struct Steering {
     pub avoid_side: i8,
     /// The unit has reached its group's goal and stands still.
     pub arrived: bool,
-    /// The flow byte of the cell the unit stood in last frame (see [`FlowMemo`]).
-    pub flow_memo: FlowMemo,
+    /// What the unit read about its cell last time (see [`CellMemo`]).
+    pub cell_memo: CellMemo,
 }
 
 impl Default for Steering {
@@ -78,7 +78,7 @@ impl Default for Steering {
             heading: Vec2::ZERO,
             avoid_side: 1,
             arrived: false,
-            flow_memo: FlowMemo::default(),
+            cell_memo: CellMemo::default(),
         }
     }
 }
@@ -90,36 +90,76 @@ impl PartialEq for Steering {
     }
 }
 
-/// The byte of a unit's flow field in the cell it stands in, as read last time, with the
-/// field's content stamp ([`crate::NavField::stamp`]). A unit stays in one cell for many
-/// frames, so steering reads the field only when the unit enters another cell or the field
-/// changes. Each group follows its own field: where groups mix, each of those reads missed
-/// the cache (8 groups made the 100k frame 1.7x slower).
+/// What a unit read about the cell it stands in, as of the last time: its flow field's byte
+/// and the clearance, each with the content stamp of what it was read from
+/// ([`crate::NavField::stamp`], [`crate::Clearance::stamp`]). A unit stays in one cell for
+/// many frames, so the stages read those per-cell arrays again only when the unit enters
+/// another cell or the array changes. Each group follows its own field, so where groups mix
+/// each flow read missed the cache (8 groups made the 100k frame 1.7x slower); on a big map
+/// every unit is far from the last, and every read missed.
 ///
 /// A cache, not state: it is neither saved in snapshots nor part of the state hash, and a
 /// default memo (a restored unit's) matches nothing, so results never depend on it.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct FlowMemo {
+pub struct CellMemo {
     /// Row-major index of the cell.
     cell: u32,
-    /// The field's stamp when read; 0 = nothing remembered.
-    stamp: u32,
-    byte: u8,
+    /// Stamp of the flow field the byte came from; 0 = nothing remembered.
+    flow_stamp: u32,
+    /// Stamp of the clearance the value came from; 0 = nothing remembered.
+    clearance_stamp: u32,
+    flow: u8,
+    clearance: u8,
 }
 
-impl FlowMemo {
-    /// The byte remembered for cell index `cell` (row-major) of the field with content
-    /// stamp `stamp`, if that is what was read last.
-    #[must_use]
+impl CellMemo {
+    /// The flow byte of cell index `cell` (row-major) in the field with stamp `stamp`:
+    /// the remembered one, or `read()` (then remembered).
     #[inline]
-    pub fn get(&self, cell: u32, stamp: u32) -> Option<u8> {
-        (stamp != 0 && self.stamp == stamp && self.cell == cell).then_some(self.byte)
+    pub fn flow(&mut self, cell: u32, stamp: u32, read: impl FnOnce() -> u8) -> u8 {
+        let memo = self.at(cell);
+        if stamp == 0 || memo.flow_stamp != stamp {
+            *memo = Self {
+                flow_stamp: stamp,
+                flow: read(),
+                ..*memo
+            };
+        }
+        memo.flow
     }
 
-    /// Remembers `byte`, read in cell index `cell` of the field with content stamp `stamp`.
+    /// The clearance of cell index `cell` in the clearance with stamp `stamp`: the
+    /// remembered one, or `read()` (then remembered).
     #[inline]
-    pub fn set(&mut self, cell: u32, stamp: u32, byte: u8) {
-        *self = Self { cell, stamp, byte };
+    pub fn clearance(&mut self, cell: u32, stamp: u32, read: impl FnOnce() -> u8) -> u8 {
+        let memo = self.at(cell);
+        if stamp == 0 || memo.clearance_stamp != stamp {
+            *memo = Self {
+                clearance_stamp: stamp,
+                clearance: read(),
+                ..*memo
+            };
+        }
+        memo.clearance
+    }
+
+    /// The remembered clearance of cell index `cell` in the clearance with stamp `stamp`,
+    /// if there is one (for a stage that only reads the memo).
+    #[must_use]
+    #[inline]
+    pub fn clearance_if_known(&self, cell: u32, stamp: u32) -> Option<u8> {
+        (stamp != 0 && self.cell == cell && self.clearance_stamp == stamp).then_some(self.clearance)
+    }
+
+    /// The memo for cell index `cell`: this one, or a blank one if it was for another cell.
+    fn at(&mut self, cell: u32) -> &mut Self {
+        if self.cell != cell {
+            *self = Self {
+                cell,
+                ..Self::default()
+            };
+        }
+        self
     }
 }
 

@@ -5,7 +5,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use glam::Vec2;
 use hecs::Entity;
-use horde_core::{Agent, CostField, ExternalForce, Grid, Position, Stun, Velocity, WALL, floor};
+use horde_core::{
+    Agent, CostField, ExternalForce, Grid, Position, Steering, Stun, Velocity, WALL, floor,
+};
 
 use crate::frame::{FrameData, UNIT_CHUNK, for_each_unit_chunk};
 use crate::job_graph::StageContext;
@@ -24,19 +26,29 @@ pub(crate) fn integrate_units(data: &FrameData, ctx: &StageContext<'_>) {
         (
             &Agent,
             &Stun,
+            &Steering,
             &mut Position,
             &mut Velocity,
             &mut ExternalForce,
         ),
         _,
     >(&data.world, ctx, data.config.batch_size, |chunk| {
+        // Steering read most units' clearance this frame, at the same position: its memo
+        // has it.
         let mut clear = [0u8; UNIT_CHUNK];
-        for (c, (agent, _, pos, _, _)) in clear.iter_mut().zip(chunk.iter()) {
+        for (c, (agent, _, steering, pos, _, _)) in clear.iter_mut().zip(chunk.iter()) {
             if let Some(cell) = grid.cell_at(pos.0) {
-                *c = clearance[agent.layer as usize].get(cell.x, cell.y);
+                let layer = &clearance[agent.layer as usize];
+                let index = cell.y * grid.width() + cell.x;
+                *c = steering
+                    .cell_memo
+                    .clearance_if_known(index, layer.stamp())
+                    .unwrap_or_else(|| layer.get(cell.x, cell.y));
             }
         }
-        for (&clear, (agent, stun, pos, velocity, external)) in clear.iter().zip(chunk.iter_mut()) {
+        for (&clear, (agent, stun, _, pos, velocity, external)) in
+            clear.iter().zip(chunk.iter_mut())
+        {
             let own = if stun.0 > 0.0 { Vec2::ZERO } else { velocity.0 };
             let delta = (own + external.0) * dt;
             // Fast path: a move shorter than half a cell from a cell whose eight neighbours

@@ -233,6 +233,7 @@ pub(crate) fn build_graph() -> Result<JobGraph<FrameData>, GraphBuildError> {
             Access::new()
                 .read::<Agent>()
                 .read::<Stun>()
+                .read::<Steering>()
                 .read::<Map>()
                 .read::<Clearance>()
                 .write::<Position>()

@@ -149,12 +149,14 @@ impl<'a> Frame<'a> {
             .filter(|f| f.built_from().is_some())
     }
 
-    /// Reads what steering a unit at `pos` needs from the per-cell arrays (its flat field's
-    /// byte only when its flow memo does not have it).
+    /// Reads what steering a unit at `pos` needs from the per-cell arrays; its flat field's
+    /// byte and its clearance only when its cell memo does not hold them.
     fn fetch(&self, pos: Vec2, agent: &Agent, steering: &mut Steering) -> Fetched {
         let grid = self.map.grid();
         let in_grid = grid.cell_at(pos);
         let cell = in_grid.unwrap_or_else(|| grid.clamped_cell_at(pos));
+        let index = cell.y * grid.width() + cell.x;
+        let memo = &mut steering.cell_memo;
         // With hierarchical navigation the direction and distance come from the sector
         // fields (or the coarse route's waypoint); else from the flat field, whose distance
         // is read later and only near the goal.
@@ -163,13 +165,7 @@ impl<'a> Frame<'a> {
             None => (
                 match (self.field(agent), in_grid) {
                     (Some(field), Some(c)) => {
-                        let (index, stamp) = (c.y * grid.width() + c.x, field.stamp());
-                        let memo = &mut steering.flow_memo;
-                        let byte = memo.get(index, stamp).unwrap_or_else(|| {
-                            let byte = field.flow().byte_at(c);
-                            memo.set(index, stamp, byte);
-                            byte
-                        });
+                        let byte = memo.flow(index, field.stamp(), || field.flow().byte_at(c));
                         field.flow().sample_byte(grid, byte, pos)
                     }
                     _ => Vec2::ZERO,
@@ -177,12 +173,13 @@ impl<'a> Frame<'a> {
                 None,
             ),
         };
+        let clearance = &self.clearance[agent.layer as usize];
         Fetched {
             cell,
             ideal,
             distance,
             near: self.neighbours.near_spans(pos),
-            clearance: self.clearance[agent.layer as usize].get(cell.x, cell.y),
+            clearance: memo.clearance(index, clearance.stamp(), || clearance.get(cell.x, cell.y)),
         }
     }
 
