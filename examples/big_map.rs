@@ -1,9 +1,10 @@
 //! A big map: 100k units spread over a 4096x4096 generated level (16.8M cells), one goal near
 //! the middle, flat or hierarchical navigation; prints the first frame (fields or the portal
-//! graph built from nothing) and the mean of each stage over frames 10-59.
+//! graph built from nothing) and the mean of each stage over the last 50 frames.
 //!
 //! `cargo run --release --example big_map` (hierarchical); `NAV=flat` for one full-map
-//! field; `SIDE=N` and `UNITS=N` change the size (`SIDE` a multiple of 4).
+//! field; `SIDE=N` and `UNITS=N` change the size (`SIDE` a multiple of 4); `FRAMES=N` runs N
+//! frames (60) and averages the last 50.
 use std::time::Instant;
 
 use horde::{
@@ -21,6 +22,7 @@ fn main() {
         Err(_) => default,
     };
     let side = number("SIDE", 4096);
+    let frames = number("FRAMES", 60).max(51);
     let units = number("UNITS", 100_000) as usize;
     let navigation = match std::env::var("NAV").as_deref() {
         Ok("flat") => Navigation::Flat,
@@ -69,9 +71,9 @@ fn main() {
     println!("first frame {:.1} ms", first.as_secs_f64() * 1e3);
     let mut stages: Vec<(String, f64)> = Vec::new();
     let mut frame = 0.0;
-    for i in 1..60 {
+    for i in 1..frames {
         let total = sim.step(1.0 / 60.0).expect("frame ran").total();
-        if i < 10 {
+        if i < frames - 50 {
             continue;
         }
         frame += total.as_secs_f64() * 1e3 / 50.0;
