@@ -375,7 +375,8 @@ impl Horde {
             sort_units::sort_units(world, &neighbours.grid);
         }
         // Buckets sized by a first unit unlike the crowd are refitted for the next frame
-        // (the snapshot is rebuilt every frame, so nothing else is lost).
+        // (the snapshot is rebuilt every frame, so nothing else is lost). A side the map
+        // cannot be cut into keeps the old buckets: still correct, only slower.
         let separation_range = self.data.config.steering.separation_range;
         if let Some(side) = neighbours.refit_side(separation_range)
             && let Ok(grid) = SpatialGrid::new(self.data.map.get_mut().grid(), side)

@@ -573,7 +573,7 @@ mod tests {
     #[test]
     fn buckets_are_refitted_to_a_crowd_unlike_its_first_unit() {
         let range = SimConfig::default().steering.separation_range;
-        // (first unit's radius, the others', the bucket side the crowd wants)
+        // (the first unit's radius, the others')
         for (first, rest) in [(0.45, 1.2), (3.0, 0.45), (0.45, 0.45), (2.0, 2.0)] {
             let mut sim = led_crowd(first, rest, 400, 1);
             assert_eq!(
