@@ -25,7 +25,7 @@ use glam::Vec2;
 use horde::hierarchy::DEFAULT_SECTOR_SIZE;
 use horde::{
     Cell, CoarseRoute, FieldCache, FieldKey, FlowConfig, FlowField, GoalSet, HierarchicalField,
-    IntegrationField, Layer, LevelConfig, PortalGraph, SimConfig, Simulation, UNREACHABLE,
+    IntegrationField, Layer, LevelConfig, Map, PortalGraph, SimConfig, Simulation, UNREACHABLE,
     UnitSpec, WALL, generate_level,
 };
 use rand_core::{RngCore, SeedableRng};
@@ -36,14 +36,30 @@ const UNITS: usize = 100_000;
 /// Memory budget of the sector fields (the limit).
 const BUDGET: usize = 64 << 20;
 
+/// The generated level of `side` x `side` cells these benches use.
+fn level(side: u32) -> Map {
+    let config = LevelConfig::default()
+        .with_size(side / 4, side / 4)
+        .with_cells_per_tile(4);
+    generate_level(11, &config)
+        .expect("valid config")
+        .into_map()
+}
+
+/// The open ground cell nearest the middle of `map`.
+fn middle_goal(map: &Map) -> Cell {
+    let (grid, cost) = (map.grid(), map.cost_field(Layer::Ground));
+    let mid = Cell::new(grid.width() / 2, grid.height() / 2);
+    (0..grid.len())
+        .map(|i| grid.cell(i))
+        .filter(|&c| cost.get(c) != WALL)
+        .min_by_key(|c| c.x.abs_diff(mid.x) + c.y.abs_diff(mid.y))
+        .expect("an open cell")
+}
+
 fn hierarchy(c: &mut Criterion) {
     let t = Instant::now();
-    let config = LevelConfig::default()
-        .with_size(SIDE / 4, SIDE / 4)
-        .with_cells_per_tile(4);
-    let map = generate_level(11, &config)
-        .expect("valid config")
-        .into_map();
+    let map = level(SIDE);
     let cost = map.cost_field(Layer::Ground);
     let grid = *map.grid();
     println!("level {SIDE}x{SIDE} generated in {:.2?}", t.elapsed());
@@ -60,12 +76,7 @@ fn hierarchy(c: &mut Criterion) {
     );
 
     // The goal: the passable cell nearest the middle; the full field says who can reach it.
-    let mid = Cell::new(SIDE / 2, SIDE / 2);
-    let goal = (0..grid.len())
-        .map(|i| grid.cell(i))
-        .filter(|&c| cost.get(c) != WALL)
-        .min_by_key(|c| c.x.abs_diff(mid.x) + c.y.abs_diff(mid.y))
-        .unwrap();
+    let goal = middle_goal(&map);
     let t = Instant::now();
     let full = IntegrationField::build(cost, &[goal]).unwrap();
     let flow = FlowField::build(cost, &full, &[goal], &FlowConfig::default());
@@ -239,20 +250,10 @@ fn coarse_route_by_side(c: &mut Criterion) {
     let mut group = c.benchmark_group("coarse_route_by_side");
     group.sample_size(20);
     for side in [1024u32, 2048] {
-        let config = LevelConfig::default()
-            .with_size(side / 4, side / 4)
-            .with_cells_per_tile(4);
-        let map = generate_level(11, &config)
-            .expect("valid config")
-            .into_map();
+        let map = level(side);
         let cost = map.cost_field(Layer::Ground);
         let graph = PortalGraph::build(cost, DEFAULT_SECTOR_SIZE).unwrap();
-        let grid = *map.grid();
-        let goal = (0..grid.len())
-            .map(|i| grid.cell(i))
-            .filter(|&c| cost.get(c) != WALL)
-            .min_by_key(|c| c.x.abs_diff(side / 2) + c.y.abs_diff(side / 2))
-            .unwrap();
+        let goal = middle_goal(&map);
         println!(
             "{side}x{side}: {} portal nodes, {} edges",
             graph.node_count(),
@@ -267,12 +268,7 @@ fn coarse_route_by_side(c: &mut Criterion) {
 
 /// Flat fields on a 1024x1024 level: a goal that moves one cell every frame.
 fn moving_goal_flat(c: &mut Criterion) {
-    let config = LevelConfig::default()
-        .with_size(256, 256)
-        .with_cells_per_tile(4);
-    let map = generate_level(11, &config)
-        .expect("valid config")
-        .into_map();
+    let map = level(1024);
     let cost = map.cost_field(Layer::Ground);
     let mid = Cell::new(512, 512);
     let open: Vec<Cell> = (0..map.grid().len())

@@ -118,14 +118,7 @@ impl CellMemo {
     #[inline]
     pub fn flow(&mut self, cell: u32, stamp: u32, read: impl FnOnce() -> u8) -> u8 {
         let memo = self.at(cell);
-        if stamp == 0 || memo.flow_stamp != stamp {
-            *memo = Self {
-                flow_stamp: stamp,
-                flow: read(),
-                ..*memo
-            };
-        }
-        memo.flow
+        remember(&mut memo.flow_stamp, &mut memo.flow, stamp, read)
     }
 
     /// The clearance of cell index `cell` in the clearance with stamp `stamp`: the
@@ -133,14 +126,7 @@ impl CellMemo {
     #[inline]
     pub fn clearance(&mut self, cell: u32, stamp: u32, read: impl FnOnce() -> u8) -> u8 {
         let memo = self.at(cell);
-        if stamp == 0 || memo.clearance_stamp != stamp {
-            *memo = Self {
-                clearance_stamp: stamp,
-                clearance: read(),
-                ..*memo
-            };
-        }
-        memo.clearance
+        remember(&mut memo.clearance_stamp, &mut memo.clearance, stamp, read)
     }
 
     /// The remembered clearance of cell index `cell` in the clearance with stamp `stamp`,
@@ -161,6 +147,17 @@ impl CellMemo {
         }
         self
     }
+}
+
+/// The value in `slot` if it was read from data with stamp `stamp` (per `remembered`),
+/// else `read()`, kept in `slot` with the stamp. Stamp 0 matches nothing.
+#[inline]
+fn remember(remembered: &mut u32, slot: &mut u8, stamp: u32, read: impl FnOnce() -> u8) -> u8 {
+    if stamp == 0 || *remembered != stamp {
+        *slot = read();
+        *remembered = stamp;
+    }
+    *slot
 }
 
 /// A unit taken out of the simulation because its state stopped being finite (a caller
