@@ -1,8 +1,9 @@
 //! Hierarchical navigation in the frame ([`Navigation::Hierarchical`]): the stage
 //! `update_hierarchy` keeps one [`PortalGraph`] per used layer and one [`HierarchicalField`]
 //! per (group, layer), and builds the sector fields of the sectors that hold units (at most
-//! [`SECTOR_FIELDS_PER_FRAME`] new ones per frame; units in the others steer toward their
-//! sector's waypoint meanwhile). `steer_units` then takes each unit's direction from it.
+//! [`SECTOR_FIELDS_PER_FRAME`] new ones per frame and request, their searches spread over
+//! the worker pool; units in the others steer toward their sector's waypoint meanwhile).
+//! `steer_units` then takes each unit's direction from it.
 //!
 //! The sector fields also give the path distance that arrival and slowing down use
 //! ([`HierarchicalField::guide`]), so the full-map flat fields are not built in this mode
@@ -152,13 +153,17 @@ impl HierarchyNav {
 
     /// Brings graphs and requests up to date with the map and the groups' goals, then builds
     /// fields for the sectors that hold `units`. Failures are returned as messages.
-    fn update<'a>(
+    fn update<'a, R>(
         &mut self,
         map: &Map,
         groups: &Groups,
         edits: &EditLog,
         units: impl Iterator<Item = (Vec2, &'a Agent)>,
-    ) -> Vec<String> {
+        run: R,
+    ) -> Vec<String>
+    where
+        R: Fn(usize, &(dyn Fn(usize) + Sync)),
+    {
         let mut errors = Vec::new();
         for layer in Layer::ALL {
             let used = groups
@@ -275,7 +280,10 @@ impl HierarchyNav {
         self.requests = requests;
         // Restored caches whose request was not made again are stale.
         self.pending.clear();
-        let mut built = vec![0usize; self.requests.len()];
+        // Each request's new sector fields this frame (at most SECTOR_FIELDS_PER_FRAME, in
+        // the order units ask for them), built together on the pool below; fields that
+        // exist are marked used.
+        let mut wanted: Vec<Vec<usize>> = vec![Vec::new(); self.requests.len()];
         for r in &mut self.requests {
             r.field.begin_frame();
         }
@@ -296,15 +304,27 @@ impl HierarchyNav {
             };
             let sector = graph.sectors().sector_of(cell);
             let r = &mut self.requests[i];
-            if !r.field.has_field(sector) {
-                if built[i] >= SECTOR_FIELDS_PER_FRAME {
-                    continue;
+            if r.field.has_field(sector) {
+                if let Err(e) = r
+                    .field
+                    .ensure_sector(graph, map.cost_field(agent.layer), sector)
+                {
+                    errors.push(format!("sector field failed: {e}"));
                 }
-                built[i] += 1;
+            } else if wanted[i].len() < SECTOR_FIELDS_PER_FRAME && !wanted[i].contains(&sector) {
+                wanted[i].push(sector);
+            }
+        }
+        for (r, sectors) in self.requests.iter_mut().zip(&wanted) {
+            let Some(graph) = &self.graphs[r.layer as usize] else {
+                continue;
+            };
+            if sectors.is_empty() {
+                continue;
             }
             if let Err(e) = r
                 .field
-                .ensure_sector(graph, map.cost_field(agent.layer), sector)
+                .ensure_sectors(graph, map.cost_field(r.layer), sectors, &run)
             {
                 errors.push(format!("sector field failed: {e}"));
             }
@@ -315,7 +335,7 @@ impl HierarchyNav {
 
 /// Stage `update_hierarchy`: nothing with [`Navigation::Flat`]; otherwise updates the
 /// portal graphs and path requests and builds the sector fields units stand in.
-pub(crate) fn update_hierarchy(data: &FrameData, _ctx: &StageContext<'_>) {
+pub(crate) fn update_hierarchy(data: &FrameData, ctx: &StageContext<'_>) {
     if data.config.navigation != Navigation::Hierarchical {
         return;
     }
@@ -324,7 +344,12 @@ pub(crate) fn update_hierarchy(data: &FrameData, _ctx: &StageContext<'_>) {
     let edits = data.edits.read();
     let mut nav = data.hierarchy.write();
     let mut query = data.world.query::<(&Position, &Agent)>();
-    let errors = nav.update(&map, &groups, &edits, query.iter().map(|(p, a)| (p.0, a)));
+    // New sector fields are built on the pool: one job per estimate or field.
+    let run = |jobs: usize, job: &(dyn Fn(usize) + Sync)| {
+        ctx.for_each_batch(jobs, 1, |i, _| job(i));
+    };
+    let units = query.iter().map(|(p, a)| (p.0, a));
+    let errors = nav.update(&map, &groups, &edits, units, run);
     if !errors.is_empty() {
         data.errors.lock().extend(errors);
     }

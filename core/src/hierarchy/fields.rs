@@ -18,6 +18,7 @@
 //! Fields depend only on the costs and the route, never on the order they were built in.
 
 use glam::Vec2;
+use parking_lot::Mutex;
 
 use crate::cost_field::CostField;
 use crate::direction::{DIAG_STEP, Direction, ORTHO_STEP};
@@ -215,7 +216,6 @@ pub struct HierarchicalField {
     estimates: Vec<Option<Estimate>>,
     /// Bytes of `fields` and `estimates` (payload plus bookkeeping).
     held: usize,
-    search: LocalSearch,
     stats: HierarchyStats,
 }
 
@@ -242,7 +242,6 @@ impl HierarchicalField {
             has_field: vec![0; n.div_ceil(64)],
             estimates: vec![None; n],
             held: n * ENTRY_OVERHEAD,
-            search: LocalSearch::default(),
             stats: HierarchyStats::default(),
         })
     }
@@ -479,29 +478,97 @@ impl HierarchicalField {
         sector: usize,
     ) -> Result<(), HierarchyError> {
         self.check(graph, cost)?;
-        if sector >= self.fields.len() {
+        if let Some(Some(f)) = self.fields.get_mut(sector) {
+            f.last_used = self.frame;
+            return Ok(());
+        }
+        self.ensure_sectors(graph, cost, &[sector], |jobs, job| {
+            (0..jobs).for_each(job);
+        })
+    }
+
+    /// [`Self::ensure_sector`] for each of `sectors`, with the searches spread over threads:
+    /// `run(jobs, job)` must call `job(i)` once for every `i` in `0..jobs`, on any threads
+    /// and in any order (a caller without threads runs them in a loop). First the missing
+    /// estimates of all their neighbours are built, then the fields; each is stored in a
+    /// fixed order, so the result does not depend on how `run` spreads the work.
+    ///
+    /// The fields and estimates are those `ensure_sector` builds one sector at a time. Only
+    /// when the cache is over its budget can it differ in which old entries it drops, since
+    /// the new estimates are all counted before the first field.
+    pub fn ensure_sectors<R>(
+        &mut self,
+        graph: &PortalGraph,
+        cost: &CostField,
+        sectors: &[usize],
+        run: R,
+    ) -> Result<(), HierarchyError>
+    where
+        R: Fn(usize, &(dyn Fn(usize) + Sync)),
+    {
+        self.check(graph, cost)?;
+        if let Some(&sector) = sectors.iter().find(|&&s| s >= self.fields.len()) {
             return Err(HierarchyError::NoSuchSector {
                 sector,
                 count: self.fields.len(),
             });
         }
-        if let Some(f) = &mut self.fields[sector] {
-            f.last_used = self.frame;
-            return Ok(());
+        // The sectors still without a field (once each, first come first), their existing
+        // fields marked used.
+        let mut wanted: Vec<usize> = Vec::with_capacity(sectors.len());
+        for &sector in sectors {
+            match &mut self.fields[sector] {
+                Some(f) => f.last_used = self.frame,
+                None if !wanted.contains(&sector) => wanted.push(sector),
+                None => {}
+            }
         }
-        let sectors = *graph.sectors();
-        let b = sectors.bounds(sector);
-        let cols = sectors.columns() as usize;
-        let (sx, sy) = (sector % cols, sector / cols);
-        // The estimates of all eight neighbours (corner moves reach the diagonal ones).
-        for ny in sy.saturating_sub(1)..=(sy + 1).min(sectors.rows() as usize - 1) {
-            for nx in sx.saturating_sub(1)..=(sx + 1).min(cols - 1) {
-                let n = ny * cols + nx;
-                if n != sector {
-                    self.ensure_estimate(graph, cost, n);
+        // The estimates of all eight neighbours of each (corner moves reach the diagonal
+        // ones): existing ones marked used, missing ones built.
+        let sector_grid = *graph.sectors();
+        let mut missing: Vec<usize> = Vec::new();
+        for &sector in &wanted {
+            for n in neighbours(&sector_grid, sector) {
+                match &mut self.estimates[n] {
+                    Some(e) => e.last_used = self.frame,
+                    None if !missing.contains(&n) => missing.push(n),
+                    None => {}
                 }
             }
         }
+        let estimates = build_all(&missing, &run, |search, n| {
+            self.estimate(graph, cost, n, search)
+        });
+        for (n, estimate) in missing.into_iter().zip(estimates) {
+            self.held += estimate.ring.len() * 4;
+            self.estimates[n] = Some(estimate);
+            self.stats.estimates_built += 1;
+        }
+        let fields = build_all(&wanted, &run, |search, sector| {
+            self.sector_field(graph, cost, sector, search)
+        });
+        for (sector, field) in wanted.into_iter().zip(fields) {
+            self.held += field.bytes();
+            self.set_has_field(sector, true);
+            self.fields[sector] = Some(Box::new(field));
+            self.stats.fields_built += 1;
+            self.evict();
+        }
+        Ok(())
+    }
+
+    /// The field of `sector`: a search inside it from its goals and from just outside its
+    /// border, each outside cell at its sector's estimate (every neighbour's estimate must
+    /// be built).
+    fn sector_field(
+        &self,
+        graph: &PortalGraph,
+        cost: &CostField,
+        sector: usize,
+        search: &mut LocalSearch,
+    ) -> SectorField {
+        let sectors = *graph.sectors();
+        let b = sectors.bounds(sector);
         let mut seeds = self.goal_seeds(b, sector);
         let (w, h) = (i64::from(cost.width()), i64::from(cost.height()));
         for local in border_locals(b) {
@@ -537,26 +604,14 @@ impl HierarchicalField {
                 seeds.push((local, v, d as u8));
             }
         }
-        self.search.run(cost, b, &seeds);
-        let min = self
-            .search
-            .values
-            .iter()
-            .copied()
-            .min()
-            .unwrap_or(UNREACHABLE);
-        let field = SectorField {
-            dirs: self.search.dirs.clone().into_boxed_slice(),
+        search.run(cost, b, &seeds);
+        let min = search.values.iter().copied().min().unwrap_or(UNREACHABLE);
+        SectorField {
+            dirs: search.dirs.clone().into_boxed_slice(),
             min,
-            values: (min <= EXACT_DISTANCE).then(|| self.search.values.clone().into_boxed_slice()),
+            values: (min <= EXACT_DISTANCE).then(|| search.values.clone().into_boxed_slice()),
             last_used: self.frame,
-        };
-        self.held += field.bytes();
-        self.set_has_field(sector, true);
-        self.fields[sector] = Some(Box::new(field));
-        self.stats.fields_built += 1;
-        self.evict();
-        Ok(())
+        }
     }
 
     /// The goal cells in `sector` (bounds `b`), as zero-distance seeds of a local search.
@@ -568,12 +623,15 @@ impl HierarchicalField {
             .collect()
     }
 
-    /// Builds sector `sector`'s estimate if it has none, and marks it used this frame.
-    fn ensure_estimate(&mut self, graph: &PortalGraph, cost: &CostField, sector: usize) {
-        if let Some(e) = &mut self.estimates[sector] {
-            e.last_used = self.frame;
-            return;
-        }
+    /// Sector `sector`'s estimate: a search inside it from its goals and its nodes, each at
+    /// the route's distance; its border ring is kept.
+    fn estimate(
+        &self,
+        graph: &PortalGraph,
+        cost: &CostField,
+        sector: usize,
+        search: &mut LocalSearch,
+    ) -> Estimate {
         let b = graph.sectors().bounds(sector);
         let mut seeds = self.goal_seeds(b, sector);
         for node in graph.sector_nodes(sector) {
@@ -582,18 +640,16 @@ impl HierarchicalField {
                 seeds.push((b.local(graph.node_cell(node)), d, NO_DIRECTION));
             }
         }
-        self.search.run(cost, b, &seeds);
-        let values = &self.search.values;
+        search.run(cost, b, &seeds);
+        let values = &search.values;
         let ring: Box<[u32]> = ring_cells(b)
             .map(|c| values[b.local(c)])
             .collect::<Vec<_>>()
             .into_boxed_slice();
-        self.held += ring.len() * 4;
-        self.estimates[sector] = Some(Estimate {
+        Estimate {
             ring,
             last_used: self.frame,
-        });
-        self.stats.estimates_built += 1;
+        }
     }
 
     /// Drops least recently used fields and estimates not used this frame while the cache is
@@ -721,6 +777,43 @@ impl HierarchicalField {
             None => (Vec2::ZERO, UNREACHABLE),
         }
     }
+}
+
+/// The sectors around `sector` (up to eight), row by row.
+fn neighbours(sectors: &SectorGrid, sector: usize) -> Vec<usize> {
+    let (cols, rows) = (sectors.columns() as usize, sectors.rows() as usize);
+    let (sx, sy) = (sector % cols, sector / cols);
+    let mut around = Vec::with_capacity(8);
+    for ny in sy.saturating_sub(1)..=(sy + 1).min(rows - 1) {
+        for nx in sx.saturating_sub(1)..=(sx + 1).min(cols - 1) {
+            if ny * cols + nx != sector {
+                around.push(ny * cols + nx);
+            }
+        }
+    }
+    around
+}
+
+/// `build(search, item)` for every item, spread by `run` (see
+/// [`HierarchicalField::ensure_sectors`]), in the items' order; each job with a search of
+/// its own.
+fn build_all<T: Send, R>(
+    items: &[usize],
+    run: &R,
+    build: impl Fn(&mut LocalSearch, usize) -> T + Sync,
+) -> Vec<T>
+where
+    R: Fn(usize, &(dyn Fn(usize) + Sync)),
+{
+    let slots: Vec<Mutex<Option<T>>> = items.iter().map(|_| Mutex::new(None)).collect();
+    run(items.len(), &|i| {
+        let mut search = LocalSearch::default();
+        *slots[i].lock() = Some(build(&mut search, items[i]));
+    });
+    slots
+        .into_iter()
+        .map(|slot| slot.into_inner().expect("`run` ran every job"))
+        .collect()
 }
 
 /// Local indices of the cells on the border of `b` (each once).

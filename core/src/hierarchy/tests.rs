@@ -180,6 +180,36 @@ proptest! {
     }
 
     #[test]
+    fn sector_fields_built_together_on_threads_equal_those_built_one_by_one(
+        (w, h, s, costs) in arb_map(),
+        goal in (0u32..48, 0u32..48),
+        order in proptest::collection::vec(0usize..1000, 1..40),
+    ) {
+        // The same sectors (some twice) through `ensure_sector` one at a time, and through
+        // `ensure_sectors` with its jobs run on two threads in reverse order: the same
+        // fields and estimates, built and used in the same frame.
+        let cost = field(w, h, &costs);
+        let goal = Cell::new(goal.0 % w, goal.1 % h);
+        prop_assume!(cost.is_passable(goal));
+        let graph = PortalGraph::build(&cost, s).unwrap();
+        let sectors: Vec<usize> = order.iter().map(|&i| i % graph.sectors().len()).collect();
+        let mut one_by_one = HierarchicalField::new(&graph, &cost, &[goal], usize::MAX).unwrap();
+        let mut together = HierarchicalField::new(&graph, &cost, &[goal], usize::MAX).unwrap();
+        for &sector in &sectors {
+            one_by_one.ensure_sector(&graph, &cost, sector).unwrap();
+        }
+        let on_threads = |jobs: usize, job: &(dyn Fn(usize) + Sync)| {
+            std::thread::scope(|scope| {
+                scope.spawn(|| (0..jobs).rev().filter(|i| i % 2 == 0).for_each(job));
+                scope.spawn(|| (0..jobs).rev().filter(|i| i % 2 == 1).for_each(job));
+            });
+        };
+        together.ensure_sectors(&graph, &cost, &sectors, on_threads).unwrap();
+        prop_assert_eq!(one_by_one.cache(), together.cache());
+        prop_assert_eq!(one_by_one.stats(), together.stats());
+    }
+
+    #[test]
     fn retargeted_fields_equal_a_fresh_request(
         (w, h, s, costs) in arb_map(),
         goal in (0u32..48, 0u32..48),
