@@ -17,6 +17,8 @@
 //! sector fields always reaches a goal and never loops, however fields are built or evicted.
 //! Fields depend only on the costs and the route, never on the order they were built in.
 
+use std::collections::HashSet;
+
 use glam::Vec2;
 use parking_lot::Mutex;
 
@@ -515,11 +517,12 @@ impl HierarchicalField {
         }
         // The sectors still without a field (once each, first come first), their existing
         // fields marked used.
+        let mut queued = HashSet::new();
         let mut wanted: Vec<usize> = Vec::with_capacity(sectors.len());
         for &sector in sectors {
             match &mut self.fields[sector] {
                 Some(f) => f.last_used = self.frame,
-                None if !wanted.contains(&sector) => wanted.push(sector),
+                None if queued.insert(sector) => wanted.push(sector),
                 None => {}
             }
         }
@@ -527,11 +530,12 @@ impl HierarchicalField {
         // ones): existing ones marked used, missing ones built.
         let sector_grid = *graph.sectors();
         let mut missing: Vec<usize> = Vec::new();
+        queued.clear();
         for &sector in &wanted {
             for n in neighbours(&sector_grid, sector) {
                 match &mut self.estimates[n] {
                     Some(e) => e.last_used = self.frame,
-                    None if !missing.contains(&n) => missing.push(n),
+                    None if queued.insert(n) => missing.push(n),
                     None => {}
                 }
             }
