@@ -46,30 +46,13 @@ fn main() {
         Ok("0") | Err(_) => false,
         Ok(other) => panic!("GIANT is `0` or `1`, not `{other}`"),
     };
-    let number = |name: &str| {
-        std::env::var(name).ok().map(|v| {
-            v.parse::<f32>()
-                .unwrap_or_else(|_| panic!("{name} is a radius, not `{v}`"))
-        })
-    };
-    let radius = number("RADIUS").unwrap_or(Crowd::default().radius);
-    let first = number("FIRST");
-    let groups = match std::env::var("GOALS") {
-        Ok(n) => n
-            .parse()
-            .expect("GOALS is a number of groups with goals of their own"),
-        Err(_) => Crowd::default().groups,
-    };
-    let deaths: usize = match std::env::var("DEATHS") {
-        Ok(n) => n
-            .parse()
-            .expect("DEATHS is a number of units to kill per frame"),
-        Err(_) => 0,
-    };
-    let force_fields = match std::env::var("FORCES") {
-        Ok(n) => n.parse().expect("FORCES is a number of force fields"),
-        Err(_) => Crowd::default().force_fields,
-    };
+    let radius = setting("RADIUS", "a radius").unwrap_or(Crowd::default().radius);
+    let first = setting("FIRST", "a radius");
+    let groups = setting("GOALS", "a number of groups with goals of their own")
+        .unwrap_or(Crowd::default().groups);
+    let deaths: usize = setting("DEATHS", "a number of units to kill per frame").unwrap_or(0);
+    let force_fields =
+        setting("FORCES", "a number of force fields").unwrap_or(Crowd::default().force_fields);
     for (wanted, threads) in cases {
         let crowd = Crowd {
             shuffled,
@@ -134,4 +117,15 @@ fn main() {
             sim.state_hash()
         );
     }
+}
+
+/// The environment variable `name` parsed as `T`, if it is set (`what` names the value a bad
+/// one should have been).
+fn setting<T: std::str::FromStr>(name: &str, what: &str) -> Option<T> {
+    let value = std::env::var(name).ok()?;
+    Some(
+        value
+            .parse()
+            .unwrap_or_else(|_| panic!("{name} is {what}, not `{value}`")),
+    )
 }
