@@ -86,7 +86,7 @@ pub enum SpatialGridError {
 ///
 /// Positions outside the world rectangle are clamped into the border buckets (so they are
 /// still found by queries near them), and a position with a NaN coordinate goes to bucket 0.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct SpatialGrid {
     origin: Vec2,
     cell_size: f32,
@@ -106,6 +106,23 @@ pub struct SpatialGrid {
     order: Vec<u32>,
     /// Scratch for [`Self::rebuild`]: the bucket of every unit.
     buckets: Vec<u32>,
+    /// Scratch for [`Self::rebuild_from_buckets_in`]: the units partitioned by band.
+    partition: Vec<u32>,
+}
+
+/// Grids are equal when their layout and their last rebuild are; the scratch vectors are
+/// not compared.
+impl PartialEq for SpatialGrid {
+    fn eq(&self, other: &Self) -> bool {
+        self.origin == other.origin
+            && self.cell_size == other.cell_size
+            && (self.columns, self.rows, self.table_rows)
+                == (other.columns, other.rows, other.table_rows)
+            && self.last == other.last
+            && self.row_base == other.row_base
+            && self.cell_start == other.cell_start
+            && self.order == other.order
+    }
 }
 
 impl SpatialGrid {
@@ -174,6 +191,7 @@ impl SpatialGrid {
             cell_start: vec![0; columns as usize * rows as usize + 1],
             order: Vec::new(),
             buckets: Vec::new(),
+            partition: Vec::new(),
         })
     }
 
@@ -345,12 +363,16 @@ impl SpatialGrid {
         self.rebuild_from_buckets_in(buckets, 1, |jobs, job| (0..jobs).for_each(job))
     }
 
-    /// [`rebuild_from_buckets`](Self::rebuild_from_buckets) cut into `bands` jobs, one per
-    /// band of consecutive buckets, for a caller that has threads: `run(jobs, job)` must call
-    /// `job(i)` once for every `i` in `0..jobs`, in any order, on any threads (it is called
-    /// twice: counting, then placing). Each band reads all of `buckets` and touches only its
-    /// own buckets and its own part of the order, so the result is the same for any number of
-    /// bands.
+    /// [`rebuild_from_buckets`](Self::rebuild_from_buckets) cut into jobs for a caller that
+    /// has threads: `run(jobs, job)` must call `job(i)` once for every `i` in `0..jobs`, in any
+    /// order, on any threads (it is called several times, one phase after another).
+    ///
+    /// The buckets are cut into `bands` bands of consecutive buckets; each band sorts its
+    /// units into its own buckets and its own part of the order. With fewer than 8 bands each
+    /// band reads all the units. With more, the units are first partitioned by band, in
+    /// chunks of units (count per chunk and band, then each chunk copies its unit indices to
+    /// its part of the partition), so that no job reads all the units. The result is the same
+    /// for any number of bands.
     pub fn rebuild_from_buckets_in<R>(
         &mut self,
         buckets: &[u32],
@@ -363,13 +385,59 @@ impl SpatialGrid {
         let slots = self.bucket_count() as usize;
         self.cell_start.resize(slots + 1, 0);
         self.order.clear();
-        let Ok(units) = u32::try_from(buckets.len()) else {
+        if u32::try_from(buckets.len()).is_err() {
             self.cell_start.fill(0);
             return Err(SpatialGridError::TooManyUnits(buckets.len()));
-        };
+        }
         let band_len = slots.div_ceil(bands.clamp(1, slots));
+        let bands = slots.div_ceil(band_len);
+        let mut partition = std::mem::take(&mut self.partition);
+        // With fewer bands the partition's two extra passes and waits cost more than they save
+        // (measured on 16 cores: `docs/PERFORMANCE.md`, "Session 7").
+        let result = if bands < PARTITION_BANDS {
+            self.sort_bands(buckets, None, band_len, &run)
+        } else {
+            match partition_by_band(buckets, slots, band_len, bands, &mut partition, &run) {
+                Ok(ends) => self.sort_bands(buckets, Some((&partition, &ends)), band_len, &run),
+                Err(e) => Err(e),
+            }
+        };
+        self.partition = partition;
+        if result.is_err() {
+            self.cell_start.fill(0);
+            self.order.clear();
+        }
+        result
+    }
+
+    /// The counting sort of [`rebuild_from_buckets_in`](Self::rebuild_from_buckets_in), one
+    /// job per band of `band_len` buckets, run twice. A band's units are
+    /// `partition[ends[b - 1]..ends[b]]`, or, without a partition, every unit whose bucket
+    /// lies in the band (each band then reads all of `buckets`). Counting: each band counts
+    /// its units per bucket and makes the counts prefix sums. Placing: each band places its
+    /// units from last to first into its own run of the order, so the units of a bucket keep
+    /// their input order; afterwards each count is its bucket's start.
+    fn sort_bands<R>(
+        &mut self,
+        buckets: &[u32],
+        partition: Option<(&[u32], &[usize])>,
+        band_len: usize,
+        run: &R,
+    ) -> Result<(), SpatialGridError>
+    where
+        R: Fn(usize, &(dyn Fn(usize) + Sync)),
+    {
+        let slots = self.cell_start.len() - 1;
+        let units_of = |band: usize| -> BandUnits<'_> {
+            match partition {
+                None => BandUnits::All(0..buckets.len() as u32),
+                Some((units, ends)) => {
+                    let start = if band == 0 { 0 } else { ends[band - 1] };
+                    BandUnits::Listed(units[start..ends[band]].iter().copied())
+                }
+            }
+        };
         let (table, end) = self.cell_start.split_at_mut(slots);
-        // Counting: each band's counts, then inclusive prefix sums within the band.
         let parts: Vec<Mutex<(&mut [u32], u32)>> = table
             .chunks_mut(band_len)
             .map(|part| Mutex::new((part, 0)))
@@ -377,23 +445,19 @@ impl SpatialGrid {
         run(parts.len(), &|band| {
             let mut guard = parts[band].lock();
             let (part, total) = &mut *guard;
-            part.fill(0);
             let first = (band * band_len) as u32;
-            for &bucket in buckets {
+            part.fill(0);
+            for unit in units_of(band) {
+                let bucket = buckets[unit as usize];
                 if let Some(count) = part.get_mut(bucket.wrapping_sub(first) as usize) {
                     *count += 1;
                 }
             }
-            let mut sum = 0;
-            for count in part.iter_mut() {
-                sum += *count;
-                *count = sum;
-            }
-            *total = sum;
+            *total = prefix_sums(part);
         });
-        let mut parts: Vec<(&mut [u32], u32)> = parts.into_iter().map(Mutex::into_inner).collect();
+        let parts: Vec<(&mut [u32], u32)> = parts.into_iter().map(Mutex::into_inner).collect();
         let placed = parts.iter().map(|(_, total)| *total).sum::<u32>();
-        if placed != units {
+        if placed as usize != buckets.len() && partition.is_none() {
             // Units left out, or some bucket does not exist: name the first such unit.
             let count = slots as u32;
             if let Some((unit, &bucket)) = buckets
@@ -401,8 +465,6 @@ impl SpatialGrid {
                 .enumerate()
                 .find(|&(_, &b)| b >= count && b != Self::UNPLACED)
             {
-                parts.iter_mut().for_each(|(part, _)| part.fill(0));
-                end[0] = 0;
                 return Err(SpatialGridError::BadBucket {
                     unit,
                     bucket,
@@ -411,9 +473,6 @@ impl SpatialGrid {
             }
         }
         end[0] = placed;
-        // Placing: each band owns the run of `order` its units go to. Back to front, so the
-        // units of a bucket keep their input order; afterwards each count is its bucket's
-        // start. Unplaced units fall in no band.
         self.order.resize(placed as usize, 0);
         let mut rest = self.order.as_mut_slice();
         let mut jobs = Vec::with_capacity(parts.len());
@@ -428,10 +487,11 @@ impl SpatialGrid {
             let mut guard = jobs[band].lock();
             let (part, order, base) = &mut *guard;
             let first = (band * band_len) as u32;
-            for (unit, &bucket) in buckets.iter().enumerate().rev() {
+            for unit in units_of(band).rev() {
+                let bucket = buckets[unit as usize];
                 if let Some(slot) = part.get_mut(bucket.wrapping_sub(first) as usize) {
                     *slot -= 1;
-                    order[*slot as usize] = unit as u32;
+                    order[*slot as usize] = unit;
                 }
             }
             if *base > 0 {
@@ -497,6 +557,156 @@ fn axis_index(local: f32, last: f32) -> u32 {
     let low = if local > 0.0 { local } else { 0.0 };
     let clamped = if low < last { low } else { last };
     clamped as u32
+}
+
+/// Bands from which [`SpatialGrid::rebuild_from_buckets_in`] partitions the units first.
+const PARTITION_BANDS: usize = 8;
+
+/// The units a band of [`SpatialGrid::sort_bands`] reads: all of them (it skips those of
+/// other bands), or its part of the partition.
+enum BandUnits<'a> {
+    All(std::ops::Range<u32>),
+    Listed(std::iter::Copied<std::slice::Iter<'a, u32>>),
+}
+
+impl Iterator for BandUnits<'_> {
+    type Item = u32;
+
+    #[inline]
+    fn next(&mut self) -> Option<u32> {
+        match self {
+            Self::All(units) => units.next(),
+            Self::Listed(units) => units.next(),
+        }
+    }
+}
+
+impl DoubleEndedIterator for BandUnits<'_> {
+    #[inline]
+    fn next_back(&mut self) -> Option<u32> {
+        match self {
+            Self::All(units) => units.next_back(),
+            Self::Listed(units) => units.next_back(),
+        }
+    }
+}
+
+/// `bucket / band_len` without a division per unit: a multiply by the rounded-down reciprocal,
+/// which is at most one too low, and one correction.
+struct BandOf {
+    len: u64,
+    reciprocal: u64,
+}
+
+impl BandOf {
+    fn new(band_len: usize) -> Self {
+        let len = band_len as u64;
+        Self {
+            len,
+            reciprocal: (1 << 32) / len,
+        }
+    }
+
+    #[inline]
+    fn band(&self, bucket: u32) -> usize {
+        let bucket = u64::from(bucket);
+        let q = (bucket * self.reciprocal) >> 32;
+        (q + u64::from((q + 1) * self.len <= bucket)) as usize
+    }
+}
+
+/// Turns counts into inclusive prefix sums; returns the total.
+fn prefix_sums(counts: &mut [u32]) -> u32 {
+    let mut sum = 0;
+    for count in counts {
+        sum += *count;
+        *count = sum;
+    }
+    sum
+}
+
+/// Partitions the units by band of `band_len` buckets for
+/// [`SpatialGrid::rebuild_from_buckets_in`]: fills `partition` with the placed units' indices,
+/// band by band, in input order within a band, and returns where each band's units end. Runs
+/// on `run` in chunks of units: each chunk counts its units per band, then (after the prefix
+/// sums over bands and chunks) copies them to its own part of each band's run.
+fn partition_by_band<R>(
+    buckets: &[u32],
+    slots: usize,
+    band_len: usize,
+    bands: usize,
+    partition: &mut Vec<u32>,
+    run: &R,
+) -> Result<Vec<usize>, SpatialGridError>
+where
+    R: Fn(usize, &(dyn Fn(usize) + Sync)),
+{
+    let band_of = BandOf::new(band_len);
+    // Enough chunks to share out, few enough that the table of counts stays small.
+    let chunk = buckets.len().div_ceil(bands * 4).max(4096);
+    let chunks: Vec<&[u32]> = buckets.chunks(chunk).collect();
+    // Per chunk: its units per band, or the first unit with a bucket that does not exist.
+    let counts: Vec<Mutex<Result<Vec<usize>, usize>>> =
+        chunks.iter().map(|_| Mutex::new(Ok(Vec::new()))).collect();
+    run(chunks.len(), &|c| {
+        let mut per_band = vec![0; bands];
+        for (i, &bucket) in chunks[c].iter().enumerate() {
+            if bucket == SpatialGrid::UNPLACED {
+                continue;
+            }
+            if bucket as usize >= slots {
+                *counts[c].lock() = Err(c * chunk + i);
+                return;
+            }
+            per_band[band_of.band(bucket)] += 1;
+        }
+        *counts[c].lock() = Ok(per_band);
+    });
+    let mut per_chunk = Vec::with_capacity(chunks.len());
+    for count in counts {
+        match count.into_inner() {
+            Ok(per_band) => per_chunk.push(per_band),
+            Err(unit) => {
+                return Err(SpatialGridError::BadBucket {
+                    unit,
+                    bucket: buckets[unit],
+                    buckets: slots as u32,
+                });
+            }
+        }
+    }
+    // Band-major layout: band 0's units from chunk 0, chunk 1, ..., then band 1's.
+    let mut ends = Vec::with_capacity(bands);
+    let mut total = 0;
+    for band in 0..bands {
+        total += per_chunk.iter().map(|c| c[band]).sum::<usize>();
+        ends.push(total);
+    }
+    partition.clear();
+    partition.resize(total, 0);
+    let mut parts: Vec<Vec<&mut [u32]>> = per_chunk.iter().map(|_| Vec::new()).collect();
+    let mut rest = partition.as_mut_slice();
+    for band in 0..bands {
+        for (c, per_band) in per_chunk.iter().enumerate() {
+            let (mine, tail) = rest.split_at_mut(per_band[band]);
+            rest = tail;
+            parts[c].push(mine);
+        }
+    }
+    let parts: Vec<Mutex<Vec<&mut [u32]>>> = parts.into_iter().map(Mutex::new).collect();
+    run(chunks.len(), &|c| {
+        let mut guard = parts[c].lock();
+        let mut filled = vec![0; bands];
+        let first = (c * chunk) as u32;
+        for (unit, &bucket) in (first..).zip(chunks[c]) {
+            if bucket != SpatialGrid::UNPLACED {
+                let band = band_of.band(bucket);
+                guard[band][filled[band]] = unit;
+                filled[band] += 1;
+            }
+        }
+    });
+    Ok(ends)
 }
 
 #[cfg(test)]
@@ -646,6 +856,77 @@ mod tests {
                     .unwrap();
                 assert_eq!(banded, g, "{bands} bands");
             }
+        }
+    }
+
+    #[test]
+    fn band_of_divides_exactly() {
+        let mut rng = Pcg32::seed_from_u64(1);
+        for len in [1, 2, 3, 7, 1000, 65_537, (1 << 24) - 1, 1 << 24] {
+            let band_of = BandOf::new(len);
+            let edges = [
+                0,
+                1,
+                len as u32 - 1,
+                len as u32,
+                len as u32 + 1,
+                (1 << 24) - 1,
+                u32::MAX - 1,
+            ];
+            for bucket in edges.into_iter().chain((0..1000).map(|_| rng.next_u32())) {
+                assert_eq!(
+                    band_of.band(bucket),
+                    bucket as usize / len,
+                    "{bucket} / {len}"
+                );
+            }
+        }
+    }
+
+    /// Enough units for the banded sort to partition them in several chunks: every number of
+    /// bands, its jobs run in any order, sorts like one band, and a bucket that does not exist
+    /// is reported for the first unit that has one, whichever chunk it is in.
+    #[test]
+    fn banded_sorts_of_many_units_agree_with_one_band() {
+        let mut rng = Pcg32::seed_from_u64(5);
+        let mut one = grid(300, 200, 1.0);
+        one.fit_to(usize::MAX);
+        let count = one.bucket_count();
+        // Mostly in row order, as units kept in cell order are, with strays and unplaced units.
+        let mut buckets: Vec<u32> = (0..50_000u32)
+            .map(|i| match rng.next_u32() % 50 {
+                0 => SpatialGrid::UNPLACED,
+                1 => rng.next_u32() % count,
+                _ => (i + rng.next_u32() % 40) % count,
+            })
+            .collect();
+        one.rebuild_from_buckets(&buckets).unwrap();
+        assert!(one.len() < buckets.len());
+        for bands in [2, 3, PARTITION_BANDS, 61] {
+            let mut banded = grid(300, 200, 1.0);
+            banded.fit_to(usize::MAX);
+            banded
+                .rebuild_from_buckets_in(&buckets, bands, |jobs, job| {
+                    (0..jobs).rev().for_each(job);
+                })
+                .unwrap();
+            assert_eq!(banded, one, "{bands} bands");
+        }
+        buckets[41_000] = count;
+        buckets[17_000] = count + 5;
+        for bands in [1, 2, PARTITION_BANDS] {
+            let mut bad = one.clone();
+            assert_eq!(
+                bad.rebuild_from_buckets_in(&buckets, bands, |jobs, job| {
+                    (0..jobs).for_each(job);
+                }),
+                Err(SpatialGridError::BadBucket {
+                    unit: 17_000,
+                    bucket: count + 5,
+                    buckets: count
+                })
+            );
+            assert!(bad.is_empty() && bad.cell_start().iter().all(|&s| s == 0));
         }
     }
 
