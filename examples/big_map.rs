@@ -4,7 +4,8 @@
 //!
 //! `cargo run --release --example big_map` (hierarchical); `NAV=flat` for one full-map
 //! field; `SIDE=N` and `UNITS=N` change the size (`SIDE` a multiple of 4); `FRAMES=N` runs N
-//! frames (60) and averages the last 50.
+//! frames (60) and averages the last 50; `THREADS=N` sets the worker threads (2). The last
+//! line is the state hash, the same for any thread count.
 use std::time::Instant;
 
 use horde::{
@@ -24,6 +25,7 @@ fn main() {
     let side = number("SIDE", 4096);
     let frames = number("FRAMES", 60).max(51);
     let units = number("UNITS", 100_000) as usize;
+    let threads = number("THREADS", 2).max(1) as usize;
     let navigation = match std::env::var("NAV").as_deref() {
         Ok("flat") => Navigation::Flat,
         Ok("hierarchical") | Err(_) => Navigation::Hierarchical,
@@ -53,7 +55,7 @@ fn main() {
     }
     cells.sort_by_key(|c| (c.y, c.x));
     let config = SimConfig::default()
-        .with_threads(2)
+        .with_threads(threads)
         .with_navigation(navigation);
     let mut sim = Simulation::new(map, config).expect("valid settings");
     let group = sim.add_group(GoalSet::single(goal)).expect("open goal");
@@ -64,7 +66,7 @@ fn main() {
         sim.spawn(spec).expect("open cell");
     }
     println!(
-        "{side}x{side}, {units} units, {navigation:?}: set up in {:.2?}",
+        "{side}x{side}, {units} units, {navigation:?}, {threads} threads: set up in {:.2?}",
         started.elapsed()
     );
     let first = sim.step(1.0 / 60.0).expect("frame ran").total();
@@ -94,5 +96,9 @@ fn main() {
     println!(
         "sector fields in use: {:.1} MiB",
         sim.horde().hierarchy().bytes_in_use() as f64 / (1 << 20) as f64
+    );
+    println!(
+        "state hash after {frames} frames: {:016x}",
+        sim.state_hash()
     );
 }
