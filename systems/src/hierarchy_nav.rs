@@ -18,7 +18,7 @@ use horde_core::{
 };
 
 use crate::edit_log::EditLog;
-use crate::frame::FrameData;
+use crate::frame::{FrameData, map_batches_of};
 use crate::groups::Groups;
 use crate::job_graph::StageContext;
 
@@ -151,19 +151,9 @@ impl HierarchyNav {
         Some((ideal, distance))
     }
 
-    /// Brings graphs and requests up to date with the map and the groups' goals, then builds
-    /// fields for the sectors that hold `units`. Failures are returned as messages.
-    fn update<'a, R>(
-        &mut self,
-        map: &Map,
-        groups: &Groups,
-        edits: &EditLog,
-        units: impl Iterator<Item = (Vec2, &'a Agent)>,
-        run: R,
-    ) -> Vec<String>
-    where
-        R: Fn(usize, &(dyn Fn(usize) + Sync)),
-    {
+    /// Brings graphs and requests up to date with the map and the groups' goals, and starts
+    /// the requests' frame. Failures are returned as messages.
+    fn update_requests(&mut self, map: &Map, groups: &Groups, edits: &EditLog) -> Vec<String> {
         let mut errors = Vec::new();
         for layer in Layer::ALL {
             let used = groups
@@ -280,13 +270,18 @@ impl HierarchyNav {
         self.requests = requests;
         // Restored caches whose request was not made again are stale.
         self.pending.clear();
-        // Each request's new sector fields this frame (at most SECTOR_FIELDS_PER_FRAME, in
-        // the order units ask for them), built together on the pool below; fields that
-        // exist are marked used.
-        let mut wanted: Vec<Vec<usize>> = vec![Vec::new(); self.requests.len()];
         for r in &mut self.requests {
             r.field.begin_frame();
         }
+        errors
+    }
+
+    /// The sectors `units` (one batch of them, in storage order) stand in, per request: see
+    /// [`SectorAsks`]. Reads only, so batches are walked on several threads at once.
+    fn asks_of<'a>(&self, map: &Map, units: impl Iterator<Item = (Vec2, &'a Agent)>) -> SectorAsks {
+        let mut asks = SectorAsks {
+            per_request: vec![(Vec::new(), Vec::new()); self.requests.len()],
+        };
         for (pos, agent) in units {
             let Ok(i) = self
                 .requests
@@ -303,34 +298,67 @@ impl HierarchyNav {
                 continue;
             };
             let sector = graph.sectors().sector_of(cell);
-            let r = &mut self.requests[i];
-            if r.field.has_field(sector) {
-                if let Err(e) = r
-                    .field
-                    .ensure_sector(graph, map.cost_field(agent.layer), sector)
-                {
-                    errors.push(format!("sector field failed: {e}"));
+            let (used, missing) = &mut asks.per_request[i];
+            if self.requests[i].field.has_field(sector) {
+                // Units in storage order stand in runs of the same sector.
+                if used.last() != Some(&sector) {
+                    used.push(sector);
                 }
-            } else if wanted[i].len() < SECTOR_FIELDS_PER_FRAME && !wanted[i].contains(&sector) {
-                wanted[i].push(sector);
+            } else if missing.len() < SECTOR_FIELDS_PER_FRAME && !missing.contains(&sector) {
+                missing.push(sector);
             }
         }
-        for (r, sectors) in self.requests.iter_mut().zip(&wanted) {
+        for (used, _) in &mut asks.per_request {
+            used.sort_unstable();
+            used.dedup();
+        }
+        asks
+    }
+
+    /// Marks the sectors with fields that units stand in as used this frame, and builds the
+    /// fields of the first [`SECTOR_FIELDS_PER_FRAME`] missing ones per request, in the order
+    /// the units stand in storage (`asks` in batch order), together on `run` (see
+    /// [`HierarchicalField::ensure_sectors`]). The result is that of walking every unit in
+    /// storage order on one thread. Failures are returned as messages.
+    fn build_sectors<R>(&mut self, map: &Map, asks: Vec<SectorAsks>, run: R) -> Vec<String>
+    where
+        R: Fn(usize, &(dyn Fn(usize) + Sync)),
+    {
+        let mut errors = Vec::new();
+        for (i, r) in self.requests.iter_mut().enumerate() {
             let Some(graph) = &self.graphs[r.layer as usize] else {
                 continue;
             };
-            if sectors.is_empty() {
+            let cost = map.cost_field(r.layer);
+            let mut wanted: Vec<usize> = Vec::new();
+            for (used, missing) in asks.iter().map(|a| &a.per_request[i]) {
+                if let Err(e) = r.field.mark_used(graph, cost, used) {
+                    errors.push(format!("sector field failed: {e}"));
+                }
+                for &sector in missing {
+                    if wanted.len() < SECTOR_FIELDS_PER_FRAME && !wanted.contains(&sector) {
+                        wanted.push(sector);
+                    }
+                }
+            }
+            if wanted.is_empty() {
                 continue;
             }
-            if let Err(e) = r
-                .field
-                .ensure_sectors(graph, map.cost_field(r.layer), sectors, &run)
-            {
+            if let Err(e) = r.field.ensure_sectors(graph, cost, &wanted, &run) {
                 errors.push(format!("sector field failed: {e}"));
             }
         }
         errors
     }
+}
+
+/// What one batch of units asks of the sector fields, per request (in the order of
+/// `HierarchyNav::requests`): the sectors with a field that its units stand in (sorted, each
+/// once), and the first [`SECTOR_FIELDS_PER_FRAME`] distinct sectors without one,
+/// in the order its units stand in them.
+#[derive(Debug)]
+struct SectorAsks {
+    per_request: Vec<(Vec<usize>, Vec<usize>)>,
 }
 
 /// Stage `update_hierarchy`: nothing with [`Navigation::Flat`]; otherwise updates the
@@ -343,13 +371,22 @@ pub(crate) fn update_hierarchy(data: &FrameData, ctx: &StageContext<'_>) {
     let groups = data.groups.read();
     let edits = data.edits.read();
     let mut nav = data.hierarchy.write();
-    let mut query = data.world.query::<(&Position, &Agent)>();
-    // New sector fields are built on the pool: one job per estimate or field.
+    let mut errors = nav.update_requests(&map, &groups, &edits);
+    // Which sectors units stand in, batch by batch on the pool; then the new sector fields,
+    // built on the pool too: one job per estimate or field.
+    let asks = {
+        let nav = &*nav;
+        map_batches_of::<(&Position, &Agent), _, _>(
+            &data.world,
+            ctx,
+            data.config.batch_size,
+            |batch| nav.asks_of(&map, batch.map(|(p, a)| (p.0, a))),
+        )
+    };
     let run = |jobs: usize, job: &(dyn Fn(usize) + Sync)| {
         ctx.for_each_batch(jobs, 1, |i, _| job(i));
     };
-    let units = query.iter().map(|(p, a)| (p.0, a));
-    let errors = nav.update(&map, &groups, &edits, units, run);
+    errors.extend(nav.build_sectors(&map, asks, run));
     if !errors.is_empty() {
         data.errors.lock().extend(errors);
     }

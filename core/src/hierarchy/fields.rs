@@ -489,6 +489,23 @@ impl HierarchicalField {
         })
     }
 
+    /// Marks the fields of `sectors` used this frame, as [`Self::ensure_sector`] does, but
+    /// builds nothing: sectors without a field are left alone.
+    pub fn mark_used(
+        &mut self,
+        graph: &PortalGraph,
+        cost: &CostField,
+        sectors: &[usize],
+    ) -> Result<(), HierarchyError> {
+        self.check(graph, cost)?;
+        for &sector in sectors {
+            if let Some(Some(f)) = self.fields.get_mut(sector) {
+                f.last_used = self.frame;
+            }
+        }
+        Ok(())
+    }
+
     /// [`Self::ensure_sector`] for each of `sectors`, with the searches spread over threads:
     /// `run(jobs, job)` must call `job(i)` once for every `i` in `0..jobs`, on any threads
     /// and in any order (a caller without threads runs them in a loop). First the missing

@@ -489,3 +489,33 @@ fn a_goal_moving_one_cell_keeps_the_far_sector_fields() {
     assert!(compared >= 16 * 1024, "{compared} cells compared");
     assert_eq!(nav.stats().fields_kept, kept as u64);
 }
+
+#[test]
+fn fields_marked_used_this_frame_outlive_the_others() {
+    let (w, h) = (64u32, 64u32);
+    let cost = field(w, h, &vec![1; (w * h) as usize]);
+    let graph = PortalGraph::build(&cost, DEFAULT_SECTOR_SIZE).unwrap();
+    let goal = Cell::new(60, 60);
+    // The bytes of the route, two fields and the estimates around them: a third field is
+    // over budget and must drop one that this frame did not use.
+    let mut probe = HierarchicalField::new(&graph, &cost, &[goal], usize::MAX).unwrap();
+    probe.ensure_sector(&graph, &cost, 0).unwrap();
+    probe.ensure_sector(&graph, &cost, 1).unwrap();
+    let budget = probe.bytes_in_use() + 64;
+    for marked in [0, 1] {
+        let mut nav = HierarchicalField::new(&graph, &cost, &[goal], budget).unwrap();
+        nav.ensure_sector(&graph, &cost, 0).unwrap();
+        nav.ensure_sector(&graph, &cost, 1).unwrap();
+        nav.begin_frame();
+        // Sector 3 has no field: marking it builds nothing.
+        nav.mark_used(&graph, &cost, &[marked, 3]).unwrap();
+        assert!(!nav.has_field(3));
+        nav.ensure_sector(&graph, &cost, 2).unwrap();
+        assert!(nav.has_field(marked) && nav.has_field(2), "marked {marked}");
+        assert!(!nav.has_field(1 - marked), "marked {marked}");
+    }
+    // Marking against a map of another size is refused, like building.
+    let other = field(w, h / 2, &vec![1; (w * h / 2) as usize]);
+    let mut nav = HierarchicalField::new(&graph, &cost, &[goal], budget).unwrap();
+    assert!(nav.mark_used(&graph, &other, &[0]).is_err());
+}

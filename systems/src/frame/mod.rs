@@ -93,16 +93,31 @@ where
     for<'q> Q::Item<'q>: Send,
     F: for<'q> Fn(hecs::Batch<'q, Q>) + Sync,
 {
+    map_batches_of::<Q, (), _>(world, ctx, batch_size, f);
+}
+
+/// [`for_each_batch_of`] that collects what `f` returns for each batch, in batch order.
+pub(crate) fn map_batches_of<Q, R, F>(
+    world: &World,
+    ctx: &StageContext<'_>,
+    batch_size: usize,
+    f: F,
+) -> Vec<R>
+where
+    Q: hecs::Query,
+    for<'q> Q::Item<'q>: Send,
+    R: Send,
+    F: for<'q> Fn(hecs::Batch<'q, Q>) -> R + Sync,
+{
     let mut query = world.query::<Q>();
     let batches: Vec<Mutex<Option<hecs::Batch<'_, Q>>>> = query
         .iter_batched(batch_size.clamp(1, u32::MAX as usize) as u32)
         .map(|b| Mutex::new(Some(b)))
         .collect();
-    ctx.for_each_batch(batches.len(), 1, |i, _| {
-        if let Some(batch) = batches[i].lock().take() {
-            f(batch);
-        }
-    });
+    ctx.map_batches(batches.len(), 1, |i, _| {
+        let batch = batches[i].lock().take();
+        f(batch.expect("the pool runs each batch once"))
+    })
 }
 
 /// Runs `f` on every item of query `Q`, in batches of `batch_size` units spread over the
