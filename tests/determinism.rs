@@ -171,6 +171,14 @@ fn a_crowd_spawned_in_random_order_is_stored_in_map_order_after_one_frame() {
 /// placed and removed where units walk (fields repaired).
 #[test]
 fn cell_memos_never_change_results() {
+    for navigation in [Navigation::Flat, Navigation::Hierarchical] {
+        memos_never_change_results(navigation);
+    }
+}
+
+/// The hashes of every frame with memos kept and with memos wiped before every frame are
+/// the same (`navigation` picks whether the memos hold flow or sector field bytes).
+fn memos_never_change_results(navigation: Navigation) {
     let run = |wipe: bool| {
         let level = generate_level(
             8,
@@ -185,7 +193,10 @@ fn cell_memos_never_change_results() {
             .map(|i| level.tile_cells(tiles[i % tiles.len()]).next().unwrap())
             .collect();
         let map = level.into_map();
-        let config = SimConfig::default().with_seed(4).with_threads(2);
+        let config = SimConfig::default()
+            .with_seed(4)
+            .with_threads(2)
+            .with_navigation(navigation);
         let mut horde = Horde::new(map.clone(), config).unwrap();
         let mut world = World::new();
         let groups: Vec<GroupId> = goals
@@ -250,6 +261,6 @@ fn cell_memos_never_change_results() {
     let first_diff = remembered.iter().zip(&wiped).position(|(a, b)| a != b);
     assert_eq!(
         first_diff, None,
-        "the memos changed the result at frame {first_diff:?}"
+        "{navigation:?}: the memos changed the result at frame {first_diff:?}"
     );
 }

@@ -13,8 +13,8 @@
 use glam::Vec2;
 use horde_core::hierarchy::DEFAULT_SECTOR_SIZE;
 use horde_core::{
-    Agent, Cell, GoalSet, Grid, HierarchicalField, HierarchyError, Layer, Map, ORTHO_STEP,
-    PortalGraph, Position, SectorCache, UNREACHABLE,
+    Agent, Cell, CellMemo, GoalSet, Grid, HierarchicalField, HierarchyError, Layer, Map,
+    ORTHO_STEP, PortalGraph, Position, SectorCache, UNREACHABLE,
 };
 
 use crate::edit_log::EditLog;
@@ -134,15 +134,22 @@ impl HierarchyNav {
 
     /// A unit's ideal direction and path distance to its goal (in cost-1 orthogonal steps,
     /// infinite without a path) from the group's hierarchical request on `agent.layer`
-    /// ([`HierarchicalField::guide`]), or `None` when it has none there. `steer_units` then
+    /// ([`HierarchicalField::guide_with`], through the unit's `memo`), or `None` when it
+    /// has none there. `steer_units` then
     /// uses the flat field (flat navigation, or a hierarchical group whose goal cells are
     /// all walls: its flat field is never built there, so such units stand still, as they
     /// would following an unreachable field).
     #[must_use]
-    pub fn guide_sectors(&self, grid: &Grid, agent: &Agent, pos: Vec2) -> Option<(Vec2, f32)> {
+    pub fn guide_sectors(
+        &self,
+        grid: &Grid,
+        agent: &Agent,
+        pos: Vec2,
+        memo: &mut CellMemo,
+    ) -> Option<(Vec2, f32)> {
         let graph = self.graph(agent.layer)?;
         let request = self.field(agent.group.0, agent.layer)?;
-        let (ideal, d) = request.guide(graph, grid, pos);
+        let (ideal, d) = request.guide_with(graph, grid, pos, memo);
         let distance = if d == UNREACHABLE {
             f32::INFINITY
         } else {

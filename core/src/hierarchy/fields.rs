@@ -27,6 +27,8 @@ use crate::direction::{DIAG_STEP, Direction, ORTHO_STEP};
 use crate::flow::NO_DIRECTION;
 use crate::grid::{Cell, Grid};
 use crate::integration::UNREACHABLE;
+use crate::stamp::next_stamp;
+use crate::unit::CellMemo;
 
 use super::local::{LocalSearch, Seed};
 use super::{CoarseRoute, HierarchyError, PortalGraph, SectorBounds, SectorGrid};
@@ -215,6 +217,8 @@ pub struct HierarchicalField {
     /// (2 KiB for 16k sectors, cache-resident) instead of `fields` for the units whose sector
     /// has none.
     has_field: Vec<u64>,
+    /// Each sector's field's content stamp ([`Self::sector_stamp`]); 0 without a field.
+    stamps: Vec<u32>,
     estimates: Vec<Option<Estimate>>,
     /// Bytes of `fields` and `estimates` (payload plus bookkeeping).
     held: usize,
@@ -242,6 +246,7 @@ impl HierarchicalField {
             frame: 0,
             fields: vec![None; n],
             has_field: vec![0; n.div_ceil(64)],
+            stamps: vec![0; n],
             estimates: vec![None; n],
             held: n * ENTRY_OVERHEAD,
             stats: HierarchyStats::default(),
@@ -342,6 +347,10 @@ impl HierarchicalField {
             if keep {
                 self.held += f.bytes();
                 kept += 1;
+                if matches!(by, Shift::By(d) if d != 0) {
+                    // Its values moved by the goal's change: new contents.
+                    self.stamps[s] = next_stamp();
+                }
             } else {
                 self.fields[s] = None;
                 self.set_has_field(s, false);
@@ -414,6 +423,7 @@ impl HierarchicalField {
         cache.check(graph.sectors())?;
         self.fields.iter_mut().for_each(|f| *f = None);
         self.has_field.iter_mut().for_each(|b| *b = 0);
+        self.stamps.iter_mut().for_each(|s| *s = 0);
         self.estimates.iter_mut().for_each(|e| *e = None);
         self.held = count * ENTRY_OVERHEAD;
         self.frame = cache.frame;
@@ -448,12 +458,24 @@ impl HierarchicalField {
             .is_some_and(|bits| bits & (1 << (sector % 64)) != 0)
     }
 
+    /// The content stamp of sector `sector`'s field: equal stamps mean the same directions
+    /// and distances (a unit's [`crate::CellMemo`] keeps what it read with it); 0 without a
+    /// field, which matches nothing.
+    #[must_use]
+    pub fn sector_stamp(&self, sector: usize) -> u32 {
+        self.stamps.get(sector).copied().unwrap_or(0)
+    }
+
+    /// Records whether sector `sector` has a field; every field put in place is new
+    /// contents, with a new stamp.
     fn set_has_field(&mut self, sector: usize, on: bool) {
         let bit = 1u64 << (sector % 64);
         if on {
             self.has_field[sector / 64] |= bit;
+            self.stamps[sector] = next_stamp();
         } else {
             self.has_field[sector / 64] &= !bit;
+            self.stamps[sector] = 0;
         }
     }
 
@@ -774,22 +796,45 @@ impl HierarchicalField {
     ///   cost from the waypoint plus the straight-line (octile) cost to it.
     #[must_use]
     pub fn guide(&self, graph: &PortalGraph, grid: &Grid, pos: Vec2) -> (Vec2, u32) {
+        self.guide_with(graph, grid, pos, &mut CellMemo::default())
+    }
+
+    /// [`Self::guide`] for a unit that keeps a [`CellMemo`]: while it stays in a cell whose
+    /// sector field is unchanged, the field's byte and distance come from the memo instead of
+    /// the field's arrays (on a big map each of those reads misses the cache). The result is
+    /// the same as `guide`'s.
+    #[must_use]
+    pub fn guide_with(
+        &self,
+        graph: &PortalGraph,
+        grid: &Grid,
+        pos: Vec2,
+        memo: &mut CellMemo,
+    ) -> (Vec2, u32) {
         let Some(cell) = grid.cell_at(pos) else {
             return (Vec2::ZERO, UNREACHABLE);
         };
         let sectors = graph.sectors();
         let sector = sectors.sector_of(cell);
-        if self.has_field(sector)
-            && let Some(field) = &self.fields[sector]
-        {
-            let local = sectors.bounds(sector).local(cell);
-            let byte = field.dirs[local];
+        if self.has_field(sector) {
+            let index = cell.y * grid.width() + cell.x;
+            // A memo hit reads nothing of the field itself.
+            let (byte, distance) = memo.sector(index, self.stamps[sector], || {
+                match &self.fields[sector] {
+                    Some(field) => {
+                        let local = sectors.bounds(sector).local(cell);
+                        let distance = field.values.as_ref().map_or(field.min, |v| v[local]);
+                        (field.dirs[local], distance)
+                    }
+                    // `has_field` is set exactly while the field is there.
+                    None => (NO_DIRECTION, UNREACHABLE),
+                }
+            });
             let dir = if byte < NO_DIRECTION {
                 Direction::from_index(byte).unit_vector()
             } else {
                 Vec2::ZERO
             };
-            let distance = field.values.as_ref().map_or(field.min, |v| v[local]);
             return (dir, distance);
         }
         match self.route.waypoint_in(graph, cell, sector) {

@@ -519,3 +519,65 @@ fn fields_marked_used_this_frame_outlive_the_others() {
     let mut nav = HierarchicalField::new(&graph, &cost, &[goal], budget).unwrap();
     assert!(nav.mark_used(&graph, &other, &[0]).is_err());
 }
+
+/// A sector field's stamp says whether its contents changed: through goal moves (fields
+/// kept as they are, kept with shifted values, or dropped) and rebuilds, a sector whose
+/// stamp is unchanged guides every cell exactly as before, and one whose guidance changed
+/// has a new stamp.
+#[test]
+fn sector_stamps_change_exactly_with_the_fields_contents() {
+    let (w, h) = (160u32, 96u32);
+    // A wall with two gaps, so that goal moves change some sectors' fields and not others.
+    let costs: Vec<u8> = (0..w * h)
+        .map(|i| {
+            let (x, y) = (i % w, i / w);
+            if x == 79 && y != 10 && y != 80 {
+                WALL
+            } else {
+                1
+            }
+        })
+        .collect();
+    let cost = field(w, h, &costs);
+    let graph = PortalGraph::build(&cost, DEFAULT_SECTOR_SIZE).unwrap();
+    let grid = Grid::new(w, h).unwrap();
+    let sectors = graph.sectors().len();
+    let guidance = |nav: &HierarchicalField, s: usize| -> Vec<(glam::Vec2, u32)> {
+        let b = graph.sectors().bounds(s);
+        (b.y0..b.y1)
+            .flat_map(|y| (b.x0..b.x1).map(move |x| Cell::new(x, y)))
+            .map(|c| nav.guide(&graph, &grid, grid.cell_centre(c)))
+            .collect()
+    };
+    // Left of the wall, level with the middle of the two gaps: one step left adds the same
+    // to every path through either gap, so the fields right of the wall keep their
+    // directions and shift their values.
+    let mut nav = HierarchicalField::new(&graph, &cost, &[Cell::new(10, 45)], usize::MAX).unwrap();
+    for s in 0..sectors {
+        nav.ensure_sector(&graph, &cost, s).unwrap();
+    }
+    let (mut same, mut renewed) = (0, 0);
+    for goal in [(9, 45), (8, 45), (8, 46), (60, 70), (61, 70), (61, 70)] {
+        let before: Vec<(u32, Vec<(glam::Vec2, u32)>)> = (0..sectors)
+            .map(|s| (nav.sector_stamp(s), guidance(&nav, s)))
+            .collect();
+        nav.retarget(&graph, &cost, &[Cell::new(goal.0, goal.1)])
+            .unwrap();
+        for s in 0..sectors {
+            if !nav.has_field(s) {
+                assert_eq!(nav.sector_stamp(s), 0, "sector {s} has no field");
+                nav.ensure_sector(&graph, &cost, s).unwrap();
+                assert_ne!(nav.sector_stamp(s), before[s].0, "rebuilt sector {s}");
+                continue;
+            }
+            let now = guidance(&nav, s);
+            if nav.sector_stamp(s) == before[s].0 {
+                assert_eq!(now, before[s].1, "sector {s} kept its stamp, goal {goal:?}");
+                same += 1;
+            } else {
+                renewed += 1;
+            }
+        }
+    }
+    assert!(same > 0 && renewed > 0, "kept {same}, renewed {renewed}");
+}

@@ -160,7 +160,7 @@ impl<'a> Frame<'a> {
         // With hierarchical navigation the direction and distance come from the sector
         // fields (or the coarse route's waypoint); else from the flat field, whose distance
         // is read later and only near the goal.
-        let (ideal, distance) = match self.hierarchy.guide_sectors(grid, agent, pos) {
+        let (ideal, distance) = match self.hierarchy.guide_sectors(grid, agent, pos, memo) {
             Some((ideal, distance)) => (ideal, Some(distance)),
             None => (
                 match (self.field(agent), in_grid) {
