@@ -10,7 +10,8 @@
 //! radius R (it sizes the neighbour buckets until the first frame refits them); `GOALS=N`
 //! splits the crowd into N groups with goals of their own, every neighbourhood mixing them;
 //! `DEATHS=N` kills N random units before every frame (the last lines give the slowest frame
-//! and how many frames sorted the storage).
+//! and how many frames sorted the storage); `PUFFIN=1` turns puffin's scopes on and ends a
+//! puffin frame after every frame, as a profiled game would.
 
 #[path = "../benches/common/frame_scenario.rs"]
 mod frame_scenario;
@@ -51,6 +52,12 @@ fn main() {
     let groups = setting("GOALS", "a number of groups with goals of their own")
         .unwrap_or(Crowd::default().groups);
     let deaths: usize = setting("DEATHS", "a number of units to kill per frame").unwrap_or(0);
+    let profiled = match std::env::var("PUFFIN").as_deref() {
+        Ok("1") => true,
+        Ok("0") | Err(_) => false,
+        Ok(other) => panic!("PUFFIN is `0` or `1`, not `{other}`"),
+    };
+    puffin::set_scopes_on(profiled);
     let force_fields =
         setting("FORCES", "a number of force fields").unwrap_or(Crowd::default().force_fields);
     for (wanted, threads) in cases {
@@ -92,6 +99,9 @@ fn main() {
                 }
             }
             let report = sim.step(1.0 / 60.0).expect("frame ran");
+            if profiled {
+                puffin::GlobalProfiler::lock().new_frame();
+            }
             frame_ms += report.total().as_secs_f64() * 1e3 / f64::from(frames);
             slowest = slowest.max(report.total().as_secs_f64() * 1e3);
             sorts +=

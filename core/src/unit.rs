@@ -94,9 +94,9 @@ impl PartialEq for Steering {
 /// (or, with hierarchical navigation, its sector field's byte and path distance) and the
 /// clearance, each with the content stamp of what it was read from
 /// ([`crate::NavField::stamp`], [`crate::HierarchicalField::sector_stamp`],
-/// [`crate::Clearance::stamp`]). A unit stays in one cell for
-/// many frames, so the stages read those per-cell arrays again only when the unit enters
-/// another cell or the array changes. Each group follows its own field, so where groups mix
+/// [`crate::Clearance::stamp`]). A unit stays in one cell for many frames, so the stages
+/// read those per-cell arrays again only when the unit enters another cell or the array
+/// changes. Each group follows its own field, so where groups mix
 /// each flow read missed the cache (8 groups made the 100k frame 1.7x slower); on a big map
 /// every unit is far from the last, and every read missed.
 ///

@@ -135,10 +135,9 @@ impl HierarchyNav {
     /// A unit's ideal direction and path distance to its goal (in cost-1 orthogonal steps,
     /// infinite without a path) from the group's hierarchical request on `agent.layer`
     /// ([`HierarchicalField::guide_with`], through the unit's `memo`), or `None` when it
-    /// has none there. `steer_units` then
-    /// uses the flat field (flat navigation, or a hierarchical group whose goal cells are
-    /// all walls: its flat field is never built there, so such units stand still, as they
-    /// would following an unreachable field).
+    /// has none there. `steer_units` then uses the flat field (flat navigation, or a
+    /// hierarchical group whose goal cells are all walls: its flat field is never built
+    /// there, so such units stand still, as they would following an unreachable field).
     #[must_use]
     pub fn guide_sectors(
         &self,
@@ -337,11 +336,15 @@ impl HierarchyNav {
                 continue;
             };
             let cost = map.cost_field(r.layer);
+            let used: Vec<usize> = asks
+                .iter()
+                .flat_map(|a| a.per_request[i].0.iter().copied())
+                .collect();
+            if let Err(e) = r.field.mark_used(graph, cost, &used) {
+                errors.push(format!("sector field failed: {e}"));
+            }
             let mut wanted: Vec<usize> = Vec::new();
-            for (used, missing) in asks.iter().map(|a| &a.per_request[i]) {
-                if let Err(e) = r.field.mark_used(graph, cost, used) {
-                    errors.push(format!("sector field failed: {e}"));
-                }
+            for (_, missing) in asks.iter().map(|a| &a.per_request[i]) {
                 for &sector in missing {
                     if wanted.len() < SECTOR_FIELDS_PER_FRAME && !wanted.contains(&sector) {
                         wanted.push(sector);
