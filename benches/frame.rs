@@ -5,6 +5,9 @@
 //! with a giant spawned first, of radius 1.2, and of radius 1.2 after a small first unit;
 //! each stage alone at 100k on 2 threads.
 //!
+//! Also `bucket_sort`: the bucket sort alone, cut into 1, 2, 8 and 16 bands, run on one
+//! thread (the work the threads share).
+//!
 //! Run: `cargo bench --bench frame`. Per-stage figures of the same scenario:
 //! `cargo run --release --example frame_stages`.
 #![allow(missing_docs)] // criterion_group! generates undocumented functions
@@ -12,6 +15,8 @@
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use glam::Vec2;
+use horde::{Position, SpatialGrid};
 
 #[path = "common/frame_scenario.rs"]
 mod frame_scenario;
@@ -121,5 +126,41 @@ fn frame(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, frame);
+/// The bucket sort of `bucket_units` alone, on the scenario's units at the start, with its
+/// jobs run one after another on one thread: the total work of each way of cutting it into
+/// bands, which the threads then share. With 2 bands each band reads all the units; from 8
+/// on they are first partitioned by band, so that no band reads them all.
+fn bucket_sort(c: &mut Criterion) {
+    let mut group = c.benchmark_group("bucket_sort");
+    group.sample_size(10);
+    for units in [100_000usize, 1_000_000] {
+        let sim = scenario(units, 1);
+        let mut grid = SpatialGrid::new(sim.map().grid(), 1.0).expect("a valid grid");
+        let positions: Vec<Vec2> = sim
+            .world()
+            .query::<&Position>()
+            .iter()
+            .map(|p| p.0)
+            .collect();
+        grid.fit_to(positions.len());
+        let buckets: Vec<u32> = positions.iter().map(|&p| grid.bucket_of(p)).collect();
+        for bands in [1usize, 2, 8, 16] {
+            group.bench_with_input(
+                BenchmarkId::new(format!("{bands}_bands_on_one_thread"), units),
+                &bands,
+                |b, &bands| {
+                    b.iter(|| {
+                        grid.rebuild_from_buckets_in(&buckets, bands, |jobs, job| {
+                            (0..jobs).for_each(job);
+                        })
+                        .expect("every bucket exists")
+                    });
+                },
+            );
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, frame, bucket_sort);
 criterion_main!(benches);
