@@ -16,7 +16,7 @@ use horde_core::{
 
 use crate::frame::{FrameData, NeighbourInfo, Neighbours, UNIT_CHUNK, for_each_unit_chunk};
 use crate::groups::Groups;
-use crate::hierarchy_nav::HierarchyNav;
+use crate::hierarchy_nav::{HierarchyNav, Navigation};
 use crate::job_graph::StageContext;
 
 /// Steers every unit for this frame.
@@ -36,7 +36,7 @@ pub(crate) fn steer_units(data: &FrameData, ctx: &StageContext<'_>) {
         map: &map,
         clearance: &clearance,
         neighbours: &neighbours,
-        hierarchy: &hierarchy,
+        hierarchy: (data.config.navigation == Navigation::Hierarchical).then_some(&*hierarchy),
         groups: &groups,
         // Each (group, layer)'s field, looked up once per frame rather than once per unit.
         field_of: (0..groups.len())
@@ -95,7 +95,9 @@ struct Frame<'a> {
     map: &'a Map,
     clearance: &'a [Clearance],
     neighbours: &'a Neighbours,
-    hierarchy: &'a HierarchyNav,
+    /// The hierarchy, with [`Navigation::Hierarchical`] only (flat navigation asks nothing
+    /// of it per unit).
+    hierarchy: Option<&'a HierarchyNav>,
     groups: &'a Groups,
     /// The field of (group, layer) at `group * Layer::COUNT + layer`.
     field_of: Vec<Option<&'a NavField>>,
@@ -160,7 +162,10 @@ impl<'a> Frame<'a> {
         // With hierarchical navigation the direction and distance come from the sector
         // fields (or the coarse route's waypoint); else from the flat field, whose distance
         // is read later and only near the goal.
-        let (ideal, distance) = match self.hierarchy.guide_sectors(grid, agent, pos, memo) {
+        let guided = self
+            .hierarchy
+            .and_then(|h| h.guide_sectors(grid, agent, pos, memo));
+        let (ideal, distance) = match guided {
             Some((ideal, distance)) => (ideal, Some(distance)),
             None => (
                 match (self.field(agent), in_grid) {
