@@ -817,7 +817,7 @@ impl HierarchicalField {
         let sectors = graph.sectors();
         let sector = sectors.sector_of(cell);
         if self.has_field(sector) {
-            let index = cell.y * grid.width() + cell.x;
+            let index = grid.index(cell) as u32;
             // A memo hit reads nothing of the field itself.
             let (byte, distance) = memo.sector(index, self.stamps[sector], || {
                 match &self.fields[sector] {

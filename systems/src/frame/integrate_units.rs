@@ -39,7 +39,7 @@ pub(crate) fn integrate_units(data: &FrameData, ctx: &StageContext<'_>) {
         for (c, (agent, _, steering, pos, _, _)) in clear.iter_mut().zip(chunk.iter()) {
             if let Some(cell) = grid.cell_at(pos.0) {
                 let layer = &clearance[agent.layer as usize];
-                let index = cell.y * grid.width() + cell.x;
+                let index = grid.index(cell) as u32;
                 *c = steering
                     .cell_memo
                     .clearance_if_known(index, layer.stamp())

@@ -157,7 +157,7 @@ impl<'a> Frame<'a> {
         let grid = self.map.grid();
         let in_grid = grid.cell_at(pos);
         let cell = in_grid.unwrap_or_else(|| grid.clamped_cell_at(pos));
-        let index = cell.y * grid.width() + cell.x;
+        let index = grid.index(cell) as u32;
         let memo = &mut steering.cell_memo;
         // With hierarchical navigation the direction and distance come from the sector
         // fields (or the coarse route's waypoint); else from the flat field, whose distance
