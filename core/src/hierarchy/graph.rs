@@ -52,14 +52,28 @@ pub struct PortalGraph {
     /// Node `n`'s portal partners are `link_to[link_first[n]..link_first[n + 1]]`.
     link_first: Vec<u32>,
     link_to: Vec<u32>,
-    /// Incoming edges of node `m`: `(p, cost of p -> m)` for `into[into_first[m]..
-    /// into_first[m + 1]]`, portal partners first, then the sector's other nodes in order.
-    /// What the coarse search walks, in one flat array.
+    /// Cost of stepping into node `n`'s cell from a neighbour ([`ORTHO_STEP`] times its cost).
+    node_enter: Vec<u32>,
+    /// Every sector's `intra` matrix, one after the other (sector `s`'s starts at
+    /// `intra_at[s]`): what [`Self::complete_distances`] reads for every request, in memory
+    /// order rather than one allocation per sector.
+    intra_at: Vec<u32>,
+    intra_all: Vec<u32>,
+    /// What the coarse search walks: the graph with half its nodes contracted away (see
+    /// [`Self::search_nodes`]). `search_id[n]` is node `n`'s index in it, or [`CONTRACTED`].
+    search_id: Vec<u32>,
+    /// The node of every search index, in node order.
+    search_node: Vec<u32>,
+    /// Incoming edges of search node `m`: `(p, cost of p -> m)` for `into[into_first[m]..
+    /// into_first[m + 1]]`, both search indices, sorted by `p`, in one flat array.
     into_first: Vec<u32>,
     into: Vec<(u32, u32)>,
     /// The largest cost in `into` (0 without edges): sizes the coarse search's bucket ring.
     max_edge: u32,
 }
+
+/// `search_id` of a node the coarse search does not visit.
+pub(crate) const CONTRACTED: u32 = u32::MAX;
 
 impl PortalGraph {
     /// Builds the graph of `cost` cut into sectors of `sector_size` cells.
@@ -76,6 +90,11 @@ impl PortalGraph {
             node_sector: Vec::new(),
             link_first: Vec::new(),
             link_to: Vec::new(),
+            node_enter: Vec::new(),
+            intra_at: Vec::new(),
+            intra_all: Vec::new(),
+            search_id: Vec::new(),
+            search_node: Vec::new(),
             into_first: Vec::new(),
             into: Vec::new(),
             max_edge: 0,
@@ -202,6 +221,11 @@ impl PortalGraph {
             + self.node_sector.capacity()
             + self.link_first.capacity()
             + self.link_to.capacity()
+            + self.node_enter.capacity()
+            + self.intra_at.capacity()
+            + self.intra_all.capacity()
+            + self.search_id.capacity()
+            + self.search_node.capacity()
             + self.into_first.capacity())
             * 4
             + self.into.capacity() * 8
@@ -283,30 +307,198 @@ impl PortalGraph {
             }
         }
         self.link_first.push(self.link_to.len() as u32);
-        self.into_first.clear();
-        self.into.clear();
-        for (s, nodes) in self.per_sector.iter().enumerate() {
-            let k = nodes.cells.len();
-            let first = self.first[s];
-            for j in 0..k {
-                let m = first as usize + j;
-                self.into_first.push(self.into.len() as u32);
-                let enter = u32::from(nodes.entry[j]) * ORTHO_STEP;
-                for &p in
-                    &self.link_to[self.link_first[m] as usize..self.link_first[m + 1] as usize]
-                {
-                    self.into.push((p, enter));
-                }
-                for i in 0..k {
-                    let w = nodes.intra[i * k + j];
-                    if i != j && w != UNREACHABLE {
-                        self.into.push((first + i as u32, w));
-                    }
-                }
+        self.node_enter.clear();
+        self.intra_at.clear();
+        self.intra_all.clear();
+        for nodes in &self.per_sector {
+            self.node_enter
+                .extend(nodes.entry.iter().map(|&e| u32::from(e) * ORTHO_STEP));
+            self.intra_at.push(self.intra_all.len() as u32);
+            self.intra_all.extend_from_slice(&nodes.intra);
+        }
+        self.index_search();
+    }
+
+    /// Builds the graph the coarse search walks: every node that is the side of some portal
+    /// in the lower-numbered of its two sectors (*kept*), about half of them. A path of the
+    /// full graph between two kept nodes passes only through *contracted* nodes of one sector
+    /// (a crossing always has a kept end, and two steps inside one sector are never cheaper
+    /// than one, intra costs being exact), so the edges into a kept node `m` are the cheapest
+    /// of, with `c`, `c1`, `c2` contracted:
+    /// - `p -> m` inside `m`'s sector, and `p -> c -> m`: crossing into `c` of `m`'s sector,
+    ///   then inside it;
+    /// - `p -> m` crossing, `p -> c -> m` inside `c`'s sector then crossing, and
+    ///   `p -> c1 -> c2 -> m`: crossing into `c1`, inside its sector to `c2` (maybe `c1`
+    ///   itself), crossing into `m`.
+    ///
+    /// So the search settles about half as many nodes, with the same distances; the others'
+    /// follow from their neighbours ([`Self::complete_distances`]).
+    fn index_search(&mut self) {
+        let n = self.node_cell.len();
+        self.search_id.clear();
+        self.search_node.clear();
+        for node in 0..n {
+            let s = self.node_sector[node];
+            let links =
+                &self.link_to[self.link_first[node] as usize..self.link_first[node + 1] as usize];
+            if links.iter().any(|&p| self.node_sector[p as usize] > s) {
+                self.search_id.push(self.search_node.len() as u32);
+                self.search_node.push(node as u32);
+            } else {
+                self.search_id.push(CONTRACTED);
             }
         }
-        self.into_first.push(self.into.len() as u32);
-        self.max_edge = self.into.iter().map(|&(_, w)| w).max().unwrap_or(0);
+        let kept = |node: u32| self.search_id[node as usize] != CONTRACTED;
+        let partners = |node: u32| {
+            let i = node as usize;
+            &self.link_to[self.link_first[i] as usize..self.link_first[i + 1] as usize]
+        };
+        let enter = |node: u32| self.node_enter[node as usize];
+        // `(p, w)` for every path `p -> ... -> to` that leaves sector `s`'s node `to`
+        // reached from the sector's other nodes, plus `extra` for the last step.
+        let through_sector =
+            |s: usize, to: u32, extra: u32, skip: u32, out: &mut Vec<(u32, u32)>| {
+                let first = self.first[s];
+                let nodes = &self.per_sector[s];
+                let k = nodes.cells.len();
+                let j = (to - first) as usize;
+                for i in 0..k {
+                    let q = first + i as u32;
+                    let w = nodes.intra[i * k + j];
+                    if w == UNREACHABLE || (q == to && kept(q)) {
+                        continue;
+                    }
+                    let w = w.saturating_add(extra);
+                    if kept(q) {
+                        out.push((q, w));
+                    } else {
+                        for &p in partners(q) {
+                            if p != skip {
+                                out.push((p, enter(q).saturating_add(w)));
+                            }
+                        }
+                    }
+                }
+            };
+        let mut into_first = Vec::with_capacity(self.search_node.len() + 1);
+        let mut into = Vec::new();
+        let mut candidates: Vec<(u32, u32)> = Vec::new();
+        for &m in &self.search_node {
+            candidates.clear();
+            through_sector(
+                self.node_sector[m as usize] as usize,
+                m,
+                0,
+                m,
+                &mut candidates,
+            );
+            for &c in partners(m) {
+                if kept(c) {
+                    candidates.push((c, enter(m)));
+                } else {
+                    through_sector(
+                        self.node_sector[c as usize] as usize,
+                        c,
+                        enter(m),
+                        m,
+                        &mut candidates,
+                    );
+                }
+            }
+            candidates.sort_unstable();
+            candidates.dedup_by_key(|&mut (p, _)| p);
+            into_first.push(into.len() as u32);
+            into.extend(
+                candidates
+                    .iter()
+                    .map(|&(p, w)| (self.search_id[p as usize], w)),
+            );
+        }
+        into_first.push(into.len() as u32);
+        debug_assert!(into.iter().all(|&(p, _)| p != CONTRACTED));
+        self.max_edge = into.iter().map(|&(_, w)| w).max().unwrap_or(0);
+        self.into_first = into_first;
+        self.into = into;
+    }
+
+    /// The nodes the coarse search visits, in node order (see [`Self::index_search`]).
+    pub(crate) fn search_nodes(&self) -> &[u32] {
+        &self.search_node
+    }
+
+    /// Node `node`'s index among [`Self::search_nodes`], or [`CONTRACTED`].
+    pub(crate) fn search_id(&self, node: u32) -> u32 {
+        self.search_id[node as usize]
+    }
+
+    /// Cost of stepping into node `node`'s cell from its portal partner.
+    pub(crate) fn enter_cost(&self, node: u32) -> u32 {
+        self.node_enter[node as usize]
+    }
+
+    /// Given the exact distances of the kept nodes (and, for the others, their own seeds or
+    /// [`UNREACHABLE`]), makes every contracted node's distance exact: its cheapest way out
+    /// of its sector is inside it to some node, then either that node's distance (kept) or a
+    /// crossing to one of its partners (contracted; partners are kept).
+    pub(crate) fn complete_distances(&self, dist: &mut [u32]) {
+        let mut exit: Vec<u32> = Vec::new();
+        for s in 0..self.per_sector.len() {
+            let first = self.first[s] as usize;
+            let k = self.first[s + 1] as usize - first;
+            let ids = &self.search_id[first..first + k];
+            if ids.iter().all(|&id| id != CONTRACTED) {
+                continue;
+            }
+            exit.clear();
+            for (q, &id) in (first..first + k).zip(ids) {
+                exit.push(if id != CONTRACTED {
+                    dist[q]
+                } else {
+                    let links =
+                        &self.link_to[self.link_first[q] as usize..self.link_first[q + 1] as usize];
+                    links
+                        .iter()
+                        .map(|&p| self.node_enter[p as usize].saturating_add(dist[p as usize]))
+                        .min()
+                        .unwrap_or(UNREACHABLE)
+                });
+            }
+            for (i, &id) in ids.iter().enumerate() {
+                if id != CONTRACTED {
+                    continue;
+                }
+                let at = self.intra_at[s] as usize + i * k;
+                let row = &self.intra_all[at..at + k];
+                let best = row
+                    .iter()
+                    .zip(&exit)
+                    .map(|(&w, &e)| w.saturating_add(e))
+                    .min()
+                    .unwrap_or(UNREACHABLE);
+                dist[first + i] = dist[first + i].min(best);
+            }
+        }
+    }
+
+    /// A neighbour of `node` in the full graph that a cheapest path from it to the goals
+    /// (distances `dist`, exact) goes through: its first portal partner, else the first node
+    /// of its sector, whose edge from `node` is tight. `None` when there is none (`node`
+    /// only walks to a goal of its own sector, or cannot reach any).
+    pub(crate) fn next_hop(&self, dist: &[u32], node: u32) -> Option<u32> {
+        let d = dist[node as usize];
+        if d == UNREACHABLE {
+            return None;
+        }
+        let crossing = self
+            .portal_partners(node)
+            .iter()
+            .copied()
+            .find(|&p| self.enter_cost(p).saturating_add(dist[p as usize]) == d);
+        crossing.or_else(|| {
+            self.sector_nodes(self.node_sector(node)).find(|&q| {
+                q != node && self.intra_cost(node, q).saturating_add(dist[q as usize]) == d
+            })
+        })
     }
 
     /// The largest cost of one edge.
@@ -314,7 +506,7 @@ impl PortalGraph {
         self.max_edge
     }
 
-    /// The edges into node `m`: `(p, cost of walking p -> m)`.
+    /// The edges into search node `m`: `(p, cost of walking p -> m)`, search indices.
     pub(crate) fn edges_into(&self, m: u32) -> &[(u32, u32)] {
         let m = m as usize;
         &self.into[self.into_first[m] as usize..self.into_first[m + 1] as usize]

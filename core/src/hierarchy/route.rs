@@ -7,13 +7,9 @@ use crate::grid::Cell;
 use crate::integration::UNREACHABLE;
 use crate::terrain::WALL;
 
+use super::graph::CONTRACTED;
 use super::local::{LocalSearch, RadixHeap};
 use super::{HierarchyError, PortalGraph};
-
-/// `next` of a node whose best path walks to a goal inside its own sector.
-const TO_GOAL: u32 = u32::MAX - 1;
-/// `next` of a node with no path to a goal.
-const NOWHERE: u32 = u32::MAX;
 
 /// The most buckets [`BucketRing`] may have (beyond, the search uses the radix heap).
 const MAX_RING: usize = 1 << 16;
@@ -109,11 +105,11 @@ impl MonotoneQueue for BucketRing {
     }
 }
 
-/// Dijkstra on the graph's incoming edges from `seeds` (whose `dist` and `next` are set).
+/// Dijkstra on the search graph's incoming edges ([`PortalGraph::edges_into`]) from `seeds`
+/// (search indices, whose `dist` is set).
 fn settle(
     graph: &PortalGraph,
     dist: &mut [u32],
-    next: &mut [u32],
     seeds: &[(u32, u32)],
     queue: &mut impl MonotoneQueue,
 ) {
@@ -141,7 +137,6 @@ fn settle(
             let nd = d.saturating_add(w);
             if nd < dist[p as usize] {
                 dist[p as usize] = nd;
-                next[p as usize] = m;
                 queue.push(nd, p);
             }
         }
@@ -153,6 +148,10 @@ fn settle(
 /// the cheapest path to the goals that the graph allows (walk inside a sector to a node,
 /// cross portals, finally walk inside a goal's sector to the goal) and the next node on it.
 ///
+/// The search settles only the nodes the graph keeps for it (about half, see
+/// [`PortalGraph`]'s `index_search`); the others' distances follow from their neighbours in
+/// one pass over the sectors, and next nodes are found when asked for.
+///
 /// Every value is the cost of a real path, so it is never below the true distance; on the
 /// node cells of the goal sectors' neighbourhood it is usually exact.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -163,7 +162,8 @@ pub struct CoarseRoute {
     goal_sectors: Vec<(usize, std::ops::Range<usize>)>,
     version: u64,
     dist: Vec<u32>,
-    next: Vec<u32>,
+    /// `(node, cost)` of the goal sectors' nodes: walking inside the sector to a goal.
+    seeds: Vec<(u32, u32)>,
     /// What [`Self::waypoint`] reads, one cache line per sector: a unit's waypoint costs one
     /// line read (units come in random order, so each read is a likely cache miss).
     sector_ways: Vec<SectorWays>,
@@ -236,7 +236,6 @@ impl CoarseRoute {
         }
         let n = graph.node_count();
         let mut dist = vec![UNREACHABLE; n];
-        let mut next = vec![NOWHERE; n];
         let mut seeds: Vec<(u32, u32)> = Vec::new();
         let mut search = LocalSearch::default();
         for (s, range) in &goal_sectors {
@@ -248,30 +247,45 @@ impl CoarseRoute {
             search.run(cost, b, &goal_seeds);
             for node in graph.sector_nodes(*s) {
                 let d = search.values[b.local(graph.node_cell(node))];
-                if d < dist[node as usize] {
+                if d < UNREACHABLE {
                     dist[node as usize] = d;
-                    next[node as usize] = TO_GOAL;
-                    seeds.push((d, node));
+                    seeds.push((node, d));
                 }
             }
         }
+        // The search's seeds: a kept node's own, or a contracted seed's, one crossing away.
+        let kept = graph.search_nodes();
+        let mut near = vec![UNREACHABLE; kept.len()];
+        for &(node, d) in &seeds {
+            match graph.search_id(node) {
+                CONTRACTED => {
+                    for &p in graph.portal_partners(node) {
+                        let id = graph.search_id(p) as usize;
+                        near[id] = near[id].min(d.saturating_add(graph.enter_cost(node)));
+                    }
+                }
+                id => near[id as usize] = near[id as usize].min(d),
+            }
+        }
+        let starts: Vec<(u32, u32)> = (0..kept.len() as u32)
+            .filter(|&id| near[id as usize] < UNREACHABLE)
+            .map(|id| (near[id as usize], id))
+            .collect();
         // A bucket ring when the keys in the queue span few enough buckets (any map whose
         // costs are not extreme), else the radix heap. Both give the same distances.
-        let lowest = seeds.iter().map(|&(d, _)| d).min().unwrap_or(0);
-        let highest = seeds.iter().map(|&(d, _)| d).max().unwrap_or(0);
+        let lowest = starts.iter().map(|&(d, _)| d).min().unwrap_or(0);
+        let highest = starts.iter().map(|&(d, _)| d).max().unwrap_or(0);
         let span = (highest - lowest).saturating_add(graph.max_edge()) / ORTHO_STEP;
         if (span as usize) < MAX_RING {
             let mut ring = BucketRing::new(span as usize + 2, lowest);
-            settle(graph, &mut dist, &mut next, &seeds, &mut ring);
+            settle(graph, &mut near, &starts, &mut ring);
         } else {
-            settle(
-                graph,
-                &mut dist,
-                &mut next,
-                &seeds,
-                &mut RadixHeap::default(),
-            );
+            settle(graph, &mut near, &starts, &mut RadixHeap::default());
         }
+        for (&node, &d) in kept.iter().zip(&near) {
+            dist[node as usize] = d;
+        }
+        graph.complete_distances(&mut dist);
         let mut spill = Vec::new();
         let sector_ways = (0..sectors.len())
             .map(|s| {
@@ -303,7 +317,7 @@ impl CoarseRoute {
             goal_sectors,
             version: cost.version(),
             dist,
-            next,
+            seeds,
         })
     }
 
@@ -337,16 +351,22 @@ impl CoarseRoute {
     /// The next node on node `node`'s route, or `None` when it walks to a goal of its own
     /// sector or has no route.
     #[must_use]
-    pub fn next(&self, node: u32) -> Option<u32> {
-        let n = self.next[node as usize];
-        (n < TO_GOAL).then_some(n)
+    pub fn next(&self, graph: &PortalGraph, node: u32) -> Option<u32> {
+        let to_goal = self
+            .seeds
+            .binary_search_by_key(&node, |&(n, _)| n)
+            .is_ok_and(|i| self.seeds[i].1 == self.dist[node as usize]);
+        if to_goal {
+            return None;
+        }
+        graph.next_hop(&self.dist, node)
     }
 
     /// Bytes held by the route.
     #[must_use]
     pub fn bytes(&self) -> usize {
-        (self.dist.capacity() + self.next.capacity()) * 4
-            + self.spill.capacity() * 8
+        self.dist.capacity() * 4
+            + (self.spill.capacity() + self.seeds.capacity()) * 8
             + self.sector_ways.capacity() * std::mem::size_of::<SectorWays>()
             + self.goals.capacity() * 8
     }
@@ -408,7 +428,7 @@ impl CoarseRoute {
         let Some(node) = node else {
             return Some((None, estimate));
         };
-        let after = match self.next(node) {
+        let after = match self.next(graph, node) {
             Some(n) => Some(graph.node_cell(n)),
             None => self
                 .goals_in(s)

@@ -177,6 +177,28 @@ proptest! {
         for node in 0..n as u32 {
             prop_assert_eq!(route.distance(node), dist[node as usize], "node {}", node);
         }
+        // Every next node is one edge of a cheapest path; a node without one walks to a
+        // goal inside its own sector or has no route.
+        for node in 0..n as u32 {
+            let d = dist[node as usize];
+            match route.next(&graph, node) {
+                Some(q) => {
+                    let step = if graph.portal_partners(node).contains(&q) {
+                        u32::from(cost.get(graph.node_cell(q))) * crate::direction::ORTHO_STEP
+                    } else {
+                        graph.intra_cost(node, q)
+                    };
+                    prop_assert!(q != node && step != UNREACHABLE);
+                    prop_assert_eq!(step + dist[q as usize], d, "node {} -> {}", node, q);
+                }
+                None => {
+                    let c = graph.node_cell(node);
+                    let walks_to_goal =
+                        graph.node_sector(node) == gs && inside[(c.y * w + c.x) as usize] == d;
+                    prop_assert!(d == UNREACHABLE || walks_to_goal, "node {} has no next", node);
+                }
+            }
+        }
     }
 
     #[test]
