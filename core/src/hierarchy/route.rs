@@ -395,11 +395,14 @@ impl CoarseRoute {
             let (lo, hi) = (dx.min(dy), dx.max(dy));
             lo * DIAG_STEP + (hi - lo) * ORTHO_STEP
         };
-        let mut best: Option<(u32, Cell, Option<u32>)> = None;
+        // The best so far: its estimate, its cell, and its slot among the sector's nodes
+        // (`GOAL` for a goal cell). Goals come first and keep ties.
+        const GOAL: usize = usize::MAX;
+        let (mut best, mut target, mut slot) = (UNREACHABLE, cell, GOAL);
         for &g in self.goals_in(s) {
             let d = octile(cell, g);
-            if best.is_none_or(|(b, _, _)| d < b) {
-                best = Some((d, g, None));
+            if d < best {
+                (best, target) = (d, g);
             }
         }
         let rec = &self.sector_ways[s];
@@ -409,18 +412,25 @@ impl CoarseRoute {
         } else {
             &self.spill[rec.spilled as usize..rec.spilled as usize + len]
         };
-        for (node, &(d, packed)) in (rec.first..).zip(way) {
-            if d == UNREACHABLE {
-                continue;
-            }
+        // A node without a route has distance UNREACHABLE, which the saturating sum keeps:
+        // it is never below `best`.
+        for (i, &(d, packed)) in way.iter().enumerate() {
             // Grid sides are at most 2^15, so both coordinates fit 16 bits.
             let c = Cell::new(packed & 0xFFFF, packed >> 16);
             let total = d.saturating_add(octile(cell, c));
-            if best.is_none_or(|(b, _, _)| total < b) {
-                best = Some((total, c, Some(node)));
+            if total < best {
+                (best, slot) = (total, i);
             }
         }
-        let (estimate, target, node) = best?;
+        if best == UNREACHABLE {
+            return None;
+        }
+        let node = (slot != GOAL).then(|| {
+            let packed = way[slot].1;
+            target = Cell::new(packed & 0xFFFF, packed >> 16);
+            rec.first + slot as u32
+        });
+        let estimate = best;
         if target != cell {
             return Some((Some(target), estimate));
         }
