@@ -67,12 +67,14 @@ fn hierarchy(c: &mut Criterion) {
     let t = Instant::now();
     let graph = PortalGraph::build(cost, DEFAULT_SECTOR_SIZE).unwrap();
     println!(
-        "portal graph: {} sectors, {} nodes, {} edges, {:.1} MiB, built in {:.2?}",
+        "portal graph: {} sectors, {} nodes, {} edges, {:.1} MiB, built in {:.2?}; the coarse search walks {} nodes, {} edges",
         graph.sectors().len(),
         graph.node_count(),
         graph.edge_count(),
         graph.bytes() as f64 / (1 << 20) as f64,
-        t.elapsed()
+        t.elapsed(),
+        graph.search_size().0,
+        graph.search_size().1,
     );
 
     // The goal: the passable cell nearest the middle; the full field says who can reach it.
@@ -255,9 +257,11 @@ fn coarse_route_by_side(c: &mut Criterion) {
         let graph = PortalGraph::build(cost, DEFAULT_SECTOR_SIZE).unwrap();
         let goal = middle_goal(&map);
         println!(
-            "{side}x{side}: {} portal nodes, {} edges",
+            "{side}x{side}: {} portal nodes, {} edges; the search walks {} nodes, {} edges",
             graph.node_count(),
-            graph.edge_count()
+            graph.edge_count(),
+            graph.search_size().0,
+            graph.search_size().1
         );
         group.bench_function(format!("{side}x{side}"), |b| {
             b.iter(|| CoarseRoute::search(&graph, cost, black_box(&[goal])).unwrap())

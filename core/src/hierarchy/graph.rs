@@ -421,6 +421,13 @@ impl PortalGraph {
         self.into = into;
     }
 
+    /// Nodes and edges of the graph the coarse search walks (about half the nodes; see
+    /// [`CoarseRoute`](super::CoarseRoute)).
+    #[must_use]
+    pub fn search_size(&self) -> (usize, usize) {
+        (self.search_node.len(), self.into.len())
+    }
+
     /// The nodes the coarse search visits, in node order (see [`Self::index_search`]).
     pub(crate) fn search_nodes(&self) -> &[u32] {
         &self.search_node
