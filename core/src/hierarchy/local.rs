@@ -5,6 +5,7 @@ use crate::cost_field::CostField;
 use crate::direction::{DIAG_STEP, Direction, ORTHO_STEP};
 use crate::flow::NO_DIRECTION;
 use crate::integration::UNREACHABLE;
+use crate::terrain::WALL;
 
 use super::SectorBounds;
 
@@ -21,7 +22,13 @@ pub(crate) struct LocalSearch {
     /// The first move of a cheapest path from each cell (a [`Direction`] index, or
     /// [`NO_DIRECTION`] at seeds that are goals, walls and cut-off cells).
     pub dirs: Vec<u8>,
-    heap: RadixHeap,
+    /// The bucket queue: a ring of [`RING`] buckets [`ORTHO_STEP`] wide, of
+    /// `(value, local index)`.
+    buckets: Vec<Vec<(u32, u32)>>,
+    /// The seeds that improved their cell, `(value, local index)` in value order: each
+    /// enters the queue when the search reaches its bucket, so the ring never has to span
+    /// the seeds' spread (a sector field's seeds can differ by thousands of buckets).
+    seeds: Vec<(u32, u32)>,
     /// The sector's costs (row-major, sector-local).
     costs: Vec<u8>,
     /// The sector's move masks without the moves that leave it.
@@ -40,14 +47,16 @@ impl LocalSearch {
         self.values.resize(n, UNREACHABLE);
         self.dirs.clear();
         self.dirs.resize(n, NO_DIRECTION);
-        self.heap.clear();
+        self.seeds.clear();
         for &(local, value, dir) in seeds {
             if value < self.values[local] {
                 self.values[local] = value;
                 self.dirs[local] = dir;
-                self.heap.push(value, local as u32);
+                self.seeds.push((value, local as u32));
             }
         }
+        // Stable: seeds of equal value enter in the order given.
+        self.seeds.sort_by_key(|&(value, _)| value);
         // The sector's costs and move masks, copied row by row, with the moves that leave
         // the sector cleared: the loop below then needs no coordinates and no bounds tests.
         let costs = cost.padded_costs();
@@ -78,31 +87,74 @@ impl LocalSearch {
         }
         let wi = w as isize;
         let offsets: [isize; 8] = Direction::OFFSETS.map(|(dx, dy)| dy as isize * wi + dx as isize);
-        while let Some((d, u)) = self.heap.pop() {
-            let u = u as usize;
-            if d > self.values[u] {
-                continue;
-            }
-            let c = u32::from(self.costs[u]);
-            let steps = [
-                d.saturating_add(c * ORTHO_STEP),
-                d.saturating_add(c * DIAG_STEP),
-            ];
-            let mut m = u32::from(self.moves[u]);
-            while m != 0 {
-                let dir = m.trailing_zeros() as usize;
-                m &= m - 1;
-                let v = u.wrapping_add_signed(offsets[dir]);
-                let nd = steps[dir & 1];
-                if nd < self.values[v] {
-                    self.values[v] = nd;
-                    self.dirs[v] = ((dir + 4) & 7) as u8;
-                    self.heap.push(nd, v as u32);
+        if self.buckets.len() != RING {
+            self.buckets = vec![Vec::new(); RING];
+        }
+        let Some(&(first, _)) = self.seeds.first() else {
+            return;
+        };
+        let mut current = first / ORTHO_STEP;
+        let mut next_seed = 0;
+        let mut queued = 0usize;
+        loop {
+            while let Some(&(value, local)) = self.seeds.get(next_seed) {
+                if value / ORTHO_STEP > current {
+                    break;
                 }
+                next_seed += 1;
+                // A later, cheaper seed of the same cell replaced this one.
+                if self.values[local as usize] == value {
+                    self.buckets[current as usize % RING].push((value, local));
+                    queued += 1;
+                }
+            }
+            let slot = current as usize % RING;
+            // Every step costs at least one bucket, so nothing is pushed into the bucket
+            // being drained: take it whole, and its entries are final in any order.
+            let bucket = std::mem::take(&mut self.buckets[slot]);
+            queued -= bucket.len();
+            for &(d, u) in &bucket {
+                let u = u as usize;
+                if d != self.values[u] {
+                    continue;
+                }
+                let c = u32::from(self.costs[u]);
+                let steps = [
+                    d.saturating_add(c * ORTHO_STEP),
+                    d.saturating_add(c * DIAG_STEP),
+                ];
+                let mut m = u32::from(self.moves[u]);
+                while m != 0 {
+                    let dir = m.trailing_zeros() as usize;
+                    m &= m - 1;
+                    let v = u.wrapping_add_signed(offsets[dir]);
+                    let nd = steps[dir & 1];
+                    if nd < self.values[v] {
+                        self.values[v] = nd;
+                        self.dirs[v] = ((dir + 4) & 7) as u8;
+                        self.buckets[(nd / ORTHO_STEP) as usize % RING].push((nd, v as u32));
+                        queued += 1;
+                    }
+                }
+            }
+            let mut bucket = bucket;
+            bucket.clear();
+            self.buckets[slot] = bucket;
+            if queued > 0 {
+                current += 1;
+            } else if let Some(&(value, _)) = self.seeds.get(next_seed) {
+                current = value / ORTHO_STEP;
+            } else {
+                return;
             }
         }
     }
 }
+
+/// Buckets in [`LocalSearch`]'s ring: more than the largest step spans (cost 254,
+/// diagonal: 360 buckets), so a push never wraps onto the bucket being drained.
+const RING: usize = 512;
+const _: () = assert!((WALL as u32 - 1) * DIAG_STEP / ORTHO_STEP + 1 < RING as u32);
 
 /// Move bits that leave a sector through its top row (N, NE, NW).
 const NORTH: u8 = 1 << 0 | 1 << 1 | 1 << 7;
@@ -133,15 +185,6 @@ impl Default for RadixHeap {
 }
 
 impl RadixHeap {
-    /// Empties the queue for a new search (keeps the allocations).
-    pub fn clear(&mut self) {
-        for b in &mut self.buckets {
-            b.clear();
-        }
-        self.last = 0;
-        self.len = 0;
-    }
-
     fn bucket(&self, key: u32) -> usize {
         (32 - (key ^ self.last).leading_zeros()) as usize
     }
@@ -182,8 +225,7 @@ mod tests {
     use super::*;
     use crate::grid::{Cell, Grid};
     use crate::hierarchy::SectorGrid;
-    use crate::reference::dijkstra_binary_heap;
-    use crate::terrain::WALL;
+    use crate::reference::{dijkstra_binary_heap, dijkstra_seeded};
 
     #[test]
     fn a_whole_map_sector_equals_the_reference() {
@@ -208,6 +250,37 @@ mod tests {
         s.run(&cost, b, &seeds);
         let expected = dijkstra_binary_heap(&cost, &seeds.iter().map(|_| goal).collect::<Vec<_>>());
         assert_eq!(s.values, expected);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
+
+        /// Seeds far apart in value (a sector field's border seeds can differ by far more
+        /// than the ring's 512 buckets), several on one cell, in any order: every value is
+        /// the reference's.
+        #[test]
+        fn spread_seeds_give_the_reference_values(
+            (w, h) in (1u32..12, 1u32..12),
+            costs in proptest::collection::vec(
+                proptest::prop_oneof![6 => proptest::strategy::Just(1u8), 2 => 2u8..255, 1 => proptest::strategy::Just(WALL)],
+                144,
+            ),
+            seeds in proptest::collection::vec((0u32..144, 0u32..5_000_000), 0..6),
+        ) {
+            let g = Grid::new(w, h).unwrap();
+            let costs = &costs[..g.len()];
+            let cost = CostField::from_costs(&g, costs).unwrap();
+            let b = SectorGrid::new(w, h, 16).unwrap().bounds(0);
+            let seeds: Vec<(Cell, u32)> = seeds
+                .iter()
+                .map(|&(i, v)| (g.cell(i as usize % g.len()), v))
+                .filter(|&(c, _)| cost.is_passable(c))
+                .collect();
+            let local: Vec<Seed> = seeds.iter().map(|&(c, v)| (b.local(c), v, NO_DIRECTION)).collect();
+            let mut search = LocalSearch::default();
+            search.run(&cost, b, &local);
+            proptest::prop_assert_eq!(&search.values, &dijkstra_seeded(&cost, &seeds));
+        }
     }
 
     #[test]
