@@ -448,42 +448,36 @@ impl PortalGraph {
     /// of its sector is inside it to some node, then either that node's distance (kept) or a
     /// crossing to one of its partners (contracted; partners are kept).
     pub(crate) fn complete_distances(&self, dist: &mut [u32]) {
-        let mut exit: Vec<u32> = Vec::new();
-        for s in 0..self.per_sector.len() {
+        let contracted = || {
+            self.search_id
+                .iter()
+                .enumerate()
+                .filter(|&(_, &id)| id == CONTRACTED)
+                .map(|(c, _)| c)
+        };
+        // First the crossings: a contracted node's partners are all kept, so final.
+        for c in contracted() {
+            let links = &self.link_to[self.link_first[c] as usize..self.link_first[c + 1] as usize];
+            for &p in links {
+                let via = self.node_enter[p as usize].saturating_add(dist[p as usize]);
+                dist[c] = dist[c].min(via);
+            }
+        }
+        // Then a walk inside the sector to any of its nodes. Every candidate is the cost of a
+        // real path, and the cheapest path is among them, whichever order the nodes of one
+        // sector are done in.
+        for c in contracted() {
+            let s = self.node_sector[c] as usize;
             let first = self.first[s] as usize;
             let k = self.first[s + 1] as usize - first;
-            let ids = &self.search_id[first..first + k];
-            if ids.iter().all(|&id| id != CONTRACTED) {
-                continue;
-            }
-            exit.clear();
-            for (q, &id) in (first..first + k).zip(ids) {
-                exit.push(if id != CONTRACTED {
-                    dist[q]
-                } else {
-                    let links =
-                        &self.link_to[self.link_first[q] as usize..self.link_first[q + 1] as usize];
-                    links
-                        .iter()
-                        .map(|&p| self.node_enter[p as usize].saturating_add(dist[p as usize]))
-                        .min()
-                        .unwrap_or(UNREACHABLE)
-                });
-            }
-            for (i, &id) in ids.iter().enumerate() {
-                if id != CONTRACTED {
-                    continue;
-                }
-                let at = self.intra_at[s] as usize + i * k;
-                let row = &self.intra_all[at..at + k];
-                let best = row
-                    .iter()
-                    .zip(&exit)
-                    .map(|(&w, &e)| w.saturating_add(e))
-                    .min()
-                    .unwrap_or(UNREACHABLE);
-                dist[first + i] = dist[first + i].min(best);
-            }
+            let at = self.intra_at[s] as usize + (c - first) * k;
+            let best = self.intra_all[at..at + k]
+                .iter()
+                .zip(&dist[first..first + k])
+                .map(|(&w, &d)| w.saturating_add(d))
+                .min()
+                .unwrap_or(UNREACHABLE);
+            dist[c] = dist[c].min(best);
         }
     }
 

@@ -59,7 +59,7 @@ impl BucketRing {
     fn new(span: usize, lowest: u32) -> Self {
         let size = span.next_power_of_two();
         Self {
-            buckets: vec![Vec::new(); size],
+            buckets: (0..size).map(|_| Vec::with_capacity(16)).collect(),
             mask: size - 1,
             current: (lowest / ORTHO_STEP) as usize,
             len: 0,
