@@ -75,6 +75,16 @@ pub struct PortalGraph {
 /// `search_id` of a node the coarse search does not visit.
 pub(crate) const CONTRACTED: u32 = u32::MAX;
 
+/// The search graph before an [`PortalGraph::update`], and the sectors it redid.
+struct PreviousSearch {
+    /// Sorted.
+    redone: Vec<usize>,
+    first: Vec<u32>,
+    search_id: Vec<u32>,
+    into_first: Vec<u32>,
+    into: Vec<(u32, u32)>,
+}
+
 impl PortalGraph {
     /// Builds the graph of `cost` cut into sectors of `sector_size` cells.
     pub fn build(cost: &CostField, sector_size: u32) -> Result<Self, HierarchyError> {
@@ -103,7 +113,7 @@ impl PortalGraph {
         for s in 0..sectors.len() {
             graph.per_sector[s] = sector_nodes(cost, &sectors, s, &mut search);
         }
-        graph.index();
+        graph.index(None);
         Ok(graph)
     }
 
@@ -145,7 +155,7 @@ impl PortalGraph {
             self.per_sector[s] = sector_nodes(cost, &self.sectors, s, &mut search);
         }
         if !redo.is_empty() {
-            self.index();
+            self.index(Some(&redo));
         }
         self.version = cost.version();
         Ok(redo.len())
@@ -273,8 +283,17 @@ impl PortalGraph {
         self.per_sector[s].intra[i * k + j]
     }
 
-    /// Rebuilds the global node ids and the portal links from the per-sector lists.
-    fn index(&mut self) {
+    /// Rebuilds the global node ids and the portal links from the per-sector lists; after
+    /// [`Self::update`], `redone` lists the sectors it redid (the others' lists are as
+    /// before), so the search graph is redone only around them.
+    fn index(&mut self, redone: Option<&[usize]>) {
+        let previous = redone.map(|redone| PreviousSearch {
+            redone: redone.to_vec(),
+            first: self.first.clone(),
+            search_id: std::mem::take(&mut self.search_id),
+            into_first: std::mem::take(&mut self.into_first),
+            into: std::mem::take(&mut self.into),
+        });
         self.first.clear();
         self.node_cell.clear();
         self.node_sector.clear();
@@ -316,7 +335,7 @@ impl PortalGraph {
             self.intra_at.push(self.intra_all.len() as u32);
             self.intra_all.extend_from_slice(&nodes.intra);
         }
-        self.index_search();
+        self.index_search(previous);
     }
 
     /// Builds the graph the coarse search walks: every node that is the side of some portal
@@ -333,7 +352,14 @@ impl PortalGraph {
     ///
     /// So the search settles about half as many nodes, with the same distances; the others'
     /// follow from their neighbours ([`Self::complete_distances`]).
-    fn index_search(&mut self) {
+    ///
+    /// Those edges read only `m`'s sector and the eight around it: a contracted node's
+    /// partners lie in the sectors north and west of it, and `m`'s contracted partners in
+    /// the sector south or east of `m`'s, whose own north and west neighbours are `m`'s
+    /// sector or one of its diagonal neighbours. So after an update (`previous`), a kept
+    /// node whose sector does not touch a redone one keeps its edges, renumbered; the
+    /// others are redone. The result equals a search graph built from scratch (tested).
+    fn index_search(&mut self, previous: Option<PreviousSearch>) {
         let n = self.node_cell.len();
         self.search_id.clear();
         self.search_node.clear();
@@ -380,10 +406,53 @@ impl PortalGraph {
                     }
                 }
             };
+        // Sectors whose kept nodes need new edges (all of them without `previous`), and the
+        // new search id of every old one elsewhere.
+        let sectors = self.sectors;
+        let (near_redone, renumber) = match &previous {
+            None => (vec![true; sectors.len()], Vec::new()),
+            Some(old) => {
+                let mut near = vec![false; sectors.len()];
+                let (cols, rows) = (sectors.columns() as i64, sectors.rows() as i64);
+                for &r in &old.redone {
+                    let (rx, ry) = ((r as i64) % cols, (r as i64) / cols);
+                    for y in (ry - 1).max(0)..=(ry + 1).min(rows - 1) {
+                        for x in (rx - 1).max(0)..=(rx + 1).min(cols - 1) {
+                            near[(y * cols + x) as usize] = true;
+                        }
+                    }
+                }
+                let mut renumber = vec![CONTRACTED; old.into_first.len().saturating_sub(1)];
+                for s in 0..sectors.len() {
+                    if old.redone.binary_search(&s).is_ok() {
+                        continue;
+                    }
+                    // Not redone: the same nodes, in the same order.
+                    let (old_first, new_first) = (old.first[s], self.first[s]);
+                    let k = self.first[s + 1] - new_first;
+                    for i in 0..k {
+                        let id = old.search_id[(old_first + i) as usize];
+                        if id != CONTRACTED {
+                            renumber[id as usize] = self.search_id[(new_first + i) as usize];
+                        }
+                    }
+                }
+                (near, renumber)
+            }
+        };
         let mut into_first = Vec::with_capacity(self.search_node.len() + 1);
-        let mut into = Vec::new();
+        let mut into = Vec::with_capacity(previous.as_ref().map_or(0, |old| old.into.len()));
         let mut candidates: Vec<(u32, u32)> = Vec::new();
         for &m in &self.search_node {
+            let s = self.node_sector[m as usize] as usize;
+            if let (Some(old), false) = (&previous, near_redone[s]) {
+                let node = old.first[s] + (m - self.first[s]);
+                let id = old.search_id[node as usize] as usize;
+                let edges = &old.into[old.into_first[id] as usize..old.into_first[id + 1] as usize];
+                into_first.push(into.len() as u32);
+                into.extend(edges.iter().map(|&(p, w)| (renumber[p as usize], w)));
+                continue;
+            }
             candidates.clear();
             through_sector(
                 self.node_sector[m as usize] as usize,
