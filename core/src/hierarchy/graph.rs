@@ -289,7 +289,7 @@ impl PortalGraph {
     fn index(&mut self, redone: Option<&[usize]>) {
         let previous = redone.map(|redone| PreviousSearch {
             redone: redone.to_vec(),
-            first: self.first.clone(),
+            first: std::mem::take(&mut self.first),
             search_id: std::mem::take(&mut self.search_id),
             into_first: std::mem::take(&mut self.into_first),
             into: std::mem::take(&mut self.into),
@@ -380,8 +380,10 @@ impl PortalGraph {
             &self.link_to[self.link_first[i] as usize..self.link_first[i + 1] as usize]
         };
         let enter = |node: u32| self.node_enter[node as usize];
-        // `(p, w)` for every path `p -> ... -> to` that leaves sector `s`'s node `to`
-        // reached from the sector's other nodes, plus `extra` for the last step.
+        // `(p, w)` for the paths into `to`, a node of sector `s`, that walk inside `s` from
+        // one of its nodes `q`: from `q` itself when it is kept, else from each of `q`'s
+        // partners but `skip`, crossing into `q` first; `w` includes `extra`, the cost of a
+        // last step after `to`.
         let through_sector =
             |s: usize, to: u32, extra: u32, skip: u32, out: &mut Vec<(u32, u32)>| {
                 let first = self.first[s];

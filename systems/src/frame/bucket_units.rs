@@ -55,24 +55,27 @@ pub struct Neighbours {
     buckets: Vec<u32>,
 }
 
+/// The fewest buckets a folded table needs for [`Occupancy`] to be kept. A smaller table
+/// stays in the core's cache, and there the bits cost more than they save (10k units on the
+/// 1024x1024 level, bits forced on: the bucketing 12% slower, steering unchanged). On the
+/// 4096x4096 map with 100k units (a table of 800k buckets), one thread, steering went from
+/// 39.0 and 34.7 ms to 20.4 and 21.6 ms a frame.
+pub const OCCUPANCY_FROM: u32 = 1 << 18;
+
 /// Two bits per bucket of the *world* (unfolded) grid: some small unit stands in it, more
 /// than one does. Kept only while [`SpatialGrid::fit_to`] folds the table's rows, which it
-/// does when the crowd is sparse for the map: then a unit's 3x3 table buckets are three
-/// scattered rows of a table much bigger than the core's cache, plus units of far rows
-/// that share them, and most units have nobody near. Asking these bits first
-/// ([`Neighbours::near_spans`]) costs three reads of a small array, mostly cached, where
-/// those rows cost a cache miss each. A unit found alone gets no spans: every unit of them
-/// would have failed the distance test, so the result is bit for bit the same.
-///
-/// Only from [`OCCUPANCY_FROM`] table buckets on: a smaller table stays in the core's cache,
-/// and there the bits cost more than they save (10k units on the 1024x1024 level: the
-/// bucketing 12% slower, steering unchanged). On the 4096x4096 map with 100k units, one
-/// thread, steering went from 39.0 and 34.7 ms to 20.4 and 21.6 ms a frame.
-pub const OCCUPANCY_FROM: u32 = 1 << 18;
+/// does when the crowd is sparse for the map, and the table has at least
+/// [`OCCUPANCY_FROM`] buckets: then a unit's 3x3 table buckets are three scattered rows of
+/// a table bigger than the core's cache, plus units of far rows that share them, and most
+/// units have nobody near. Asking these bits first ([`Neighbours::near_spans`]) costs three
+/// reads of a small array, mostly cached, where those rows cost a cache miss each. A unit
+/// found alone gets no spans: every unit of them would have failed the distance test, so
+/// the result is bit for bit the same.
 #[derive(Debug, Default)]
 pub struct Occupancy {
     /// Columns of the world grid; 0 while off.
     columns: u32,
+    /// Rows of the world grid.
     rows: u32,
     any: Vec<AtomicU64>,
     many: Vec<AtomicU64>,
@@ -252,6 +255,7 @@ impl Neighbours {
 
     /// [`Self::near`] as three `(start, end)` spans of [`Self::units`] (see [`Self::span`]):
     /// smaller to keep for a chunk of units than the slices. Called once per unit per frame.
+    /// All empty for a unit that [`Occupancy`] finds alone.
     #[must_use]
     #[inline]
     pub fn near_spans(&self, pos: Vec2) -> [(u32, u32); 3] {
