@@ -54,11 +54,11 @@ pub use scenario_check::{
 };
 pub use spatial_grid::{SpatialGrid, SpatialGridError};
 pub use steering::{
-    Fan, RayHit, SteeringConfig, SteeringConfigError, TurnLimit, avoid_walls, blend_and_turn,
-    cast_ray, floor, probe, rotate, separation_push, unit_noise,
+    Fan, MAX_SEPARATION_RANGE, RayHit, SteeringConfig, SteeringConfigError, TurnLimit, avoid_walls,
+    blend_and_turn, cast_ray, floor, probe, rotate, separation_push, unit_noise,
 };
 pub use terrain::{CostTable, Layer, OPEN, Terrain, TerrainProps, WALL, ZeroCost};
 pub use unit::{
-    Agent, CellMemo, ExternalForce, GroupId, Mass, Position, Quarantined, SpawnError, Steering,
-    Stun, UnitId, UnitSpec, Velocity,
+    Agent, CellMemo, ExternalForce, GroupId, MAX_RADIUS, Mass, Position, Quarantined, SpawnError,
+    Steering, Stun, UnitId, UnitSpec, Velocity,
 };

@@ -53,9 +53,15 @@ pub struct SteeringConfigError {
     pub expected: &'static str,
 }
 
+/// The largest [`SteeringConfig::separation_range`]: with [`crate::MAX_RADIUS`] it keeps a
+/// unit's reach (`2 * radius * separation_range`), and the neighbour buckets sized by it,
+/// finite.
+pub const MAX_SEPARATION_RANGE: f32 = 1000.0;
+
 impl SteeringConfig {
     /// `Ok` when every value is finite and in range (`fan_step` in `(0, pi]`, `fan_steps` at
-    /// most `180`, `separation_range > 0`, the rest `>= 0`), else the first bad one.
+    /// most `180`, `separation_range` in `(0, MAX_SEPARATION_RANGE]`, the rest `>= 0`), else
+    /// the first bad one.
     pub fn validate(&self) -> Result<(), SteeringConfigError> {
         const NON_NEGATIVE: &str = "finite and >= 0";
         let checks = [
@@ -94,11 +100,14 @@ impl SteeringConfig {
                 expected: "at most 180",
             });
         }
-        if !(self.separation_range.is_finite() && self.separation_range > 0.0) {
+        if !(self.separation_range.is_finite()
+            && self.separation_range > 0.0
+            && self.separation_range <= MAX_SEPARATION_RANGE)
+        {
             return Err(SteeringConfigError {
                 name: "separation_range",
                 value: self.separation_range,
-                expected: "finite and > 0",
+                expected: "finite, > 0 and <= 1000",
             });
         }
         Ok(())

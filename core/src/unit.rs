@@ -309,8 +309,8 @@ impl UnitSpec {
         Ok(())
     }
 
-    /// Checks the numbers alone (radius, mass and turn rate finite and `> 0`, top speed
-    /// finite and `>= 0`), not the position.
+    /// Checks the numbers alone (radius, mass and turn rate finite and `> 0`, radius at most
+    /// [`MAX_RADIUS`], top speed finite and `>= 0`), not the position.
     pub fn validate_parameters(&self) -> Result<(), SpawnError> {
         let positive = |name: &'static str, v: f32| {
             if v.is_finite() && v > 0.0 {
@@ -320,6 +320,13 @@ impl UnitSpec {
             }
         };
         positive("radius", self.radius)?;
+        if self.radius > MAX_RADIUS {
+            return Err(SpawnError::TooLarge {
+                name: "radius",
+                value: self.radius,
+                max: MAX_RADIUS,
+            });
+        }
         positive("mass", self.mass)?;
         positive("turn_rate", self.turn_rate)?;
         if !(self.max_speed.is_finite() && self.max_speed >= 0.0) {
@@ -332,6 +339,10 @@ impl UnitSpec {
     }
 }
 
+/// The largest unit radius, world units: far beyond any map, and small enough that what is
+/// derived from it (a unit's reach, the neighbour buckets sized by it) stays finite.
+pub const MAX_RADIUS: f32 = 1.0e6;
+
 /// Why a unit could not be spawned.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 #[non_exhaustive]
@@ -343,6 +354,16 @@ pub enum SpawnError {
         name: &'static str,
         /// Its value.
         value: f32,
+    },
+    /// A parameter is larger than its limit.
+    #[error("{name} = {value} is too large: it must be at most {max}")]
+    TooLarge {
+        /// The parameter.
+        name: &'static str,
+        /// Its value.
+        value: f32,
+        /// The limit.
+        max: f32,
     },
     /// The position is NaN or infinite.
     #[error("position {0} is not finite")]
@@ -379,6 +400,11 @@ mod tests {
             ok.with_radius(0.0).validate(&map),
             Err(SpawnError::BadNumber { name: "radius", .. })
         ));
+        assert!(matches!(
+            ok.with_radius(2.0e6).validate(&map),
+            Err(SpawnError::TooLarge { name: "radius", .. })
+        ));
+        assert_eq!(ok.with_radius(MAX_RADIUS).validate(&map), Ok(()));
         assert!(matches!(
             ok.with_mass(-1.0).validate(&map),
             Err(SpawnError::BadNumber { name: "mass", .. })
