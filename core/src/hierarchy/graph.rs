@@ -64,6 +64,8 @@ pub struct PortalGraph {
     search_id: Vec<u32>,
     /// The node of every search index, in node order.
     search_node: Vec<u32>,
+    /// The nodes the search does not visit, in node order.
+    contracted: Vec<u32>,
     /// Incoming edges of search node `m`: `(p, cost of p -> m)` for `into[into_first[m]..
     /// into_first[m + 1]]`, both search indices, sorted by `p`, in one flat array.
     into_first: Vec<u32>,
@@ -105,6 +107,7 @@ impl PortalGraph {
             intra_all: Vec::new(),
             search_id: Vec::new(),
             search_node: Vec::new(),
+            contracted: Vec::new(),
             into_first: Vec::new(),
             into: Vec::new(),
             max_edge: 0,
@@ -236,6 +239,7 @@ impl PortalGraph {
             + self.intra_all.capacity()
             + self.search_id.capacity()
             + self.search_node.capacity()
+            + self.contracted.capacity()
             + self.into_first.capacity())
             * 4
             + self.into.capacity() * 8
@@ -363,6 +367,7 @@ impl PortalGraph {
         let n = self.node_cell.len();
         self.search_id.clear();
         self.search_node.clear();
+        self.contracted.clear();
         for node in 0..n {
             let s = self.node_sector[node];
             let links =
@@ -372,6 +377,7 @@ impl PortalGraph {
                 self.search_node.push(node as u32);
             } else {
                 self.search_id.push(CONTRACTED);
+                self.contracted.push(node as u32);
             }
         }
         let kept = |node: u32| self.search_id[node as usize] != CONTRACTED;
@@ -519,13 +525,7 @@ impl PortalGraph {
     /// of its sector is inside it to some node, then either that node's distance (kept) or a
     /// crossing to one of its partners (contracted; partners are kept).
     pub(crate) fn complete_distances(&self, dist: &mut [u32]) {
-        let contracted = || {
-            self.search_id
-                .iter()
-                .enumerate()
-                .filter(|&(_, &id)| id == CONTRACTED)
-                .map(|(c, _)| c)
-        };
+        let contracted = || self.contracted.iter().map(|&c| c as usize);
         // First the crossings: a contracted node's partners are all kept, so final.
         for c in contracted() {
             let links = &self.link_to[self.link_first[c] as usize..self.link_first[c + 1] as usize];
