@@ -123,6 +123,28 @@ fn hierarchy(c: &mut Criterion) {
             },
         );
     }
+    // The frame computes the directions on its worker threads: the same request with the
+    // units (in map order) split between two threads, as `steer_units` would on two.
+    group.bench_function(
+        "request_until_100k_units_in_map_order_have_a_direction_on_2_threads",
+        |b| {
+            b.iter(|| {
+                let nav = HierarchicalField::new(&graph, cost, black_box(&[goal]), BUDGET).unwrap();
+                let count = |part: &[Vec2]| {
+                    part.iter()
+                        .filter(|&&pos| nav.steer(&graph, &grid, pos) != Vec2::ZERO)
+                        .count()
+                };
+                let (first, second) = in_map_order.split_at(UNITS / 2);
+                let moving = std::thread::scope(|s| {
+                    let other = s.spawn(|| count(second));
+                    count(first) + other.join().expect("the other half steers")
+                });
+                assert_eq!(moving, UNITS);
+                moving
+            })
+        },
+    );
     group.bench_function("coarse_route_only", |b| {
         b.iter(|| HierarchicalField::new(&graph, cost, black_box(&[goal]), BUDGET).unwrap())
     });
