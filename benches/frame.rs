@@ -6,7 +6,8 @@
 //! each stage alone at 100k on 2 threads.
 //!
 //! Also `bucket_sort`: the bucket sort alone, cut into 1, 2, 8 and 16 bands, run on one
-//! thread (the work the threads share).
+//! thread (the work the threads share); and `machine`: the most two threads can give on
+//! this machine at all, next to the frame's own ratio in the same run.
 //!
 //! Run: `cargo bench --bench frame`. Per-stage figures of the same scenario:
 //! `cargo run --release --example frame_stages`.
@@ -162,5 +163,49 @@ fn bucket_sort(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, frame, bucket_sort);
+/// The same fixed piece of arithmetic (a steering-like loop: per pair of points a
+/// difference, a square root and a division, over 8 KB that stay in a core's own cache, no
+/// shared data written) once on one thread, and once on each of two threads at the same
+/// time. Two threads do twice the work, so `2 * one / two` is what a second thread adds to
+/// compute-bound code here: about 2 on two free cores, lower where the two virtual CPUs share
+/// a physical core or the host is busy. Code bound by memory latency can gain more (two
+/// cores' caches). The frame's ratio (`frame/1_threads` against `frame/2_threads`) is read
+/// next to this one, measured in the same run.
+fn machine(c: &mut Criterion) {
+    const POINTS: usize = 1024;
+    const ROUNDS: usize = 1500;
+    let points: Vec<Vec2> = (0..POINTS)
+        .map(|i| {
+            let a = i as f32 * 0.618_034;
+            Vec2::new(a.sin(), a.cos()) * (1.0 + (i % 7) as f32)
+        })
+        .collect();
+    let work = |points: &[Vec2]| -> Vec2 {
+        let mut sum = Vec2::ZERO;
+        for round in 0..ROUNDS {
+            let step = 1 + round % (POINTS - 1);
+            for (i, &p) in points.iter().enumerate() {
+                let d = p - points[(i + step) % POINTS];
+                sum += d / (d.length() + 1.0);
+            }
+        }
+        sum
+    };
+    let mut group = c.benchmark_group("machine");
+    group.sample_size(10);
+    group.bench_function("same_work_1_thread", |b| {
+        b.iter(|| work(black_box(&points)))
+    });
+    group.bench_function("same_work_on_each_of_2_threads", |b| {
+        b.iter(|| {
+            std::thread::scope(|s| {
+                let other = s.spawn(|| work(black_box(&points)));
+                work(black_box(&points)) + other.join().expect("the other thread works")
+            })
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, frame, bucket_sort, machine);
 criterion_main!(benches);
