@@ -384,17 +384,18 @@ impl CoarseRoute {
     /// [`Self::waypoint`] for `cell` in sector `s`, with the estimate that chose it (the
     /// route's cost from the chosen node or goal plus the octile cost to it; 0 on a goal).
     /// `None` where no node of the sector has a route.
+    ///
+    /// Always inlined: called, it returned its nested `Option` through memory, and the
+    /// caller's read of it stalled on the stores (with the 64-bit sums below, steering 100k
+    /// units toward waypoints went from about 390 to 333 instructions a unit, and 20-40% less
+    /// time).
+    #[inline(always)]
     pub(crate) fn waypoint_in(
         &self,
         graph: &PortalGraph,
         cell: Cell,
         s: usize,
     ) -> Option<(Option<Cell>, u32)> {
-        let octile = |a: Cell, b: Cell| {
-            let (dx, dy) = (a.x.abs_diff(b.x), a.y.abs_diff(b.y));
-            let (lo, hi) = (dx.min(dy), dx.max(dy));
-            lo * DIAG_STEP + (hi - lo) * ORTHO_STEP
-        };
         // The best so far: its estimate, its cell, and its slot among the sector's nodes
         // (`GOAL` for a goal cell). Goals come first and keep ties.
         const GOAL: usize = usize::MAX;
@@ -412,16 +413,20 @@ impl CoarseRoute {
         } else {
             &self.spill[rec.spilled as usize..rec.spilled as usize + len]
         };
-        // A node without a route has distance UNREACHABLE, which the saturating sum keeps:
-        // it is never below `best`.
+        // Sums in 64 bits cannot overflow, and one at or above UNREACHABLE is never below
+        // `best`: the same choice as saturating 32-bit sums (a node without a route has
+        // distance UNREACHABLE), without a branch per node.
+        let mut best64 = u64::from(best);
         for (i, &(d, packed)) in way.iter().enumerate() {
             // Grid sides are at most 2^15, so both coordinates fit 16 bits.
             let c = Cell::new(packed & 0xFFFF, packed >> 16);
-            let total = d.saturating_add(octile(cell, c));
-            if total < best {
-                (best, slot) = (total, i);
+            let total = u64::from(d) + u64::from(octile(cell, c));
+            if total < best64 {
+                (best64, slot) = (total, i);
             }
         }
+        // Below UNREACHABLE whenever a node was chosen.
+        best = best64 as u32;
         if best == UNREACHABLE {
             return None;
         }
@@ -451,9 +456,40 @@ impl CoarseRoute {
     }
 }
 
+/// The straight-line cost from `a` to `b` on open ground: `min(dx, dy)` diagonal steps and
+/// the rest orthogonal ones. Written as `(dx + dy) * ORTHO - min * (2 * ORTHO - DIAG)`, the
+/// same integer with one `min` and no `max`.
+#[inline(always)]
+fn octile(a: Cell, b: Cell) -> u32 {
+    const _: () = assert!(2 * ORTHO_STEP >= DIAG_STEP);
+    let (dx, dy) = (a.x.abs_diff(b.x), a.y.abs_diff(b.y));
+    (dx + dy) * ORTHO_STEP - dx.min(dy) * (2 * ORTHO_STEP - DIAG_STEP)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn octile_is_diagonal_steps_then_straight_ones() {
+        let side = 1u32 << 15;
+        let mut x = 12345u32;
+        for i in 0..20_000u32 {
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            // Small offsets, then anywhere on the largest grid, with the extremes.
+            let (dx, dy) = match i {
+                0 => (0, 0),
+                1 => (side - 1, side - 1),
+                2 => (side - 1, 0),
+                _ if i < 1000 => (x % 40, (x >> 16) % 40),
+                _ => (x % side, (x >> 15) % side),
+            };
+            let (lo, hi) = (dx.min(dy), dx.max(dy));
+            let (a, b) = (Cell::new(0, side - 1), Cell::new(dx, side - 1 - dy));
+            assert_eq!(octile(a, b), lo * DIAG_STEP + (hi - lo) * ORTHO_STEP);
+            assert_eq!(octile(b, a), octile(a, b));
+        }
+    }
 
     #[test]
     fn bucket_ring_and_radix_heap_pop_the_same_keys() {
