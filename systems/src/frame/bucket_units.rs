@@ -257,7 +257,7 @@ impl Neighbours {
     /// smaller to keep for a chunk of units than the slices. Called once per unit per frame.
     /// All empty for a unit that [`Occupancy`] finds alone.
     #[must_use]
-    #[inline]
+    #[inline(always)]
     pub fn near_spans(&self, pos: Vec2) -> [(u32, u32); 3] {
         if self.units.is_empty() {
             return [(0, 0); 3];
