@@ -136,22 +136,37 @@ impl Occupancy {
     }
 
     /// Whether a small unit in world bucket `(x, y)` is the only small unit in the 3x3
-    /// buckets around it.
+    /// buckets around it: its own bucket holds no second one, and no other holds any. Once
+    /// per unit and frame on a big map, so each row of the 3x3 is one or two word reads.
     #[must_use]
+    #[inline]
     pub fn alone(&self, x: u32, y: u32) -> bool {
+        let columns = self.columns as usize;
+        if Self::test(&self.many, y as usize * columns + x as usize) {
+            return false;
+        }
         let (x0, x1) = (x.saturating_sub(1), (x + 1).min(self.columns - 1));
         let (y0, y1) = (y.saturating_sub(1), (y + 1).min(self.rows - 1));
-        (y0..=y1).all(|by| {
-            let row = by as usize * self.columns as usize;
-            (x0..=x1).all(|bx| {
-                let at = row + bx as usize;
-                if (bx, by) == (x, y) {
-                    !Self::test(&self.many, at)
-                } else {
-                    !Self::test(&self.any, at)
-                }
-            })
-        })
+        let mut others = 0;
+        for by in y0..=y1 {
+            let mut row = Self::run(&self.any, by as usize * columns + x0 as usize, x1 - x0 + 1);
+            if by == y {
+                row &= !(1 << (x - x0));
+            }
+            others |= row;
+        }
+        others == 0
+    }
+
+    /// The `len` bits (at most 3) from bit `start` on, as the low bits of a word.
+    #[inline]
+    fn run(bits: &[AtomicU64], start: usize, len: u32) -> u64 {
+        let (word, shift) = (start / 64, start % 64);
+        let mut run = bits[word].load(Ordering::Relaxed) >> shift;
+        if shift + len as usize > 64 {
+            run |= bits[word + 1].load(Ordering::Relaxed) << (64 - shift);
+        }
+        run & ((1 << len) - 1)
     }
 }
 
@@ -590,7 +605,9 @@ mod tests {
     use hecs::World;
     use horde_core::{Cell, GoalSet, Grid, Map, Position, UnitSpec};
 
-    use super::bucket_side;
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    use super::{Occupancy, bucket_side};
     use crate::{Horde, SimConfig};
 
     /// A crowd of mixed sizes, bucketed by one frame of zero length (nobody moves); with
@@ -682,6 +699,74 @@ mod tests {
                 }
                 if n.occupancy.is_on() {
                     assert!(alone > 0, "seed {seed}: no unit was found alone");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn alone_reads_the_same_bits_as_nine_tests() {
+        // Grids whose rows cross word boundaries anywhere, edges included, against the
+        // plain definition: no second unit in its own bucket, none in the eight around.
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for (columns, rows) in [
+            (1u32, 1u32),
+            (1, 5),
+            (3, 1),
+            (63, 4),
+            (64, 3),
+            (67, 5),
+            (130, 3),
+        ] {
+            for density in [1, 4, 16] {
+                let words = (columns * rows).div_ceil(64) as usize;
+                let mut bits = |density: u64| -> Vec<AtomicU64> {
+                    (0..words)
+                        .map(|_| {
+                            // Each bit set with chance 1 / (2 * density).
+                            let mut w = next();
+                            for _ in 0..density.trailing_zeros() {
+                                w &= next();
+                            }
+                            AtomicU64::new(w)
+                        })
+                        .collect()
+                };
+                let any = bits(density);
+                let many: Vec<AtomicU64> = bits(density * 4)
+                    .into_iter()
+                    .zip(&any)
+                    .map(|(m, a)| AtomicU64::new(m.into_inner() & a.load(Ordering::Relaxed)))
+                    .collect();
+                let occupancy = Occupancy {
+                    columns,
+                    rows,
+                    any,
+                    many,
+                };
+                for y in 0..rows {
+                    for x in 0..columns {
+                        let at = |bx: u32, by: u32| (by * columns + bx) as usize;
+                        let mut plain = !Occupancy::test(&occupancy.many, at(x, y));
+                        for by in y.saturating_sub(1)..=(y + 1).min(rows - 1) {
+                            for bx in x.saturating_sub(1)..=(x + 1).min(columns - 1) {
+                                if (bx, by) != (x, y) {
+                                    plain &= !Occupancy::test(&occupancy.any, at(bx, by));
+                                }
+                            }
+                        }
+                        assert_eq!(
+                            occupancy.alone(x, y),
+                            plain,
+                            "{columns}x{rows} at ({x}, {y})"
+                        );
+                    }
                 }
             }
         }
