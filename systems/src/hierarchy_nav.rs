@@ -139,6 +139,7 @@ impl HierarchyNav {
     /// hierarchical group whose goal cells are all walls: its flat field is never built
     /// there, so such units stand still, as they would following an unreachable field).
     #[must_use]
+    #[inline]
     pub fn guide_sectors(
         &self,
         grid: &Grid,

@@ -804,6 +804,7 @@ impl HierarchicalField {
     /// the field's arrays (on a big map each of those reads misses the cache). The result is
     /// the same as `guide`'s.
     #[must_use]
+    #[inline]
     pub fn guide_with(
         &self,
         graph: &PortalGraph,
