@@ -6,8 +6,8 @@
 //! each stage alone at 100k on 2 threads.
 //!
 //! Also `bucket_sort`: the bucket sort alone, cut into 1, 2, 8 and 16 bands, run on one
-//! thread (the work the threads share); and `machine`: the most two threads can give on
-//! this machine at all, next to the frame's own ratio in the same run.
+//! thread (the work the threads share); and `machine`: what a second thread adds to
+//! compute-bound code on this machine, to read the frame's own ratio against in the same run.
 //!
 //! Run: `cargo bench --bench frame`. Per-stage figures of the same scenario:
 //! `cargo run --release --example frame_stages`.

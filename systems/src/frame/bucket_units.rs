@@ -601,11 +601,11 @@ fn bucket_large(
 
 #[cfg(test)]
 mod tests {
+    use std::sync::atomic::{AtomicU64, Ordering};
+
     use glam::Vec2;
     use hecs::World;
     use horde_core::{Cell, GoalSet, Grid, Map, Position, UnitSpec};
-
-    use std::sync::atomic::{AtomicU64, Ordering};
 
     use super::{Occupancy, bucket_side};
     use crate::{Horde, SimConfig};
