@@ -27,6 +27,17 @@ struct SectorNodes {
     entry: Vec<u8>,
 }
 
+/// A contracted node as [`PortalGraph::complete_distances`] reads it: its id, its sector's
+/// first node and node count, and where its row of the sector's intra matrix starts in
+/// `intra_all` (looked up once per graph, not once per request).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct ContractedRow {
+    node: u32,
+    first: u32,
+    len: u32,
+    at: u32,
+}
+
 /// Portals on sector borders and the walking costs between them, for one cost field.
 ///
 /// A *portal* is a maximal run of border cells where the cells on both sides of a border
@@ -64,8 +75,12 @@ pub struct PortalGraph {
     search_id: Vec<u32>,
     /// The node of every search index, in node order.
     search_node: Vec<u32>,
-    /// The nodes the search does not visit, in node order.
-    contracted: Vec<u32>,
+    /// The nodes the search does not visit, in node order, each with what
+    /// [`Self::complete_distances`] reads for it.
+    contracted: Vec<ContractedRow>,
+    /// `[c, p, enter cost of p]` for every contracted node `c` (in node order) and each of
+    /// its portal partners `p` (all kept).
+    crossings: Vec<[u32; 3]>,
     /// Incoming edges of search node `m`: `(p, cost of p -> m)` for `into[into_first[m]..
     /// into_first[m + 1]]`, both search indices, sorted by `p`, in one flat array.
     into_first: Vec<u32>,
@@ -108,6 +123,7 @@ impl PortalGraph {
             search_id: Vec::new(),
             search_node: Vec::new(),
             contracted: Vec::new(),
+            crossings: Vec::new(),
             into_first: Vec::new(),
             into: Vec::new(),
             max_edge: 0,
@@ -239,7 +255,8 @@ impl PortalGraph {
             + self.intra_all.capacity()
             + self.search_id.capacity()
             + self.search_node.capacity()
-            + self.contracted.capacity()
+            + self.contracted.capacity() * 4
+            + self.crossings.capacity() * 3
             + self.into_first.capacity())
             * 4
             + self.into.capacity() * 8
@@ -368,6 +385,7 @@ impl PortalGraph {
         self.search_id.clear();
         self.search_node.clear();
         self.contracted.clear();
+        self.crossings.clear();
         for node in 0..n {
             let s = self.node_sector[node];
             let links =
@@ -377,7 +395,18 @@ impl PortalGraph {
                 self.search_node.push(node as u32);
             } else {
                 self.search_id.push(CONTRACTED);
-                self.contracted.push(node as u32);
+                let first = self.first[s as usize];
+                let len = self.first[s as usize + 1] - first;
+                self.contracted.push(ContractedRow {
+                    node: node as u32,
+                    first,
+                    len,
+                    at: self.intra_at[s as usize] + (node as u32 - first) * len,
+                });
+                for &p in links {
+                    self.crossings
+                        .push([node as u32, p, self.node_enter[p as usize]]);
+                }
             }
         }
         let kept = |node: u32| self.search_id[node as usize] != CONTRACTED;
@@ -525,29 +554,24 @@ impl PortalGraph {
     /// of its sector is inside it to some node, then either that node's distance (kept) or a
     /// crossing to one of its partners (contracted; partners are kept).
     pub(crate) fn complete_distances(&self, dist: &mut [u32]) {
-        let contracted = || self.contracted.iter().map(|&c| c as usize);
         // First the crossings: a contracted node's partners are all kept, so final.
-        for c in contracted() {
-            let links = &self.link_to[self.link_first[c] as usize..self.link_first[c + 1] as usize];
-            for &p in links {
-                let via = self.node_enter[p as usize].saturating_add(dist[p as usize]);
-                dist[c] = dist[c].min(via);
-            }
+        for &[c, p, enter] in &self.crossings {
+            let via = enter.saturating_add(dist[p as usize]);
+            let c = c as usize;
+            dist[c] = dist[c].min(via);
         }
         // Then a walk inside the sector to any of its nodes. Every candidate is the cost of a
         // real path, and the cheapest path is among them, whichever order the nodes of one
         // sector are done in.
-        for c in contracted() {
-            let s = self.node_sector[c] as usize;
-            let first = self.first[s] as usize;
-            let k = self.first[s + 1] as usize - first;
-            let at = self.intra_at[s] as usize + (c - first) * k;
-            let best = self.intra_all[at..at + k]
+        for row in &self.contracted {
+            let (first, len, at) = (row.first as usize, row.len as usize, row.at as usize);
+            let best = self.intra_all[at..at + len]
                 .iter()
-                .zip(&dist[first..first + k])
+                .zip(&dist[first..first + len])
                 .map(|(&w, &d)| w.saturating_add(d))
                 .min()
                 .unwrap_or(UNREACHABLE);
+            let c = row.node as usize;
             dist[c] = dist[c].min(best);
         }
     }
