@@ -255,10 +255,10 @@ impl PortalGraph {
             + self.intra_all.capacity()
             + self.search_id.capacity()
             + self.search_node.capacity()
-            + self.contracted.capacity() * 4
-            + self.crossings.capacity() * 3
             + self.into_first.capacity())
             * 4
+            + self.contracted.capacity() * std::mem::size_of::<ContractedRow>()
+            + self.crossings.capacity() * std::mem::size_of::<[u32; 3]>()
             + self.into.capacity() * 8
             + self.node_cell.capacity() * 8
     }
@@ -409,12 +409,7 @@ impl PortalGraph {
                 }
             }
         }
-        let kept = |node: u32| self.search_id[node as usize] != CONTRACTED;
-        let partners = |node: u32| {
-            let i = node as usize;
-            &self.link_to[self.link_first[i] as usize..self.link_first[i + 1] as usize]
-        };
-        let enter = |node: u32| self.node_enter[node as usize];
+        let kept = |node: u32| self.search_id(node) != CONTRACTED;
         // `(p, w)` for the paths into `to`, a node of sector `s`, that walk inside `s` from
         // one of its nodes `q`: from `q` itself when it is kept, else from each of `q`'s
         // partners but `skip`, crossing into `q` first; `w` includes `extra`, the cost of a
@@ -435,9 +430,9 @@ impl PortalGraph {
                     if kept(q) {
                         out.push((q, w));
                     } else {
-                        for &p in partners(q) {
+                        for &p in self.portal_partners(q) {
                             if p != skip {
-                                out.push((p, enter(q).saturating_add(w)));
+                                out.push((p, self.enter_cost(q).saturating_add(w)));
                             }
                         }
                     }
@@ -498,14 +493,14 @@ impl PortalGraph {
                 m,
                 &mut candidates,
             );
-            for &c in partners(m) {
+            for &c in self.portal_partners(m) {
                 if kept(c) {
-                    candidates.push((c, enter(m)));
+                    candidates.push((c, self.enter_cost(m)));
                 } else {
                     through_sector(
                         self.node_sector[c as usize] as usize,
                         c,
-                        enter(m),
+                        self.enter_cost(m),
                         m,
                         &mut candidates,
                     );
