@@ -466,6 +466,24 @@ mod tests {
     use crate::grid::Cell;
 
     #[test]
+    fn separation_range_is_refused_above_its_limit() {
+        let with = |separation_range| SteeringConfig {
+            separation_range,
+            ..SteeringConfig::default()
+        };
+        assert_eq!(with(MAX_SEPARATION_RANGE).validate(), Ok(()));
+        for bad in [MAX_SEPARATION_RANGE * 1.01, 1e30, f32::INFINITY, 0.0, -1.0] {
+            let err = with(bad).validate().expect_err("out of range");
+            assert_eq!(err.name, "separation_range", "{bad}");
+            // The message names the limit the check uses.
+            assert!(
+                err.expected.contains(&MAX_SEPARATION_RANGE.to_string()),
+                "{err:?}"
+            );
+        }
+    }
+
+    #[test]
     fn floor_matches_the_library_and_saturates() {
         for x in [-2.5f32, -2.0, -0.5, -0.0, 0.0, 0.5, 1.0, 7.99, -1e-7, 3e9] {
             assert_eq!(floor(x), x.floor() as i64, "{x}");
