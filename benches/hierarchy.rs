@@ -26,7 +26,7 @@ use horde::hierarchy::DEFAULT_SECTOR_SIZE;
 use horde::{
     Cell, CoarseRoute, FieldCache, FieldKey, FlowConfig, FlowField, GoalSet, HierarchicalField,
     IntegrationField, Layer, LevelConfig, Map, PortalGraph, SimConfig, Simulation, UNREACHABLE,
-    UnitSpec, WALL, generate_level,
+    UnitSpec, WALL, WorkerPool, generate_level,
 };
 use rand_core::{RngCore, SeedableRng};
 use rand_pcg::Pcg64;
@@ -123,31 +123,52 @@ fn hierarchy(c: &mut Criterion) {
             },
         );
     }
-    // The frame computes the directions on its worker threads: the same request with the
-    // units (in map order) split between two threads, as `steer_units` would on two.
-    group.bench_function(
-        "request_until_100k_units_in_map_order_have_a_direction_on_2_threads",
-        |b| {
-            b.iter(|| {
-                let nav = HierarchicalField::new(&graph, cost, black_box(&[goal]), BUDGET).unwrap();
-                let count = |part: &[Vec2]| {
-                    part.iter()
-                        .filter(|&&pos| nav.steer(&graph, &grid, pos) != Vec2::ZERO)
-                        .count()
+    // The frame searches the route and computes the directions on its worker threads: the
+    // same request with the route's pass over the sectors and the units (in map order, in
+    // batches of the frame's size) on a persistent pool of 2 threads, as the frame's stages
+    // would on two, and of 4, 8 and 16 where the machine has that many cores.
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let batch = SimConfig::default().batch_size;
+    for threads in [2, 4, 8, 16].into_iter().filter(|&t| t == 2 || t <= cores) {
+        let pool = WorkerPool::new(threads).unwrap();
+        group.bench_function(
+            format!("request_until_100k_units_in_map_order_have_a_direction_on_{threads}_threads"),
+            |b| {
+                let run = |jobs: usize, job: &(dyn Fn(usize) + Sync)| {
+                    pool.for_each_batch(jobs, 1, |i, _| job(i)).unwrap();
                 };
-                let (first, second) = in_map_order.split_at(UNITS / 2);
-                let moving = std::thread::scope(|s| {
-                    let other = s.spawn(|| count(second));
-                    count(first) + other.join().expect("the other half steers")
-                });
-                assert_eq!(moving, UNITS);
-                moving
-            })
-        },
-    );
+                b.iter(|| {
+                    let nav =
+                        HierarchicalField::new_on(&graph, cost, black_box(&[goal]), BUDGET, run)
+                            .unwrap();
+                    let moving = pool
+                        .map_batches(UNITS, batch, |_, range| {
+                            in_map_order[range]
+                                .iter()
+                                .filter(|&&pos| nav.steer(&graph, &grid, pos) != Vec2::ZERO)
+                                .count()
+                        })
+                        .unwrap();
+                    assert_eq!(moving.iter().sum::<usize>(), UNITS);
+                    moving
+                })
+            },
+        );
+    }
     group.bench_function("coarse_route_only", |b| {
         b.iter(|| HierarchicalField::new(&graph, cost, black_box(&[goal]), BUDGET).unwrap())
     });
+    for threads in [2, 4, 8, 16].into_iter().filter(|&t| t == 2 || t <= cores) {
+        let pool = WorkerPool::new(threads).unwrap();
+        group.bench_function(format!("coarse_route_only_on_{threads}_threads"), |b| {
+            let run = |jobs: usize, job: &(dyn Fn(usize) + Sync)| {
+                pool.for_each_batch(jobs, 1, |i, _| job(i)).unwrap();
+            };
+            b.iter(|| {
+                HierarchicalField::new_on(&graph, cost, black_box(&[goal]), BUDGET, run).unwrap()
+            })
+        });
+    }
     let nav = HierarchicalField::new(&graph, cost, &[goal], BUDGET).unwrap();
     for (order, units) in orders {
         group.bench_function(format!("steer_100k_units{order}_without_fields"), |b| {

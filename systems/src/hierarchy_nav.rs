@@ -159,8 +159,18 @@ impl HierarchyNav {
     }
 
     /// Brings graphs and requests up to date with the map and the groups' goals, and starts
-    /// the requests' frame. Failures are returned as messages.
-    fn update_requests(&mut self, map: &Map, groups: &Groups, edits: &EditLog) -> Vec<String> {
+    /// the requests' frame, each coarse route's pass over the sectors on `run`. Failures are
+    /// returned as messages.
+    fn update_requests<R>(
+        &mut self,
+        map: &Map,
+        groups: &Groups,
+        edits: &EditLog,
+        run: R,
+    ) -> Vec<String>
+    where
+        R: Fn(usize, &(dyn Fn(usize) + Sync)),
+    {
         let mut errors = Vec::new();
         for layer in Layer::ALL {
             let used = groups
@@ -219,11 +229,12 @@ impl HierarchyNav {
                         .filter(|_| cost.version() == self.pending_versions[layer as usize])
                         .map(|i| self.pending.swap_remove(i))
                         .and_then(|saved| {
-                            let restored = HierarchicalField::new(
+                            let restored = HierarchicalField::new_on(
                                 graph,
                                 cost,
                                 saved.goal.cells(),
                                 SECTOR_FIELD_BUDGET,
+                                &run,
                             )
                             .and_then(|mut field| {
                                 field.restore_cache(graph, saved.cache)?;
@@ -245,23 +256,26 @@ impl HierarchyNav {
                 };
                 let result = match old {
                     Some(r) if r.goal == group.goal => Ok(r),
-                    Some(mut r) => {
-                        r.field
-                            .retarget(graph, cost, group.goal.cells())
-                            .map(|_| Request {
-                                goal: group.goal.clone(),
-                                ..r
-                            })
-                    }
-                    None => {
-                        HierarchicalField::new(graph, cost, group.goal.cells(), SECTOR_FIELD_BUDGET)
-                            .map(|field| Request {
-                                group: g as u16,
-                                layer,
-                                goal: group.goal.clone(),
-                                field,
-                            })
-                    }
+                    Some(mut r) => r
+                        .field
+                        .retarget_on(graph, cost, group.goal.cells(), &run)
+                        .map(|_| Request {
+                            goal: group.goal.clone(),
+                            ..r
+                        }),
+                    None => HierarchicalField::new_on(
+                        graph,
+                        cost,
+                        group.goal.cells(),
+                        SECTOR_FIELD_BUDGET,
+                        &run,
+                    )
+                    .map(|field| Request {
+                        group: g as u16,
+                        layer,
+                        goal: group.goal.clone(),
+                        field,
+                    }),
                 };
                 match result {
                     Ok(r) => requests.push(r),
@@ -382,9 +396,13 @@ pub(crate) fn update_hierarchy(data: &FrameData, ctx: &StageContext<'_>) {
     let groups = data.groups.read();
     let edits = data.edits.read();
     let mut nav = data.hierarchy.write();
-    let mut errors = nav.update_requests(&map, &groups, &edits);
+    // One job per batch of the pool's: a route's batch of sectors, an estimate, a field.
+    let run = |jobs: usize, job: &(dyn Fn(usize) + Sync)| {
+        ctx.for_each_batch(jobs, 1, |i, _| job(i));
+    };
+    let mut errors = nav.update_requests(&map, &groups, &edits, run);
     // Which sectors units stand in, batch by batch on the pool; then the new sector fields,
-    // built on the pool too: one job per estimate or field.
+    // built on the pool too.
     let asks = {
         let nav = &*nav;
         map_batches_of::<(&Position, &Agent), _, _>(
@@ -393,9 +411,6 @@ pub(crate) fn update_hierarchy(data: &FrameData, ctx: &StageContext<'_>) {
             data.config.batch_size,
             |batch| nav.asks_of(&map, batch.map(|(p, a)| (p.0, a))),
         )
-    };
-    let run = |jobs: usize, job: &(dyn Fn(usize) + Sync)| {
-        ctx.for_each_batch(jobs, 1, |i, _| job(i));
     };
     errors.extend(nav.build_sectors(&map, asks, run));
     if !errors.is_empty() {

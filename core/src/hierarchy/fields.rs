@@ -31,6 +31,7 @@ use crate::stamp::next_stamp;
 use crate::unit::CellMemo;
 
 use super::local::{LocalSearch, Seed};
+use super::route::in_order;
 use super::{CoarseRoute, HierarchyError, PortalGraph, SectorBounds, SectorGrid};
 
 /// One sector's field: the move to make from each cell, and the path cost to the goals.
@@ -238,9 +239,28 @@ impl HierarchicalField {
         goals: &[Cell],
         budget: usize,
     ) -> Result<Self, HierarchyError> {
-        let route = CoarseRoute::search(graph, cost, goals)?;
-        let n = graph.sectors().len();
-        Ok(Self {
+        Self::new_on(graph, cost, goals, budget, in_order)
+    }
+
+    /// [`Self::new`] with the coarse route's pass over every sector spread over threads by
+    /// `run` (see [`CoarseRoute::search_on`]): the same request however `run` spreads it.
+    pub fn new_on<R>(
+        graph: &PortalGraph,
+        cost: &CostField,
+        goals: &[Cell],
+        budget: usize,
+        run: R,
+    ) -> Result<Self, HierarchyError>
+    where
+        R: Fn(usize, &(dyn Fn(usize) + Sync)),
+    {
+        let route = CoarseRoute::search_on(graph, cost, goals, run)?;
+        Ok(Self::with_route(route, graph.sectors().len(), budget))
+    }
+
+    /// A request with `route` on a graph of `n` sectors, no sector field built yet.
+    fn with_route(route: CoarseRoute, n: usize, budget: usize) -> Self {
+        Self {
             route,
             budget,
             frame: 0,
@@ -250,7 +270,7 @@ impl HierarchicalField {
             estimates: vec![None; n],
             held: n * ENTRY_OVERHEAD,
             stats: HierarchyStats::default(),
-        })
+        }
     }
 
     /// Moves the request to new `goals` (a moving goal: "chase the player"), keeping every
@@ -277,12 +297,28 @@ impl HierarchicalField {
         cost: &CostField,
         goals: &[Cell],
     ) -> Result<usize, HierarchyError> {
-        let route = CoarseRoute::search(graph, cost, goals)?;
+        self.retarget_on(graph, cost, goals, in_order)
+    }
+
+    /// [`Self::retarget`] with the coarse route's pass over every sector spread over
+    /// threads by `run` (see [`CoarseRoute::search_on`]): the same result however `run`
+    /// spreads it.
+    pub fn retarget_on<R>(
+        &mut self,
+        graph: &PortalGraph,
+        cost: &CostField,
+        goals: &[Cell],
+        run: R,
+    ) -> Result<usize, HierarchyError>
+    where
+        R: Fn(usize, &(dyn Fn(usize) + Sync)),
+    {
+        let route = CoarseRoute::search_on(graph, cost, goals, run)?;
         let sectors = *graph.sectors();
         let n = sectors.len();
         if self.fields.len() != n || self.route.version() != route.version() {
             // Another map or other costs: nothing can be kept.
-            let mut fresh = Self::new(graph, cost, goals, self.budget)?;
+            let mut fresh = Self::with_route(route, n, self.budget);
             fresh.frame = self.frame;
             fresh.stats = self.stats;
             *self = fresh;

@@ -27,7 +27,7 @@ struct SectorNodes {
     entry: Vec<u8>,
 }
 
-/// A contracted node as [`PortalGraph::complete_distances`] reads it: its id, its sector's
+/// A contracted node as [`PortalGraph::complete_sectors`] reads it: its id, its sector's
 /// first node and node count, and where its row of the sector's intra matrix starts in
 /// `intra_all` (looked up once per graph, not once per request).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,7 +66,7 @@ pub struct PortalGraph {
     /// Cost of stepping into node `n`'s cell from a neighbour ([`ORTHO_STEP`] times its cost).
     node_enter: Vec<u32>,
     /// Every sector's `intra` matrix, one after the other (sector `s`'s starts at
-    /// `intra_at[s]`): what [`Self::complete_distances`] reads for every request, in memory
+    /// `intra_at[s]`): what [`Self::complete_sectors`] reads for every request, in memory
     /// order rather than one allocation per sector.
     intra_at: Vec<u32>,
     intra_all: Vec<u32>,
@@ -76,10 +76,10 @@ pub struct PortalGraph {
     /// The node of every search index, in node order.
     search_node: Vec<u32>,
     /// The nodes the search does not visit, in node order, each with what
-    /// [`Self::complete_distances`] reads for it.
+    /// [`Self::complete_sectors`] reads for it.
     contracted: Vec<ContractedRow>,
-    /// `[c, p, enter cost of p]` for every contracted node `c` (in node order) and each of
-    /// its portal partners `p` (all kept).
+    /// `[c, search id of p, enter cost of p]` for every contracted node `c` (in node order)
+    /// and each of its portal partners `p` (all kept).
     crossings: Vec<[u32; 3]>,
     /// Incoming edges of search node `m`: `(p, cost of p -> m)` for `into[into_first[m]..
     /// into_first[m + 1]]`, both search indices, sorted by `p`, in one flat array.
@@ -372,7 +372,7 @@ impl PortalGraph {
     ///   itself), crossing into `m`.
     ///
     /// So the search settles about half as many nodes, with the same distances; the others'
-    /// follow from their neighbours ([`Self::complete_distances`]).
+    /// follow from their neighbours ([`Self::complete_sectors`]).
     ///
     /// Those edges read only `m`'s sector and the eight around it: a contracted node's
     /// partners lie in the sectors north and west of it, and `m`'s contracted partners in
@@ -408,6 +408,10 @@ impl PortalGraph {
                         .push([node as u32, p, self.node_enter[p as usize]]);
                 }
             }
+        }
+        // Partners by search id: a partner later in node order had none yet above.
+        for crossing in &mut self.crossings {
+            crossing[1] = self.search_id[crossing[1] as usize];
         }
         let kept = |node: u32| self.search_id(node) != CONTRACTED;
         // `(p, w)` for the paths into `to`, a node of sector `s`, that walk inside `s` from
@@ -544,29 +548,48 @@ impl PortalGraph {
         self.node_enter[node as usize]
     }
 
-    /// Given the exact distances of the kept nodes (and, for the others, their own seeds or
-    /// [`UNREACHABLE`]), makes every contracted node's distance exact: its cheapest way out
-    /// of its sector is inside it to some node, then either that node's distance (kept) or a
-    /// crossing to one of its partners (contracted; partners are kept).
-    pub(crate) fn complete_distances(&self, dist: &mut [u32]) {
-        // First the crossings: a contracted node's partners are all kept, so final.
-        for &[c, p, enter] in &self.crossings {
-            let via = enter.saturating_add(dist[p as usize]);
-            let c = c as usize;
+    /// The distances of the nodes of `sectors` (`dist[i]` is node `first + i`'s, `first`
+    /// the sectors' first node; on entry each contracted node's own seed or
+    /// [`UNREACHABLE`]), from the exact distances of the kept nodes (`kept`, by search id):
+    /// a kept node's is its own, and a contracted node's cheapest way out of its sector is
+    /// inside it to some node, then either that node's distance (kept) or a crossing to
+    /// one of its partners (contracted; partners are kept). Exact, and each range of
+    /// sectors is independent of the others, so they can be done on any threads.
+    pub(crate) fn complete_sectors(&self, sectors: Range<usize>, kept: &[u32], dist: &mut [u32]) {
+        let first = self.first[sectors.start];
+        let nodes = first..self.first[sectors.end];
+        debug_assert_eq!(dist.len(), nodes.len());
+        for (d, &id) in dist
+            .iter_mut()
+            .zip(&self.search_id[nodes.start as usize..nodes.end as usize])
+        {
+            if id != CONTRACTED {
+                *d = kept[id as usize];
+            }
+        }
+        // The crossings first: partners are kept, so final.
+        let from = self.crossings.partition_point(|c| c[0] < nodes.start);
+        let to = self.crossings.partition_point(|c| c[0] < nodes.end);
+        for &[c, p, enter] in &self.crossings[from..to] {
+            let via = enter.saturating_add(kept[p as usize]);
+            let c = (c - first) as usize;
             dist[c] = dist[c].min(via);
         }
         // Then a walk inside the sector to any of its nodes. Every candidate is the cost of a
         // real path, and the cheapest path is among them, whichever order the nodes of one
         // sector are done in.
-        for row in &self.contracted {
-            let (first, len, at) = (row.first as usize, row.len as usize, row.at as usize);
+        let from = self.contracted.partition_point(|r| r.node < nodes.start);
+        let to = self.contracted.partition_point(|r| r.node < nodes.end);
+        for row in &self.contracted[from..to] {
+            let (at, len) = (row.at as usize, row.len as usize);
+            let local = (row.first - first) as usize;
             let best = self.intra_all[at..at + len]
                 .iter()
-                .zip(&dist[first..first + len])
+                .zip(&dist[local..local + len])
                 .map(|(&w, &d)| w.saturating_add(d))
                 .min()
                 .unwrap_or(UNREACHABLE);
-            let c = row.node as usize;
+            let c = (row.node - first) as usize;
             dist[c] = dist[c].min(best);
         }
     }

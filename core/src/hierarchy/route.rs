@@ -6,6 +6,7 @@ use crate::flow::NO_DIRECTION;
 use crate::grid::Cell;
 use crate::integration::UNREACHABLE;
 use crate::terrain::WALL;
+use parking_lot::Mutex;
 
 use super::graph::CONTRACTED;
 use super::local::{LocalSearch, RadixHeap};
@@ -189,6 +190,53 @@ impl SectorWays {
     const CAPACITY: usize = 6;
 }
 
+/// A runner for the `*_on` methods without threads: every job in order.
+pub(crate) fn in_order(jobs: usize, job: &(dyn Fn(usize) + Sync)) {
+    (0..jobs).for_each(job);
+}
+
+/// How many sectors one job of [`CoarseRoute::search_on`]'s per-sector pass takes.
+const SECTORS_PER_JOB: usize = 256;
+
+/// One job of [`CoarseRoute::search_on`]'s per-sector pass: its sectors, their nodes'
+/// distances and their waypoint records, and the nodes of those with more than
+/// [`SectorWays::CAPACITY`] (`spilled` counts from this job's first).
+struct Part<'a> {
+    sectors: std::ops::Range<usize>,
+    dist: &'a mut [u32],
+    ways: &'a mut [SectorWays],
+    spill: Vec<(u32, u32)>,
+}
+
+impl Part<'_> {
+    /// The contracted nodes' distances (the kept ones' are `kept`, by search id), then the
+    /// waypoint records.
+    fn finish(&mut self, graph: &PortalGraph, kept: &[u32]) {
+        graph.complete_sectors(self.sectors.clone(), kept, self.dist);
+        let first = graph.sector_nodes(self.sectors.start).start;
+        for (s, rec) in self.sectors.clone().zip(self.ways.iter_mut()) {
+            let nodes = graph.sector_nodes(s);
+            let ways = nodes.clone().map(|node| {
+                let c = graph.node_cell(node);
+                (self.dist[(node - first) as usize], c.x | (c.y << 16))
+            });
+            *rec = SectorWays {
+                len: nodes.end - nodes.start,
+                first: nodes.start,
+                spilled: self.spill.len() as u32,
+                way: [(UNREACHABLE, 0); SectorWays::CAPACITY],
+            };
+            if rec.len as usize <= SectorWays::CAPACITY {
+                for (slot, w) in rec.way.iter_mut().zip(ways) {
+                    *slot = w;
+                }
+            } else {
+                self.spill.extend(ways);
+            }
+        }
+    }
+}
+
 impl CoarseRoute {
     /// Searches the graph from `goals` (goal cells that are walls are skipped).
     pub fn search(
@@ -196,6 +244,22 @@ impl CoarseRoute {
         cost: &CostField,
         goals: &[Cell],
     ) -> Result<Self, HierarchyError> {
+        Self::search_on(graph, cost, goals, in_order)
+    }
+
+    /// [`Self::search`] with the work after the search itself (a pass over every sector)
+    /// spread over threads: `run(jobs, job)` must call `job(i)` once for every `i` in
+    /// `0..jobs`, on any threads and in any order. The jobs are fixed batches of sectors
+    /// that write apart, so the route is the same however `run` spreads them.
+    pub fn search_on<R>(
+        graph: &PortalGraph,
+        cost: &CostField,
+        goals: &[Cell],
+        run: R,
+    ) -> Result<Self, HierarchyError>
+    where
+        R: Fn(usize, &(dyn Fn(usize) + Sync)),
+    {
         graph.check(cost)?;
         if !graph.is_current(cost) {
             return Err(HierarchyError::Stale {
@@ -282,34 +346,44 @@ impl CoarseRoute {
         } else {
             settle(graph, &mut near, &starts, &mut RadixHeap::default());
         }
-        for (&node, &d) in kept.iter().zip(&near) {
-            dist[node as usize] = d;
-        }
-        graph.complete_distances(&mut dist);
+        // The rest is per sector: the contracted nodes' distances, then each sector's
+        // waypoint record, in fixed batches of sectors on `run`'s threads.
+        let count = sectors.len();
+        let mut sector_ways = vec![SectorWays::default(); count];
+        let parts: Vec<Mutex<Part<'_>>> = {
+            let (mut dist, mut ways) = (dist.as_mut_slice(), sector_ways.as_mut_slice());
+            (0..count.div_ceil(SECTORS_PER_JOB))
+                .map(|job| {
+                    let range = job * SECTORS_PER_JOB..((job + 1) * SECTORS_PER_JOB).min(count);
+                    let nodes = graph.sector_nodes(range.end - 1).end
+                        - graph.sector_nodes(range.start).start;
+                    let (d, rest) = std::mem::take(&mut dist).split_at_mut(nodes as usize);
+                    let (w, more) = std::mem::take(&mut ways).split_at_mut(range.len());
+                    (dist, ways) = (rest, more);
+                    Mutex::new(Part {
+                        sectors: range,
+                        dist: d,
+                        ways: w,
+                        spill: Vec::new(),
+                    })
+                })
+                .collect()
+        };
+        run(parts.len(), &|job| parts[job].lock().finish(graph, &near));
+        // Each batch's spill after the ones before it.
         let mut spill = Vec::new();
-        let sector_ways = (0..sectors.len())
-            .map(|s| {
-                let nodes = graph.sector_nodes(s);
-                let ways = nodes.clone().map(|node| {
-                    let c = graph.node_cell(node);
-                    (dist[node as usize], c.x | (c.y << 16))
-                });
-                let mut rec = SectorWays {
-                    len: nodes.end - nodes.start,
-                    first: nodes.start,
-                    spilled: spill.len() as u32,
-                    way: [(UNREACHABLE, 0); SectorWays::CAPACITY],
-                };
-                if rec.len as usize <= SectorWays::CAPACITY {
-                    for (slot, w) in rec.way.iter_mut().zip(ways) {
-                        *slot = w;
+        for part in parts {
+            let part = part.into_inner();
+            if !part.spill.is_empty() {
+                let base = spill.len() as u32;
+                for rec in part.ways.iter_mut() {
+                    if rec.len as usize > SectorWays::CAPACITY {
+                        rec.spilled += base;
                     }
-                } else {
-                    spill.extend(ways);
                 }
-                rec
-            })
-            .collect();
+                spill.extend(part.spill);
+            }
+        }
         Ok(Self {
             sector_ways,
             spill,
@@ -469,6 +543,88 @@ fn octile(a: Cell, b: Cell) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::grid::Grid;
+
+    #[test]
+    fn the_per_sector_pass_on_threads_in_any_order_gives_the_same_route() {
+        // 200x200 cells in 625 sectors of 8x8 (three jobs), a third of them walls: many
+        // sectors have more nodes than a record holds, in every job, so each job's spill
+        // must land after the ones before it.
+        let (side, sector) = (200u32, 8u32);
+        let mut x = 99u32;
+        let costs: Vec<u8> = (0..side * side)
+            .map(|_| {
+                x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+                if (x >> 16) % 3 == 0 {
+                    WALL
+                } else {
+                    1 + (x >> 20) as u8 % 4
+                }
+            })
+            .collect();
+        let cost = CostField::from_costs(&Grid::new(side, side).unwrap(), &costs).unwrap();
+        let graph = PortalGraph::build(&cost, sector).unwrap();
+        // Three passable goals in three sectors far apart.
+        let goals: Vec<Cell> = [(100, 100), (3, 190), (150, 20)]
+            .iter()
+            .map(|&(x, y)| {
+                (x..side)
+                    .map(|x| Cell::new(x, y))
+                    .find(|&c| cost.get(c) != WALL)
+                    .unwrap()
+            })
+            .collect();
+        let route = CoarseRoute::search(&graph, &cost, &goals).unwrap();
+        let jobs = graph.sectors().len().div_ceil(SECTORS_PER_JOB);
+        assert_eq!(jobs, 3);
+        let spilled_in = |job: usize| {
+            let range = job * SECTORS_PER_JOB..((job + 1) * SECTORS_PER_JOB).min(625);
+            route.sector_ways[range]
+                .iter()
+                .filter(|rec| rec.len as usize > SectorWays::CAPACITY)
+                .count()
+        };
+        assert!((0..jobs).all(|job| spilled_in(job) > 0));
+        // Last job first, on two threads; and every job on its own thread.
+        let reversed = |jobs: usize, job: &(dyn Fn(usize) + Sync)| {
+            std::thread::scope(|scope| {
+                scope.spawn(|| (0..jobs).rev().step_by(2).for_each(job));
+                scope.spawn(|| (0..jobs).rev().skip(1).step_by(2).for_each(job));
+            });
+        };
+        let each_own = |jobs: usize, job: &(dyn Fn(usize) + Sync)| {
+            std::thread::scope(|scope| {
+                for i in 0..jobs {
+                    scope.spawn(move || job(i));
+                }
+            });
+        };
+        for spread in [
+            CoarseRoute::search_on(&graph, &cost, &goals, reversed).unwrap(),
+            CoarseRoute::search_on(&graph, &cost, &goals, each_own).unwrap(),
+        ] {
+            assert_eq!(spread, route);
+        }
+        // And every node's waypoint record holds its distance and cell.
+        for s in 0..graph.sectors().len() {
+            let rec = &route.sector_ways[s];
+            let way = if rec.len as usize <= SectorWays::CAPACITY {
+                &rec.way[..rec.len as usize]
+            } else {
+                &route.spill[rec.spilled as usize..(rec.spilled + rec.len) as usize]
+            };
+            let expected: Vec<(u32, u32)> = graph
+                .sector_nodes(s)
+                .map(|n| {
+                    (
+                        route.distance(n),
+                        graph.node_cell(n).x | (graph.node_cell(n).y << 16),
+                    )
+                })
+                .collect();
+            assert_eq!(way, expected.as_slice(), "sector {s}");
+        }
+    }
 
     #[test]
     fn octile_is_diagonal_steps_then_straight_ones() {

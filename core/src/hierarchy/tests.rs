@@ -29,6 +29,15 @@ fn arb_map() -> impl Strategy<Value = Map> {
     })
 }
 
+/// A runner for `*_on` methods: the jobs on two threads, each taking every other one,
+/// last first.
+fn on_two_threads_in_reverse(jobs: usize, job: &(dyn Fn(usize) + Sync)) {
+    std::thread::scope(|scope| {
+        scope.spawn(|| (0..jobs).rev().filter(|i| i % 2 == 0).for_each(job));
+        scope.spawn(|| (0..jobs).rev().filter(|i| i % 2 == 1).for_each(job));
+    });
+}
+
 fn field(w: u32, h: u32, costs: &[u8]) -> CostField {
     CostField::from_costs(&Grid::new(w, h).unwrap(), costs).unwrap()
 }
@@ -146,6 +155,10 @@ proptest! {
         prop_assume!(cost.is_passable(goal));
         let graph = PortalGraph::build(&cost, s).unwrap();
         let route = CoarseRoute::search(&graph, &cost, &[goal]).unwrap();
+        // Its per-sector pass (in batches of 256 sectors: up to 3 here) spread over threads
+        // gives the same route.
+        let spread = CoarseRoute::search_on(&graph, &cost, &[goal], on_two_threads_in_reverse);
+        prop_assert_eq!(spread.as_ref(), Ok(&route));
         let gs = graph.sectors().sector_of(goal);
         let inside = dijkstra_binary_heap(&only_sector(&cost, graph.sectors().bounds(gs)), &[goal]);
         let n = graph.node_count();
@@ -220,13 +233,7 @@ proptest! {
         for &sector in &sectors {
             one_by_one.ensure_sector(&graph, &cost, sector).unwrap();
         }
-        let on_threads = |jobs: usize, job: &(dyn Fn(usize) + Sync)| {
-            std::thread::scope(|scope| {
-                scope.spawn(|| (0..jobs).rev().filter(|i| i % 2 == 0).for_each(job));
-                scope.spawn(|| (0..jobs).rev().filter(|i| i % 2 == 1).for_each(job));
-            });
-        };
-        together.ensure_sectors(&graph, &cost, &sectors, on_threads).unwrap();
+        together.ensure_sectors(&graph, &cost, &sectors, on_two_threads_in_reverse).unwrap();
         prop_assert_eq!(one_by_one.cache(), together.cache());
         prop_assert_eq!(one_by_one.stats(), together.stats());
     }
