@@ -81,22 +81,34 @@ fn fields(c: &mut Criterion) {
     group.bench_function("horde_integration", |b| {
         b.iter(|| integration.rebuild(cost, black_box(&[goal])).unwrap())
     });
-    let pool = WorkerPool::new(2).unwrap();
+    // The exact parallel field (and below, the flow rows) on pools of 2 threads, and of 4,
+    // 8 and 16 where the machine has that many cores.
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let pools: Vec<WorkerPool> = [2, 4, 8, 16]
+        .into_iter()
+        .filter(|&t| t == 2 || t <= cores)
+        .map(|t| WorkerPool::new(t).unwrap())
+        .collect();
     let mut parallel = ParallelIntegration::default();
     let mut check = IntegrationField::unreachable(cost);
-    parallel
-        .rebuild(&pool, cost, &[goal], &mut check)
-        .unwrap()
-        .unwrap();
-    assert_eq!(check, integration);
-    group.bench_function("horde_integration_2_threads", |b| {
-        b.iter(|| {
-            parallel
-                .rebuild(&pool, cost, black_box(&[goal]), &mut check)
-                .unwrap()
-                .unwrap()
-        })
-    });
+    for pool in &pools {
+        parallel
+            .rebuild(pool, cost, &[goal], &mut check)
+            .unwrap()
+            .unwrap();
+        assert_eq!(check, integration);
+        group.bench_function(
+            format!("horde_integration_{}_threads", pool.threads()),
+            |b| {
+                b.iter(|| {
+                    parallel
+                        .rebuild(pool, cost, black_box(&[goal]), &mut check)
+                        .unwrap()
+                        .unwrap()
+                })
+            },
+        );
+    }
     group.bench_function("binary_heap_dijkstra", |b| {
         b.iter(|| reference::dijkstra_binary_heap(cost, black_box(&[goal])))
     });
@@ -112,15 +124,17 @@ fn fields(c: &mut Criterion) {
         b.iter(|| fill_direction_rows(cost, &integration, 0..cost.height(), flow.bytes_mut()))
     });
     let width = cost.width() as usize;
-    group.bench_function("horde_flow_rows_2_threads", |b| {
-        b.iter(|| {
-            pool.for_each_chunk_mut(flow.bytes_mut(), 64 * width, |_, range, chunk| {
-                let rows = (range.start / width) as u32..(range.end / width) as u32;
-                fill_direction_rows(cost, &integration, rows, chunk);
+    for pool in &pools {
+        group.bench_function(format!("horde_flow_rows_{}_threads", pool.threads()), |b| {
+            b.iter(|| {
+                pool.for_each_chunk_mut(flow.bytes_mut(), 64 * width, |_, range, chunk| {
+                    let rows = (range.start / width) as u32..(range.end / width) as u32;
+                    fill_direction_rows(cost, &integration, rows, chunk);
+                })
+                .unwrap()
             })
-            .unwrap()
-        })
-    });
+        });
+    }
     // Incremental repair: a 4x4 block of walls placed, then removed (each iteration does one
     // edit and its repair), against full rebuilds in the same run. The cost of an exact
     // repair is the number of cells whose distance changes: a block near the goal shadows a
