@@ -1,5 +1,7 @@
 //! Integration and flow fields on a 1024x1024 map, side by side with a plain binary-heap
-//! Dijkstra and the `pathfinding` crate's `dijkstra_all` on the same graph, in one run.
+//! Dijkstra and the `pathfinding` crate's `dijkstra_all` on the same graph, in one run. The
+//! exact parallel field and the flow rows also run on worker pools of 2 threads, and of 4, 8
+//! and 16 where the machine has the cores.
 //!
 //! Uses `Cauldron.map` from `../shared/data/movingai` when present, else a generated level
 //! of the same size. Run: `cargo bench --bench fields`.

@@ -1,12 +1,13 @@
 //! [`CoarseRoute`]: distance to the goals of every portal node, by Dijkstra on the graph.
 
+use parking_lot::Mutex;
+
 use crate::cost_field::CostField;
 use crate::direction::{DIAG_STEP, ORTHO_STEP};
 use crate::flow::NO_DIRECTION;
 use crate::grid::Cell;
 use crate::integration::UNREACHABLE;
 use crate::terrain::WALL;
-use parking_lot::Mutex;
 
 use super::graph::CONTRACTED;
 use super::local::{LocalSearch, RadixHeap};
@@ -578,7 +579,8 @@ mod tests {
         let jobs = graph.sectors().len().div_ceil(SECTORS_PER_JOB);
         assert_eq!(jobs, 3);
         let spilled_in = |job: usize| {
-            let range = job * SECTORS_PER_JOB..((job + 1) * SECTORS_PER_JOB).min(625);
+            let range =
+                job * SECTORS_PER_JOB..((job + 1) * SECTORS_PER_JOB).min(graph.sectors().len());
             route.sector_ways[range]
                 .iter()
                 .filter(|rec| rec.len as usize > SectorWays::CAPACITY)
