@@ -37,6 +37,11 @@ const UNITS: usize = 100_000;
 /// Memory budget of the sector fields (the limit).
 const BUDGET: usize = 64 << 20;
 
+/// `HierarchicalField::new_on`'s runner on `pool`: one pool batch per job.
+fn on_pool(pool: &WorkerPool) -> impl Fn(usize, &(dyn Fn(usize) + Sync)) + Copy + '_ {
+    move |jobs, job| pool.for_each_batch(jobs, 1, |i, _| job(i)).unwrap()
+}
+
 /// The generated level of `side` x `side` cells these benches use.
 fn level(side: u32) -> Map {
     let config = LevelConfig::default()
@@ -129,15 +134,17 @@ fn hierarchy(c: &mut Criterion) {
     // batches of the frame's size) on a persistent pool of 2 threads, as the frame's stages
     // would on two, and of 4, 8 and 16 where the machine has that many cores.
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let pools: Vec<WorkerPool> = [2, 4, 8, 16]
+        .into_iter()
+        .filter(|&t| t == 2 || t <= cores)
+        .map(|t| WorkerPool::new(t).unwrap())
+        .collect();
     let batch = SimConfig::default().batch_size;
-    for threads in [2, 4, 8, 16].into_iter().filter(|&t| t == 2 || t <= cores) {
-        let pool = WorkerPool::new(threads).unwrap();
+    for pool in &pools {
+        let (threads, run) = (pool.threads(), on_pool(pool));
         group.bench_function(
             format!("request_until_100k_units_in_map_order_have_a_direction_on_{threads}_threads"),
             |b| {
-                let run = |jobs: usize, job: &(dyn Fn(usize) + Sync)| {
-                    pool.for_each_batch(jobs, 1, |i, _| job(i)).unwrap();
-                };
                 b.iter(|| {
                     let nav =
                         HierarchicalField::new_on(&graph, cost, black_box(&[goal]), BUDGET, run)
@@ -159,12 +166,9 @@ fn hierarchy(c: &mut Criterion) {
     group.bench_function("coarse_route_only", |b| {
         b.iter(|| HierarchicalField::new(&graph, cost, black_box(&[goal]), BUDGET).unwrap())
     });
-    for threads in [2, 4, 8, 16].into_iter().filter(|&t| t == 2 || t <= cores) {
-        let pool = WorkerPool::new(threads).unwrap();
+    for pool in &pools {
+        let (threads, run) = (pool.threads(), on_pool(pool));
         group.bench_function(format!("coarse_route_only_on_{threads}_threads"), |b| {
-            let run = |jobs: usize, job: &(dyn Fn(usize) + Sync)| {
-                pool.for_each_batch(jobs, 1, |i, _| job(i)).unwrap();
-            };
             b.iter(|| {
                 HierarchicalField::new_on(&graph, cost, black_box(&[goal]), BUDGET, run).unwrap()
             })
