@@ -13,9 +13,11 @@ use std::path::Path;
 use criterion::{Criterion, criterion_group, criterion_main};
 use horde::{
     Cell, CostField, Direction, FlowConfig, FlowField, IntegrationField, Layer, LevelConfig, Map,
-    ParallelIntegration, WALL, WorkerPool, fill_direction_rows, generate_level, load_map,
-    reference,
+    ParallelIntegration, WALL, fill_direction_rows, generate_level, load_map, reference,
 };
+#[path = "common/pools.rs"]
+mod pools;
+use pools::pools_up_to_cores;
 
 fn bench_map() -> (String, Map) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/movingai/Cauldron.map");
@@ -83,14 +85,8 @@ fn fields(c: &mut Criterion) {
     group.bench_function("horde_integration", |b| {
         b.iter(|| integration.rebuild(cost, black_box(&[goal])).unwrap())
     });
-    // The exact parallel field (and below, the flow rows) on pools of 2 threads, and of 4,
-    // 8 and 16 where the machine has that many cores.
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let pools: Vec<WorkerPool> = [2, 4, 8, 16]
-        .into_iter()
-        .filter(|&t| t == 2 || t <= cores)
-        .map(|t| WorkerPool::new(t).unwrap())
-        .collect();
+    // The exact parallel field (and below, the flow rows) on each pool.
+    let pools = pools_up_to_cores();
     let mut parallel = ParallelIntegration::default();
     let mut check = IntegrationField::unreachable(cost);
     for pool in &pools {

@@ -31,6 +31,9 @@ use horde::{
 };
 use rand_core::{RngCore, SeedableRng};
 use rand_pcg::Pcg64;
+#[path = "common/pools.rs"]
+mod pools;
+use pools::pools_up_to_cores;
 
 const SIDE: u32 = 4096;
 const UNITS: usize = 100_000;
@@ -133,12 +136,7 @@ fn hierarchy(c: &mut Criterion) {
     // same request with the route's pass over the sectors and the units (in map order, in
     // batches of the frame's size) on a persistent pool of 2 threads, as the frame's stages
     // would on two, and of 4, 8 and 16 where the machine has that many cores.
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let pools: Vec<WorkerPool> = [2, 4, 8, 16]
-        .into_iter()
-        .filter(|&t| t == 2 || t <= cores)
-        .map(|t| WorkerPool::new(t).unwrap())
-        .collect();
+    let pools = pools_up_to_cores();
     let batch = SimConfig::default().batch_size;
     for pool in &pools {
         let (threads, run) = (pool.threads(), on_pool(pool));

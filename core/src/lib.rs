@@ -25,6 +25,12 @@ mod steering;
 mod terrain;
 mod unit;
 
+/// A runner for the methods that take one (`run(jobs, job)` must call `job(i)` once for every
+/// `i` in `0..jobs`), for callers without threads: every job in order on the calling thread.
+pub(crate) fn in_order(jobs: usize, job: &(dyn Fn(usize) + Sync)) {
+    (0..jobs).for_each(job);
+}
+
 pub use clearance::Clearance;
 pub use cost_field::{CostField, CostFieldError};
 pub use direction::{DIAG_STEP, Direction, ORTHO_STEP};

@@ -5,6 +5,7 @@ use glam::Vec2;
 use parking_lot::Mutex;
 
 use crate::grid::Grid;
+use crate::in_order;
 
 /// Why a [`SpatialGrid`] could not be made or rebuilt.
 #[derive(Clone, Copy, Debug, PartialEq, thiserror::Error)]
@@ -360,7 +361,7 @@ impl SpatialGrid {
     /// stable counting sort: count per bucket, prefix sums, then place the units from last to
     /// first. On error (a bucket that does not exist, too many units) the grid is left empty.
     pub fn rebuild_from_buckets(&mut self, buckets: &[u32]) -> Result<(), SpatialGridError> {
-        self.rebuild_from_buckets_in(buckets, 1, |jobs, job| (0..jobs).for_each(job))
+        self.rebuild_from_buckets_in(buckets, 1, in_order)
     }
 
     /// [`rebuild_from_buckets`](Self::rebuild_from_buckets) cut into jobs for a caller that

@@ -26,12 +26,12 @@ use crate::cost_field::CostField;
 use crate::direction::{DIAG_STEP, Direction, ORTHO_STEP};
 use crate::flow::NO_DIRECTION;
 use crate::grid::{Cell, Grid};
+use crate::in_order;
 use crate::integration::UNREACHABLE;
 use crate::stamp::next_stamp;
 use crate::unit::CellMemo;
 
 use super::local::{LocalSearch, Seed};
-use super::route::in_order;
 use super::{CoarseRoute, HierarchyError, PortalGraph, SectorBounds, SectorGrid};
 
 /// One sector's field: the move to make from each cell, and the path cost to the goals.
@@ -542,9 +542,7 @@ impl HierarchicalField {
             f.last_used = self.frame;
             return Ok(());
         }
-        self.ensure_sectors(graph, cost, &[sector], |jobs, job| {
-            (0..jobs).for_each(job);
-        })
+        self.ensure_sectors(graph, cost, &[sector], in_order)
     }
 
     /// Marks the fields of `sectors` used this frame, as [`Self::ensure_sector`] does, but

@@ -6,6 +6,7 @@ use crate::cost_field::CostField;
 use crate::direction::{DIAG_STEP, ORTHO_STEP};
 use crate::flow::NO_DIRECTION;
 use crate::grid::Cell;
+use crate::in_order;
 use crate::integration::UNREACHABLE;
 use crate::terrain::WALL;
 
@@ -189,11 +190,6 @@ struct SectorWays {
 
 impl SectorWays {
     const CAPACITY: usize = 6;
-}
-
-/// A runner for the `*_on` methods without threads: every job in order.
-pub(crate) fn in_order(jobs: usize, job: &(dyn Fn(usize) + Sync)) {
-    (0..jobs).for_each(job);
 }
 
 /// How many sectors one job of [`CoarseRoute::search_on`]'s per-sector pass takes.
@@ -456,6 +452,18 @@ impl CoarseRoute {
             .0
     }
 
+    /// The `(distance, x | y << 16)` of the nodes of the sector whose record is `rec`: in
+    /// the record itself, or in `spill` when they do not fit.
+    #[inline(always)]
+    fn nodes_of<'a>(&'a self, rec: &'a SectorWays) -> &'a [(u32, u32)] {
+        let len = rec.len as usize;
+        if len <= SectorWays::CAPACITY {
+            &rec.way[..len]
+        } else {
+            &self.spill[rec.spilled as usize..rec.spilled as usize + len]
+        }
+    }
+
     /// [`Self::waypoint`] for `cell` in sector `s`, with the estimate that chose it (the
     /// route's cost from the chosen node or goal plus the octile cost to it; 0 on a goal).
     /// `None` where no node of the sector has a route.
@@ -482,12 +490,7 @@ impl CoarseRoute {
             }
         }
         let rec = &self.sector_ways[s];
-        let len = rec.len as usize;
-        let way = if len <= SectorWays::CAPACITY {
-            &rec.way[..len]
-        } else {
-            &self.spill[rec.spilled as usize..rec.spilled as usize + len]
-        };
+        let way = self.nodes_of(rec);
         // Sums in 64 bits cannot overflow, and one at or above UNREACHABLE is never below
         // `best`: the same choice as saturating 32-bit sums (a node without a route has
         // distance UNREACHABLE), without a branch per node.
@@ -545,6 +548,7 @@ fn octile(a: Cell, b: Cell) -> u32 {
 mod tests {
     use super::*;
     use crate::grid::Grid;
+    use crate::hierarchy::tests::on_two_threads_in_reverse;
 
     #[test]
     fn the_per_sector_pass_on_threads_in_any_order_gives_the_same_route() {
@@ -588,12 +592,6 @@ mod tests {
         };
         assert!((0..jobs).all(|job| spilled_in(job) > 0));
         // Last job first, on two threads; and every job on its own thread.
-        let reversed = |jobs: usize, job: &(dyn Fn(usize) + Sync)| {
-            std::thread::scope(|scope| {
-                scope.spawn(|| (0..jobs).rev().step_by(2).for_each(job));
-                scope.spawn(|| (0..jobs).rev().skip(1).step_by(2).for_each(job));
-            });
-        };
         let each_own = |jobs: usize, job: &(dyn Fn(usize) + Sync)| {
             std::thread::scope(|scope| {
                 for i in 0..jobs {
@@ -602,19 +600,14 @@ mod tests {
             });
         };
         for spread in [
-            CoarseRoute::search_on(&graph, &cost, &goals, reversed).unwrap(),
+            CoarseRoute::search_on(&graph, &cost, &goals, on_two_threads_in_reverse).unwrap(),
             CoarseRoute::search_on(&graph, &cost, &goals, each_own).unwrap(),
         ] {
             assert_eq!(spread, route);
         }
         // And every node's waypoint record holds its distance and cell.
         for s in 0..graph.sectors().len() {
-            let rec = &route.sector_ways[s];
-            let way = if rec.len as usize <= SectorWays::CAPACITY {
-                &rec.way[..rec.len as usize]
-            } else {
-                &route.spill[rec.spilled as usize..(rec.spilled + rec.len) as usize]
-            };
+            let way = route.nodes_of(&route.sector_ways[s]);
             let expected: Vec<(u32, u32)> = graph
                 .sector_nodes(s)
                 .map(|n| {
