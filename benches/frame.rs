@@ -3,7 +3,9 @@
 //! fields; 10k, 100k and 1M units on 1 and 2 threads; 100k units spawned in a random order,
 //! in 8 groups with goals of their own, with one giant among them, with 500 force fields,
 //! with a giant spawned first, of radius 1.2, and of radius 1.2 after a small first unit;
-//! each stage alone at 100k on 2 threads.
+//! each stage alone at 100k on 2 threads; and 100k on 2 threads after 2000 frames, the crowd
+//! packed at its goal. Every case measures frames within a fixed stretch of its scenario
+//! (the first 100 after spawning, or after the 2000): see `Window`.
 //!
 //! Also `bucket_sort`: the bucket sort alone, cut into 1, 2, 8 and 16 bands, run on one
 //! thread (the work the threads share); and `machine`: what a second thread adds to
@@ -14,14 +16,87 @@
 #![allow(missing_docs)] // criterion_group! generates undocumented functions
 
 use std::hint::black_box;
+use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use glam::Vec2;
-use horde::{Position, SpatialGrid};
+use horde::{Position, Simulation, Snapshot, SpatialGrid};
 
 #[path = "common/frame_scenario.rs"]
 mod frame_scenario;
 use frame_scenario::{Crowd, scenario, scenario_with};
+
+/// Frames measured within a fixed stretch of a scenario. Stepping one simulation for as long
+/// as criterion asks would measure a crowd that keeps packing at its goal, so a different
+/// state for every run length: at 100k units on 2 threads (`WARMUP=N
+/// examples/frame_stages`) the frame grows from 3.9 ms over the first 100 frames to 4.5 at
+/// frame 300, 5.1 at 600, 6.0 at 1200 and 7.5 at 2000, the candidates for separation from
+/// 1.6 to 8 a unit. So every [`WINDOW`] frames the simulation is put back to the state it
+/// had at the start (untimed), and the frame after the restore, which rebuilds the flow
+/// fields, is not timed either.
+struct Window {
+    start: Snapshot,
+    threads: usize,
+    sim: Simulation,
+    left: u32,
+}
+
+/// Frames measured from one start before going back to it.
+const WINDOW: u32 = 100;
+
+impl Window {
+    /// Windows that start from `sim`'s present state.
+    fn new(sim: Simulation, threads: usize) -> Self {
+        Self {
+            start: sim.snapshot(),
+            threads,
+            sim,
+            left: WINDOW,
+        }
+    }
+
+    /// Puts the simulation back to the window's start when the window is over (untimed).
+    fn next_frame(&mut self) {
+        if self.left == 0 {
+            self.sim = Simulation::from_snapshot(&self.start, self.threads)
+                .expect("the start restores");
+            self.sim.step(DT).expect("the frame runs");
+            self.left = WINDOW - 1;
+        }
+        self.left -= 1;
+    }
+
+    /// `iters` frames' wall time, as criterion's `iter_custom` wants it; `after` runs after
+    /// each frame, timed with it.
+    fn frames(&mut self, iters: u64, after: impl Fn()) -> Duration {
+        (0..iters)
+            .map(|_| {
+                self.next_frame();
+                let t = Instant::now();
+                black_box(self.sim.step(DT).expect("the frame runs").total());
+                after();
+                t.elapsed()
+            })
+            .sum()
+    }
+
+    /// `iters` frames' time in `stage`, from the job graph's report.
+    fn stage(&mut self, iters: u64, stage: &str) -> Duration {
+        (0..iters)
+            .map(|_| {
+                self.next_frame();
+                let report = self.sim.step(DT).expect("the frame runs");
+                report.stage(stage).unwrap_or_default()
+            })
+            .sum()
+    }
+}
+
+const DT: f32 = 1.0 / 60.0;
+
+/// The scenario after its crowd has walked for [`PACKED_AFTER`] frames: most units stand
+/// packed around the goal.
+const PACKED_AFTER: u32 = 2000;
 
 fn frame(c: &mut Criterion) {
     let mut group = c.benchmark_group("frame");
@@ -31,14 +106,25 @@ fn frame(c: &mut Criterion) {
             if units == 1_000_000 && threads == 1 {
                 continue; // keeps the bench run short; the 2-thread figure is the target
             }
-            let mut sim = scenario(units, threads);
+            let mut window = Window::new(scenario(units, threads), threads);
             group.bench_with_input(
                 BenchmarkId::new(format!("{threads}_threads"), units),
                 &units,
-                |b, _| b.iter(|| black_box(sim.step(1.0 / 60.0).unwrap().total())),
+                |b, _| b.iter_custom(|iters| window.frames(iters, || {})),
             );
         }
     }
+    // The same 100k crowd later, packed at its goal (about 8 candidates for separation a
+    // unit against 1.6 while it walks).
+    let mut packed = scenario(100_000, 2);
+    for _ in 0..PACKED_AFTER {
+        packed.step(DT).expect("the frame runs");
+    }
+    let mut window = Window::new(packed, 2);
+    group.bench_function(
+        format!("2_threads_after_{PACKED_AFTER}_frames/100000"),
+        |b| b.iter_custom(|iters| window.frames(iters, || {})),
+    );
     // The same crowd spawned in a random order: the scenario's first frame sorts the units'
     // storage into map order. And with one unit of radius 3 among the 0.45 ones: it goes to
     // the large units' own buckets. Both should run as fast as the plain 2-thread row.
@@ -86,15 +172,16 @@ fn frame(c: &mut Criterion) {
         ("radius_1.2_after_a_small_unit", big_after_small),
     ];
     for (name, crowd) in cases {
-        let mut sim = scenario_with(100_000, 2, crowd);
+        let mut window = Window::new(scenario_with(100_000, 2, crowd), 2);
         group.bench_function(format!("2_threads_{name}/100000"), |b| {
-            b.iter(|| black_box(sim.step(1.0 / 60.0).unwrap().total()))
+            b.iter_custom(|iters| window.frames(iters, || {}))
         });
     }
-    // Per stage: the same frames, timed by the job graph's per-stage report (criterion's
-    // custom timing), so a regression in one stage shows up under that stage's name.
-    let mut sim = scenario(100_000, 2);
-    let stages: Vec<String> = sim
+    // Per stage: the same frames, timed by the job graph's per-stage report, so a
+    // regression in one stage shows up under that stage's name.
+    let mut window = Window::new(scenario(100_000, 2), 2);
+    let stages: Vec<String> = window
+        .sim
         .horde()
         .stage_times()
         .into_iter()
@@ -102,25 +189,16 @@ fn frame(c: &mut Criterion) {
         .collect();
     for stage in stages {
         group.bench_function(BenchmarkId::new(format!("stage_{stage}"), 100_000), |b| {
-            b.iter_custom(|iters| {
-                let mut total = std::time::Duration::ZERO;
-                for _ in 0..iters {
-                    let report = sim.step(1.0 / 60.0).unwrap();
-                    total += report.stage(&stage).unwrap_or_default();
-                }
-                total
-            })
+            b.iter_custom(|iters| window.stage(iters, &stage))
         });
     }
-    // Profiling cost: the same 100k frame with puffin scopes on, next to the 2-thread row
+    // Profiling cost: the same 100k frames with puffin scopes on, next to the 2-thread row
     // above (the target is at most 3% apart).
-    let mut sim = scenario(100_000, 2);
+    let mut window = Window::new(scenario(100_000, 2), 2);
     puffin::set_scopes_on(true);
     group.bench_function("2_threads_puffin_on/100000", |b| {
-        b.iter(|| {
-            let t = black_box(sim.step(1.0 / 60.0).unwrap().total());
-            puffin::GlobalProfiler::lock().new_frame();
-            t
+        b.iter_custom(|iters| {
+            window.frames(iters, || puffin::GlobalProfiler::lock().new_frame())
         })
     });
     puffin::set_scopes_on(false);
