@@ -58,8 +58,8 @@ impl Window {
     /// Puts the simulation back to the window's start when the window is over (untimed).
     fn next_frame(&mut self) {
         if self.left == 0 {
-            self.sim = Simulation::from_snapshot(&self.start, self.threads)
-                .expect("the start restores");
+            self.sim =
+                Simulation::from_snapshot(&self.start, self.threads).expect("the start restores");
             self.sim.step(DT).expect("the frame runs");
             self.left = WINDOW - 1;
         }
@@ -197,9 +197,7 @@ fn frame(c: &mut Criterion) {
     let mut window = Window::new(scenario(100_000, 2), 2);
     puffin::set_scopes_on(true);
     group.bench_function("2_threads_puffin_on/100000", |b| {
-        b.iter_custom(|iters| {
-            window.frames(iters, || puffin::GlobalProfiler::lock().new_frame())
-        })
+        b.iter_custom(|iters| window.frames(iters, || puffin::GlobalProfiler::lock().new_frame()))
     });
     puffin::set_scopes_on(false);
     group.finish();
