@@ -12,8 +12,8 @@
 //! `DEATHS=N` kills N random units before every frame (the last lines give the slowest frame
 //! and how many frames sorted the storage); `PUFFIN=1` turns puffin's scopes on and ends a
 //! puffin frame after every frame, as a profiled game would; `WARMUP=N` first runs N frames
-//! unmeasured (criterion's frame bench runs hundreds: by then the crowd has reached the goal
-//! and jams there, which these later frames show).
+//! unmeasured (the crowd walks to its goal and packs there, and each frame costs more than
+//! the one before: the frame bench's `2_threads_after_2000_frames` row measures such frames).
 
 #[path = "../benches/common/frame_scenario.rs"]
 mod frame_scenario;
