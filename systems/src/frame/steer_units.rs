@@ -211,9 +211,9 @@ impl<'a> Frame<'a> {
         // Step 5: separation, and whether an arrived friend is touching us: a loop over
         // contiguous slices with local accumulators, the hottest of the frame. The square
         // root and the division are taken only inside the range: in a packed crowd most
-        // candidates are outside it (four of about ten in a lattice), and computing them for
-        // every candidate, to keep the loop free of branches, cost more than the branch
-        // (LLVM turns the select back into one on x86 anyway).
+        // candidates are outside it (nine of thirteen in the 1M lattice), and computing
+        // them for every candidate, to keep the loop free of branches, cost more than the
+        // branch (LLVM turns the select back into one on x86 anyway).
         let mut separation = Vec2::ZERO;
         let mut touching_arrived = false;
         let mut stacked = false;
