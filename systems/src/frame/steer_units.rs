@@ -226,7 +226,7 @@ impl<'a> Frame<'a> {
                 let inside = d2 < range * range && other.id != id;
                 if inside {
                     let d = d2.sqrt();
-                    // separation_strength(), divided by d to normalise `away`.
+                    // `separation_push`'s strength, divided by d to normalise `away`.
                     let ramp = touch * (sc.separation_range - 1.0).max(0.05);
                     if d > 1e-6 {
                         separation += away * ((range - d) / (ramp * d));
