@@ -239,11 +239,13 @@ impl HierarchicalField {
         goals: &[Cell],
         budget: usize,
     ) -> Result<Self, HierarchyError> {
-        Self::new_on(graph, cost, goals, budget, in_order)
+        let route = CoarseRoute::search(graph, cost, goals)?;
+        Ok(Self::with_route(route, graph.sectors().len(), budget))
     }
 
-    /// [`Self::new`] with the coarse route's pass over every sector spread over threads by
-    /// `run` (see [`CoarseRoute::search_on`]): the same request however `run` spreads it.
+    /// [`Self::new`] with the coarse route's search and its pass over every sector spread
+    /// over threads by `run` (see [`CoarseRoute::search_on`]): the same request however
+    /// `run` spreads it.
     pub fn new_on<R>(
         graph: &PortalGraph,
         cost: &CostField,
@@ -297,12 +299,13 @@ impl HierarchicalField {
         cost: &CostField,
         goals: &[Cell],
     ) -> Result<usize, HierarchyError> {
-        self.retarget_on(graph, cost, goals, in_order)
+        let route = CoarseRoute::search(graph, cost, goals)?;
+        Ok(self.retarget_to(graph, route))
     }
 
-    /// [`Self::retarget`] with the coarse route's pass over every sector spread over
-    /// threads by `run` (see [`CoarseRoute::search_on`]): the same result however `run`
-    /// spreads it.
+    /// [`Self::retarget`] with the coarse route's search and its pass over every sector
+    /// spread over threads by `run` (see [`CoarseRoute::search_on`]): the same result
+    /// however `run` spreads it.
     pub fn retarget_on<R>(
         &mut self,
         graph: &PortalGraph,
@@ -314,6 +317,11 @@ impl HierarchicalField {
         R: Fn(usize, &(dyn Fn(usize) + Sync)),
     {
         let route = CoarseRoute::search_on(graph, cost, goals, run)?;
+        Ok(self.retarget_to(graph, route))
+    }
+
+    /// [`Self::retarget`] once the new goals' route is searched.
+    fn retarget_to(&mut self, graph: &PortalGraph, route: CoarseRoute) -> usize {
         let sectors = *graph.sectors();
         let n = sectors.len();
         if self.fields.len() != n || self.route.version() != route.version() {
@@ -322,7 +330,7 @@ impl HierarchicalField {
             fresh.frame = self.frame;
             fresh.stats = self.stats;
             *self = fresh;
-            return Ok(0);
+            return 0;
         }
         let old = std::mem::replace(&mut self.route, route);
         let shift: Vec<Shift> = (0..n)
@@ -393,7 +401,7 @@ impl HierarchicalField {
             }
         }
         self.stats.fields_kept += kept as u64;
-        Ok(kept)
+        kept
     }
 
     /// The coarse route.

@@ -108,6 +108,186 @@ impl MonotoneQueue for BucketRing {
     }
 }
 
+impl BucketRing {
+    /// Queues `item` with `key`, which may lie below the bucket being drained (a band of
+    /// [`settle_in_bands`] learns of a shorter path from another band): draining starts
+    /// again from its bucket. The ring must still span every key it holds.
+    fn push_any(&mut self, key: u32, item: u32) {
+        let bucket = (key / ORTHO_STEP) as usize;
+        if bucket < self.current || self.len == 0 {
+            self.current = bucket;
+        }
+        self.buckets[bucket & self.mask].push((key, item));
+        self.len += 1;
+    }
+
+    /// The first bucket holding an entry (its keys are at least `bucket * ORTHO_STEP`).
+    fn lowest_bucket(&mut self) -> Option<usize> {
+        if self.len == 0 {
+            return None;
+        }
+        while self.buckets[self.current & self.mask].is_empty() {
+            self.current += 1;
+        }
+        Some(self.current)
+    }
+}
+
+/// How many bands of search nodes [`settle_in_bands`] cuts the coarse search into: a fixed
+/// number, whatever the threads (the distances are the same for any number). Two halves
+/// of the map cross the fewest edges between bands; on the 2-core development machine
+/// three and four bands were slower than two (see PERFORMANCE.md, "Session 13").
+const SEARCH_BANDS: usize = 2;
+
+/// How far past the lowest waiting key one round of [`settle_in_bands`] settles, in
+/// largest edges of the graph: wider rounds mean fewer of them, narrower ones fewer nodes
+/// settled before a shorter path from the other band reaches them.
+const ROUND_EDGES: u32 = 4;
+
+/// Buckets of one round of [`settle_in_bands`] on `graph`.
+fn round_buckets(graph: &PortalGraph) -> usize {
+    (ROUND_EDGES.saturating_mul(graph.max_edge()) / ORTHO_STEP).max(1) as usize
+}
+
+/// One band of [`settle_in_bands`]: the search nodes `first..first + dist.len()`, their
+/// queue, and what the last round found for other bands' nodes.
+struct Band<'a> {
+    first: u32,
+    dist: &'a mut [u32],
+    ring: BucketRing,
+    /// `(search id, key)` of paths into this band's nodes found by other bands.
+    inbox: Vec<(u32, u32)>,
+    /// `(search id, key)` of paths into other bands' nodes.
+    outbox: Vec<(u32, u32)>,
+}
+
+impl Band<'_> {
+    /// Takes the inbox in, then settles the entries of the buckets below `below`; a node
+    /// may be settled again when a shorter path comes in later.
+    fn round(&mut self, graph: &PortalGraph, below: usize) {
+        let Self {
+            first,
+            dist,
+            ring,
+            inbox,
+            outbox,
+        } = self;
+        let first = *first;
+        for (p, key) in inbox.drain(..) {
+            let i = (p - first) as usize;
+            if key < dist[i] {
+                dist[i] = key;
+                ring.push_any(key, p);
+            }
+        }
+        // As in `settle`: the first edge of every node of a bucket read before settling it.
+        let mut sink = 0u32;
+        let mut ahead = |bucket: &[(u32, u32)]| {
+            for &(_, m) in bucket {
+                if let Some(&(p, _)) = graph.edges_into(m).first() {
+                    sink ^= p;
+                }
+            }
+        };
+        let len = dist.len() as u32;
+        while ring.lowest_bucket().is_some_and(|b| b < below) {
+            let Some((d, m)) = ring.pop_ahead(&mut ahead) else {
+                break;
+            };
+            if d > dist[(m - first) as usize] {
+                continue;
+            }
+            for &(p, w) in graph.edges_into(m) {
+                let nd = d.saturating_add(w);
+                // Below `len` exactly when `p` is this band's.
+                let i = p.wrapping_sub(first);
+                if i < len {
+                    if nd < dist[i as usize] {
+                        dist[i as usize] = nd;
+                        ring.push(nd, p);
+                    }
+                } else {
+                    outbox.push((p, nd));
+                }
+            }
+        }
+        std::hint::black_box(sink);
+    }
+
+    /// The first bucket with an entry waiting, in the ring or the inbox.
+    fn lowest_bucket(&mut self) -> Option<usize> {
+        let inbox = self
+            .inbox
+            .iter()
+            .map(|&(_, k)| (k / ORTHO_STEP) as usize)
+            .min();
+        match (self.ring.lowest_bucket(), inbox) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+}
+
+/// The same distances as [`settle`], found in rounds whose bands run on `run`'s threads.
+/// The search nodes are cut into [`SEARCH_BANDS`] contiguous runs of search ids (nodes are
+/// numbered sector by sector, row by row, so each is a band of sector rows); in
+/// each round every band settles its own nodes whose keys lie less than [`ROUND_EDGES`]
+/// largest edges above the lowest key waiting anywhere, and keeps the paths it finds into
+/// other bands' nodes for their next round. A band may settle a node before a shorter
+/// path reaches it from another band, and then settles it again (a label-correcting
+/// search): when no band has anything left, every distance is the exact shortest one, so
+/// the result is the same whatever the bands, the rounds or the threads. `size` buckets
+/// must hold every key waiting at once: the seeds' spread plus one largest edge, and one
+/// round's buckets.
+fn settle_in_bands<R>(
+    graph: &PortalGraph,
+    dist: &mut [u32],
+    seeds: &[(u32, u32)],
+    (size, lowest): (usize, u32),
+    run: &R,
+) where
+    R: Fn(usize, &(dyn Fn(usize) + Sync)),
+{
+    let round = round_buckets(graph);
+    let per_band = dist.len().div_ceil(SEARCH_BANDS).max(1);
+    let bands: Vec<Mutex<Band<'_>>> = dist
+        .chunks_mut(per_band)
+        .enumerate()
+        .map(|(b, dist)| {
+            Mutex::new(Band {
+                first: (b * per_band) as u32,
+                dist,
+                ring: BucketRing::new(size, lowest),
+                inbox: Vec::new(),
+                outbox: Vec::new(),
+            })
+        })
+        .collect();
+    for &(d, node) in seeds {
+        let mut band = bands[node as usize / per_band].lock();
+        let i = (node - band.first) as usize;
+        if d == band.dist[i] {
+            band.ring.push_any(d, node);
+        }
+    }
+    let mut mail = Vec::new();
+    loop {
+        for band in &bands {
+            mail.append(&mut band.lock().outbox);
+        }
+        for &(p, key) in &mail {
+            bands[p as usize / per_band].lock().inbox.push((p, key));
+        }
+        mail.clear();
+        let Some(lowest) = bands.iter().filter_map(|b| b.lock().lowest_bucket()).min() else {
+            break;
+        };
+        run(bands.len(), &|b| {
+            bands[b].lock().round(graph, lowest + round)
+        });
+    }
+}
+
 /// Dijkstra on the search graph's incoming edges ([`PortalGraph::edges_into`]) from `seeds`
 /// (search indices, whose `dist` is set).
 fn settle(
@@ -235,24 +415,41 @@ impl Part<'_> {
 }
 
 impl CoarseRoute {
-    /// Searches the graph from `goals` (goal cells that are walls are skipped).
+    /// Searches the graph from `goals` (goal cells that are walls are skipped), on this
+    /// thread.
     pub fn search(
         graph: &PortalGraph,
         cost: &CostField,
         goals: &[Cell],
     ) -> Result<Self, HierarchyError> {
-        Self::search_on(graph, cost, goals, in_order)
+        Self::search_in(graph, cost, goals, in_order, false)
     }
 
-    /// [`Self::search`] with the work after the search itself (a pass over every sector)
-    /// spread over threads: `run(jobs, job)` must call `job(i)` once for every `i` in
-    /// `0..jobs`, on any threads and in any order. The jobs are fixed batches of sectors
-    /// that write apart, so the route is the same however `run` spreads them.
+    /// [`Self::search`] spread over threads: `run(jobs, job)` must call `job(i)` once for
+    /// every `i` in `0..jobs`, on any threads and in any order. The search runs in rounds
+    /// over two bands of the map whose distances come out exact however the rounds are
+    /// spread, and the pass over every sector after it in fixed batches of sectors that
+    /// write apart, so the route is the same however `run` spreads them (and the same as
+    /// [`Self::search`]'s, whose one queue is cheaper on one thread).
     pub fn search_on<R>(
         graph: &PortalGraph,
         cost: &CostField,
         goals: &[Cell],
         run: R,
+    ) -> Result<Self, HierarchyError>
+    where
+        R: Fn(usize, &(dyn Fn(usize) + Sync)),
+    {
+        Self::search_in(graph, cost, goals, run, true)
+    }
+
+    /// [`Self::search_on`], with the search in bands ([`settle_in_bands`]) or in one queue.
+    fn search_in<R>(
+        graph: &PortalGraph,
+        cost: &CostField,
+        goals: &[Cell],
+        run: R,
+        in_bands: bool,
     ) -> Result<Self, HierarchyError>
     where
         R: Fn(usize, &(dyn Fn(usize) + Sync)),
@@ -332,12 +529,16 @@ impl CoarseRoute {
             .filter(|&id| near[id as usize] < UNREACHABLE)
             .map(|id| (near[id as usize], id))
             .collect();
-        // A bucket ring when the keys in the queue span few enough buckets (any map whose
-        // costs are not extreme), else the radix heap. Both give the same distances.
+        // Bucket rings when the keys waiting span few enough buckets (any map whose costs
+        // are not extreme): one, or bands of them on `run`'s threads; else one radix heap.
+        // All give the same distances.
         let lowest = starts.iter().map(|&(d, _)| d).min().unwrap_or(0);
         let highest = starts.iter().map(|&(d, _)| d).max().unwrap_or(0);
         let span = (highest - lowest).saturating_add(graph.max_edge()) / ORTHO_STEP;
-        if (span as usize) < MAX_RING {
+        let banded = span as usize + 2 + round_buckets(graph);
+        if in_bands && banded < MAX_RING {
+            settle_in_bands(graph, &mut near, &starts, (banded, lowest), &run);
+        } else if (span as usize) < MAX_RING {
             let mut ring = BucketRing::new(span as usize + 2, lowest);
             settle(graph, &mut near, &starts, &mut ring);
         } else {
@@ -549,6 +750,60 @@ mod tests {
     use super::*;
     use crate::grid::Grid;
     use crate::hierarchy::tests::on_two_threads_in_reverse;
+
+    #[test]
+    fn a_search_in_bands_equals_the_one_queue_search_where_paths_cross_the_bands_often() {
+        // 96x96 cells in sectors of 8, walls in every fourth column with a gap at the top
+        // and the bottom by turns: the only path snakes down and up the whole map, so it
+        // crosses the middle rows, where the two bands of search nodes meet, about 24
+        // times, and each band keeps learning shorter paths from the other. Goals at one
+        // end, in the middle, and at both ends at once.
+        let side = 96u32;
+        let costs: Vec<u8> = (0..side * side)
+            .map(|i| {
+                let (x, y) = (i % side, i / side);
+                let gap_at_top = (x / 4) % 2 == 0;
+                let wall = x % 4 == 3 && if gap_at_top { y != 0 } else { y != side - 1 };
+                if wall {
+                    WALL
+                } else {
+                    1 + (x * 7 + y * 3) as u8 % 3
+                }
+            })
+            .collect();
+        let cost = CostField::from_costs(&Grid::new(side, side).unwrap(), &costs).unwrap();
+        let graph = PortalGraph::build(&cost, 8).unwrap();
+        let each_own = |jobs: usize, job: &(dyn Fn(usize) + Sync)| {
+            std::thread::scope(|scope| {
+                for i in 0..jobs {
+                    scope.spawn(move || job(i));
+                }
+            });
+        };
+        for goals in [
+            vec![Cell::new(0, 0)],
+            vec![Cell::new(48, 50)],
+            vec![Cell::new(0, 0), Cell::new(side - 1, side - 1)],
+        ] {
+            let route = CoarseRoute::search(&graph, &cost, &goals).unwrap();
+            // The far end of the snake is reachable, and at least ten runs down the map
+            // from the nearest goal (a step costs at least ORTHO_STEP): the search went all
+            // the way along it.
+            let far = graph.sector_nodes(graph.sectors().len() - 1).start;
+            let (d, runs) = (route.distance(far), if goals.len() == 2 { 0 } else { 10 });
+            assert!(
+                d != UNREACHABLE && d > runs * (side - 2) * ORTHO_STEP,
+                "{d}"
+            );
+            for spread in [
+                CoarseRoute::search_on(&graph, &cost, &goals, in_order).unwrap(),
+                CoarseRoute::search_on(&graph, &cost, &goals, on_two_threads_in_reverse).unwrap(),
+                CoarseRoute::search_on(&graph, &cost, &goals, each_own).unwrap(),
+            ] {
+                assert_eq!(spread, route);
+            }
+        }
+    }
 
     #[test]
     fn the_per_sector_pass_on_threads_in_any_order_gives_the_same_route() {

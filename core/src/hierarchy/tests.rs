@@ -155,8 +155,8 @@ proptest! {
         prop_assume!(cost.is_passable(goal));
         let graph = PortalGraph::build(&cost, s).unwrap();
         let route = CoarseRoute::search(&graph, &cost, &[goal]).unwrap();
-        // Its per-sector pass (in batches of 256 sectors: up to 3 here) spread over threads
-        // gives the same route.
+        // Its search in bands and its per-sector pass (in batches of 256 sectors: up to 3
+        // here) spread over threads give the same route.
         let spread = CoarseRoute::search_on(&graph, &cost, &[goal], on_two_threads_in_reverse);
         prop_assert_eq!(spread.as_ref(), Ok(&route));
         let gs = graph.sectors().sector_of(goal);
