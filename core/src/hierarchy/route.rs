@@ -180,15 +180,8 @@ impl Band<'_> {
                 ring.push_any(key, p);
             }
         }
-        // As in `settle`: the first edge of every node of a bucket read before settling it.
         let mut sink = 0u32;
-        let mut ahead = |bucket: &[(u32, u32)]| {
-            for &(_, m) in bucket {
-                if let Some(&(p, _)) = graph.edges_into(m).first() {
-                    sink ^= p;
-                }
-            }
-        };
+        let mut ahead = |bucket: &[(u32, u32)]| sink ^= read_first_edges(graph, bucket);
         let len = dist.len() as u32;
         while ring.lowest_bucket().is_some_and(|b| b < below) {
             let Some((d, m)) = ring.pop_ahead(&mut ahead) else {
@@ -288,6 +281,17 @@ fn settle_in_bands<R>(
     }
 }
 
+/// Reads the first incoming edge of every node of `bucket` before the search settles them:
+/// nodes come in no memory order, so each one's edge list is a likely cache miss, and read
+/// together the misses overlap instead of stalling one node each. The xor of what was read
+/// only keeps the reads from being optimised away.
+fn read_first_edges(graph: &PortalGraph, bucket: &[(u32, u32)]) -> u32 {
+    bucket
+        .iter()
+        .filter_map(|&(_, m)| graph.edges_into(m).first())
+        .fold(0, |x, &(p, _)| x ^ p)
+}
+
 /// Dijkstra on the search graph's incoming edges ([`PortalGraph::edges_into`]) from `seeds`
 /// (search indices, whose `dist` is set).
 fn settle(
@@ -301,17 +305,8 @@ fn settle(
             queue.push(d, node);
         }
     }
-    // Nodes come in no memory order, so each one's edge list is a likely cache miss: read
-    // the first edge of every node of a bucket before settling them, so the misses overlap
-    // instead of stalling one node each.
     let mut sink = 0u32;
-    let mut ahead = |bucket: &[(u32, u32)]| {
-        for &(_, m) in bucket {
-            if let Some(&(p, _)) = graph.edges_into(m).first() {
-                sink ^= p;
-            }
-        }
-    };
+    let mut ahead = |bucket: &[(u32, u32)]| sink ^= read_first_edges(graph, bucket);
     while let Some((d, m)) = queue.pop_ahead(&mut ahead) {
         if d > dist[m as usize] {
             continue;
