@@ -1,7 +1,8 @@
 //! Hierarchical sector fields on a 4096x4096 generated level (16.8 M cells, 128x128 sectors
 //! of 32x32): from a path request until each of 100,000 units spread over the map has a
-//! direction (on one thread, and on a worker pool of 2 threads, and of 4, 8 and 16 where the
-//! machine has the cores), against one full-map integration + flow field in the same run; then
+//! direction (through `HierarchicalField::steer_all`, the batch call; on one thread, and on
+//! a worker pool of 2 threads, and of 4, 8 and 16 where the machine has the cores), against
+//! one full-map integration + flow field in the same run; then
 //! the lazy sector fields for every sector that holds a unit, and the bytes they take.
 //!
 //! A goal that moves one cell every frame ("chase the player"), per frame: on the same
@@ -122,10 +123,9 @@ fn hierarchy(c: &mut Criterion) {
                 b.iter(|| {
                     let nav =
                         HierarchicalField::new(&graph, cost, black_box(&[goal]), BUDGET).unwrap();
-                    let mut moving = 0usize;
-                    for &pos in units {
-                        moving += usize::from(nav.steer(&graph, &grid, pos) != Vec2::ZERO);
-                    }
+                    let mut dirs = Vec::new();
+                    nav.steer_all(&graph, &grid, units, &mut dirs);
+                    let moving = dirs.iter().filter(|&&d| d != Vec2::ZERO).count();
                     assert_eq!(moving, UNITS);
                     moving
                 })
@@ -149,10 +149,9 @@ fn hierarchy(c: &mut Criterion) {
                             .unwrap();
                     let moving = pool
                         .map_batches(UNITS, batch, |_, range| {
-                            in_map_order[range]
-                                .iter()
-                                .filter(|&&pos| nav.steer(&graph, &grid, pos) != Vec2::ZERO)
-                                .count()
+                            let mut dirs = Vec::with_capacity(range.len());
+                            nav.steer_all(&graph, &grid, &in_map_order[range], &mut dirs);
+                            dirs.iter().filter(|&&d| d != Vec2::ZERO).count()
                         })
                         .unwrap();
                     assert_eq!(moving.iter().sum::<usize>(), UNITS);
@@ -184,6 +183,14 @@ fn hierarchy(c: &mut Criterion) {
             })
         });
     }
+    // The same directions through the batch call the requests above use.
+    group.bench_function("steer_all_100k_units_in_map_order_without_fields", |b| {
+        let mut dirs = Vec::new();
+        b.iter(|| {
+            nav.steer_all(&graph, &grid, black_box(&in_map_order), &mut dirs);
+            dirs[UNITS / 2]
+        })
+    });
     // Lazy fields: one sector (with its neighbours' estimates) as a unit first enters it.
     let sector = graph.sectors().sector_of(grid.cell_at(units[0]).unwrap());
     group.bench_function("one_sector_field_cold", |b| {

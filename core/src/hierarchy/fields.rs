@@ -854,8 +854,49 @@ impl HierarchicalField {
         pos: Vec2,
         memo: &mut CellMemo,
     ) -> (Vec2, u32) {
+        let (dir, distance, toward) = self.aim(graph, grid, pos, memo);
+        (if toward { dir.normalize_or_zero() } else { dir }, distance)
+    }
+
+    /// [`Self::steer`] for every position of `positions`, into `out` (cleared first): the
+    /// same directions. Units whose sector has no field head for a waypoint, and making the
+    /// offset to it a unit vector (a square root and a division) is the end of a long chain
+    /// of dependent steps; the waypoints of a chunk of units are found first and their
+    /// offsets made unit vectors after, so those chains overlap.
+    pub fn steer_all(
+        &self,
+        graph: &PortalGraph,
+        grid: &Grid,
+        positions: &[Vec2],
+        out: &mut Vec<Vec2>,
+    ) {
+        const CHUNK: usize = 32;
+        out.clear();
+        out.reserve(positions.len());
+        for chunk in positions.chunks(CHUNK) {
+            let mut aims = [(Vec2::ZERO, false); CHUNK];
+            for (aim, &pos) in aims.iter_mut().zip(chunk) {
+                let (dir, _, toward) = self.aim(graph, grid, pos, &mut CellMemo::default());
+                *aim = (dir, toward);
+            }
+            out.extend(aims[..chunk.len()].iter().map(|&(dir, toward)| {
+                if toward { dir.normalize_or_zero() } else { dir }
+            }));
+        }
+    }
+
+    /// [`Self::guide_with`] but for the last step: the direction, the distance, and whether
+    /// the direction is the offset to a waypoint still to be made a unit vector.
+    #[inline(always)]
+    fn aim(
+        &self,
+        graph: &PortalGraph,
+        grid: &Grid,
+        pos: Vec2,
+        memo: &mut CellMemo,
+    ) -> (Vec2, u32, bool) {
         let Some(cell) = grid.cell_at(pos) else {
-            return (Vec2::ZERO, UNREACHABLE);
+            return (Vec2::ZERO, UNREACHABLE, false);
         };
         let sectors = graph.sectors();
         let sector = sectors.sector_of(cell);
@@ -878,12 +919,12 @@ impl HierarchicalField {
             } else {
                 Vec2::ZERO
             };
-            return (dir, distance);
+            return (dir, distance, false);
         }
         match self.route.waypoint_in(graph, cell, sector) {
-            Some((Some(c), cost)) => ((grid.cell_centre(c) - pos).normalize_or_zero(), cost),
-            Some((None, cost)) => (Vec2::ZERO, cost),
-            None => (Vec2::ZERO, UNREACHABLE),
+            Some((Some(c), cost)) => (grid.cell_centre(c) - pos, cost, true),
+            Some((None, cost)) => (Vec2::ZERO, cost, false),
+            None => (Vec2::ZERO, UNREACHABLE, false),
         }
     }
 }

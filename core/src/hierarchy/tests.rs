@@ -418,6 +418,57 @@ fn every_unit_has_a_direction_before_any_field_exists() {
 }
 
 #[test]
+fn steer_all_gives_the_directions_of_steer_bit_for_bit() {
+    // A wall with one gap, a few sectors with fields and the rest heading for waypoints;
+    // positions at cell centres, off centre, on the goal, outside the grid and NaN, more
+    // than one chunk of them and a chunk left over.
+    let (w, h) = (96u32, 64u32);
+    let grid = Grid::new(w, h).unwrap();
+    let goal = Cell::new(90, 3);
+    let costs: Vec<u8> = (0..w * h)
+        .map(|i| {
+            if i % w == 40 && i / w != 50 {
+                WALL
+            } else {
+                1 + (i % 3) as u8
+            }
+        })
+        .collect();
+    let cost = CostField::from_costs(&grid, &costs).unwrap();
+    let graph = PortalGraph::build(&cost, 16).unwrap();
+    let mut nav = HierarchicalField::new(&graph, &cost, &[goal], usize::MAX).unwrap();
+    for sector in [0, 5, 17, 23] {
+        nav.ensure_sector(&graph, &cost, sector).unwrap();
+    }
+    let mut positions: Vec<glam::Vec2> = (0..grid.len())
+        .map(|i| grid.cell_centre(grid.cell(i)) + glam::Vec2::new(0.31, -0.17) * (i % 3) as f32)
+        .collect();
+    positions.extend([
+        grid.cell_centre(goal),
+        glam::Vec2::new(-5.0, 3.0),
+        glam::Vec2::new(3.0, 1e9),
+        glam::Vec2::NAN,
+    ]);
+    let mut all = vec![glam::Vec2::ONE; 3];
+    nav.steer_all(&graph, &grid, &positions, &mut all);
+    assert_eq!(all.len(), positions.len());
+    let mut toward_waypoints = 0;
+    for (&pos, &dir) in positions.iter().zip(&all) {
+        let one = nav.steer(&graph, &grid, pos);
+        assert_eq!(
+            (one.x.to_bits(), one.y.to_bits()),
+            (dir.x.to_bits(), dir.y.to_bits()),
+            "at {pos}"
+        );
+        let sector = grid.cell_at(pos).map(|c| graph.sectors().sector_of(c));
+        toward_waypoints +=
+            usize::from(sector.is_some_and(|s| !nav.has_field(s)) && dir != glam::Vec2::ZERO);
+    }
+    assert!(toward_waypoints > grid.len() / 2);
+    assert_eq!(nav.stats().fields_built, 4);
+}
+
+#[test]
 fn bad_input_is_an_error() {
     let cost = CostField::filled(&Grid::new(10, 10).unwrap(), 1);
     assert_eq!(
