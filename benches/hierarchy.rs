@@ -2,8 +2,8 @@
 //! of 32x32): from a path request until each of 100,000 units spread over the map has a
 //! direction (through `HierarchicalField::steer_all`, the batch call; on one thread, and on
 //! a worker pool of 2 threads, and of 4, 8 and 16 where the machine has the cores), against
-//! one full-map integration + flow field in the same run; then
-//! the lazy sector fields for every sector that holds a unit, and the bytes they take.
+//! one full-map integration + flow field in the same run; then the lazy sector fields for
+//! every sector that holds a unit, and the bytes they take.
 //!
 //! A goal that moves one cell every frame ("chase the player"), per frame: on the same
 //! 4096x4096 level with every occupied sector's field built, `retarget` plus rebuilding the
@@ -133,9 +133,9 @@ fn hierarchy(c: &mut Criterion) {
         );
     }
     // The frame searches the route and computes the directions on its worker threads: the
-    // same request with the route's pass over the sectors and the units (in map order, in
-    // batches of the frame's size) on a persistent pool of 2 threads, as the frame's stages
-    // would on two, and of 4, 8 and 16 where the machine has that many cores.
+    // same request with the route's search and pass over the sectors and the units (in map
+    // order, in batches of the frame's size) on a persistent pool of 2 threads, as the
+    // frame's stages would on two, and of 4, 8 and 16 where the machine has that many cores.
     let pools = pools_up_to_cores();
     let batch = SimConfig::default().batch_size;
     for pool in &pools {

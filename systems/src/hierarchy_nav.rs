@@ -159,8 +159,8 @@ impl HierarchyNav {
     }
 
     /// Brings graphs and requests up to date with the map and the groups' goals, and starts
-    /// the requests' frame, each coarse route's pass over the sectors on `run`. Failures are
-    /// returned as messages.
+    /// the requests' frame, each coarse route's search and pass over the sectors on `run`.
+    /// Failures are returned as messages.
     fn update_requests<R>(
         &mut self,
         map: &Map,
