@@ -32,6 +32,7 @@ use crate::stamp::next_stamp;
 use crate::unit::CellMemo;
 
 use super::local::{LocalSearch, Seed};
+use super::route::SectorWays;
 use super::{CoarseRoute, HierarchyError, PortalGraph, SectorBounds, SectorGrid};
 
 /// One sector's field: the move to make from each cell, and the path cost to the goals.
@@ -859,10 +860,12 @@ impl HierarchicalField {
     }
 
     /// [`Self::steer`] for every position of `positions`, into `out` (cleared first): the
-    /// same directions. Units whose sector has no field head for a waypoint, and making the
-    /// offset to it a unit vector (a square root and a division) is the end of a long chain
-    /// of dependent steps; the waypoints of a chunk of units are found first and their
-    /// offsets made unit vectors after, so those chains overlap.
+    /// same directions, a chunk of units at a time in three passes. First each unit's
+    /// sector and, where the sector has no field, its waypoint record: on a big map that
+    /// record is a cache miss per unit (from another core's cache, too, where the route's
+    /// pass ran there), and issued back to back the misses overlap where one unit's long
+    /// chain of steps would wait for each. Then the waypoints; last, the offsets to them
+    /// made unit vectors (a square root and a division each, which overlap as well).
     pub fn steer_all(
         &self,
         graph: &PortalGraph,
@@ -873,10 +876,34 @@ impl HierarchicalField {
         const CHUNK: usize = 32;
         out.clear();
         out.reserve(positions.len());
+        let sectors = graph.sectors();
+        let mut places: [Option<(Cell, usize)>; CHUNK] = [None; CHUNK];
+        let mut records = [SectorWays::default(); CHUNK];
+        let mut aims = [(Vec2::ZERO, false); CHUNK];
         for chunk in positions.chunks(CHUNK) {
-            let mut aims = [(Vec2::ZERO, false); CHUNK];
-            for (aim, &pos) in aims.iter_mut().zip(chunk) {
-                let (dir, _, toward) = self.aim(graph, grid, pos, &mut CellMemo::default());
+            for ((place, record), &pos) in places.iter_mut().zip(&mut records).zip(chunk) {
+                *place = grid
+                    .cell_at(pos)
+                    .map(|cell| (cell, sectors.sector_of(cell)));
+                if let Some((_, sector)) = *place
+                    && !self.has_field(sector)
+                {
+                    *record = self.route.sector_record(sector);
+                }
+            }
+            for (((aim, place), record), &pos) in
+                aims.iter_mut().zip(&places).zip(&records).zip(chunk)
+            {
+                let (dir, _, toward) = match *place {
+                    None => (Vec2::ZERO, UNREACHABLE, false),
+                    Some((cell, sector)) if self.has_field(sector) => {
+                        self.field_aim(sectors, grid, cell, sector, &mut CellMemo::default())
+                    }
+                    Some((cell, sector)) => {
+                        let way = self.route.waypoint_from(graph, cell, sector, record);
+                        Self::waypoint_aim(grid, pos, way)
+                    }
+                };
                 *aim = (dir, toward);
             }
             out.extend(aims[..chunk.len()].iter().map(|&(dir, toward)| {
@@ -901,27 +928,46 @@ impl HierarchicalField {
         let sectors = graph.sectors();
         let sector = sectors.sector_of(cell);
         if self.has_field(sector) {
-            let index = grid.index(cell) as u32;
-            // A memo hit reads nothing of the field itself.
-            let (byte, distance) = memo.sector(index, self.stamps[sector], || {
-                match &self.fields[sector] {
-                    Some(field) => {
-                        let local = sectors.bounds(sector).local(cell);
-                        let distance = field.values.as_ref().map_or(field.min, |v| v[local]);
-                        (field.dirs[local], distance)
-                    }
-                    // `has_field` is set exactly while the field is there.
-                    None => (NO_DIRECTION, UNREACHABLE),
-                }
-            });
-            let dir = if byte < NO_DIRECTION {
-                Direction::from_index(byte).unit_vector()
-            } else {
-                Vec2::ZERO
-            };
-            return (dir, distance, false);
+            return self.field_aim(sectors, grid, cell, sector, memo);
         }
-        match self.route.waypoint_in(graph, cell, sector) {
+        Self::waypoint_aim(grid, pos, self.route.waypoint_in(graph, cell, sector))
+    }
+
+    /// [`Self::aim`] in a sector with a field.
+    #[inline(always)]
+    fn field_aim(
+        &self,
+        sectors: &SectorGrid,
+        grid: &Grid,
+        cell: Cell,
+        sector: usize,
+        memo: &mut CellMemo,
+    ) -> (Vec2, u32, bool) {
+        let index = grid.index(cell) as u32;
+        // A memo hit reads nothing of the field itself.
+        let (byte, distance) = memo.sector(index, self.stamps[sector], || {
+            match &self.fields[sector] {
+                Some(field) => {
+                    let local = sectors.bounds(sector).local(cell);
+                    let distance = field.values.as_ref().map_or(field.min, |v| v[local]);
+                    (field.dirs[local], distance)
+                }
+                // `has_field` is set exactly while the field is there.
+                None => (NO_DIRECTION, UNREACHABLE),
+            }
+        });
+        let dir = if byte < NO_DIRECTION {
+            Direction::from_index(byte).unit_vector()
+        } else {
+            Vec2::ZERO
+        };
+        (dir, distance, false)
+    }
+
+    /// [`Self::aim`] in a sector without a field, from the route's waypoint choice `way`.
+    #[inline(always)]
+    fn waypoint_aim(grid: &Grid, pos: Vec2, way: Option<(Option<Cell>, u32)>) -> (Vec2, u32, bool) {
+        match way {
             Some((Some(c), cost)) => (grid.cell_centre(c) - pos, cost, true),
             Some((None, cost)) => (Vec2::ZERO, cost, false),
             None => (Vec2::ZERO, UNREACHABLE, false),

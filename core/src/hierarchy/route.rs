@@ -353,7 +353,7 @@ pub struct CoarseRoute {
 /// of each, 64 bytes aligned.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[repr(align(64))]
-struct SectorWays {
+pub(crate) struct SectorWays {
     /// Number of nodes.
     len: u32,
     /// Id of the sector's first node.
@@ -675,6 +675,25 @@ impl CoarseRoute {
         cell: Cell,
         s: usize,
     ) -> Option<(Option<Cell>, u32)> {
+        self.waypoint_from(graph, cell, s, &self.sector_ways[s])
+    }
+
+    /// Sector `s`'s waypoint record, for [`Self::waypoint_from`] (a copy: a batch of
+    /// units reads its records first, so that their cache misses overlap).
+    #[inline(always)]
+    pub(crate) fn sector_record(&self, s: usize) -> SectorWays {
+        self.sector_ways[s]
+    }
+
+    /// [`Self::waypoint_in`] with sector `s`'s record `rec` already read.
+    #[inline(always)]
+    pub(crate) fn waypoint_from(
+        &self,
+        graph: &PortalGraph,
+        cell: Cell,
+        s: usize,
+        rec: &SectorWays,
+    ) -> Option<(Option<Cell>, u32)> {
         // The best so far: its estimate, its cell, and its slot among the sector's nodes
         // (`GOAL` for a goal cell). Goals come first and keep ties.
         const GOAL: usize = usize::MAX;
@@ -685,7 +704,6 @@ impl CoarseRoute {
                 (best, target) = (d, g);
             }
         }
-        let rec = &self.sector_ways[s];
         let way = self.nodes_of(rec);
         // Sums in 64 bits cannot overflow, and one at or above UNREACHABLE is never below
         // `best`: the same choice as saturating 32-bit sums (a node without a route has
