@@ -13,7 +13,7 @@
 use glam::Vec2;
 use horde_core::hierarchy::DEFAULT_SECTOR_SIZE;
 use horde_core::{
-    Agent, Cell, CellMemo, GoalSet, Grid, HierarchicalField, HierarchyError, Layer, Map,
+    Agent, Cell, CellMemo, CostField, GoalSet, Grid, HierarchicalField, HierarchyError, Layer, Map,
     ORTHO_STEP, PortalGraph, Position, SectorCache, UNREACHABLE,
 };
 
@@ -159,18 +159,28 @@ impl HierarchyNav {
     }
 
     /// Brings graphs and requests up to date with the map and the groups' goals, and starts
-    /// the requests' frame, each coarse route's search and pass over the sectors on `run`.
-    /// Failures are returned as messages.
+    /// the requests' frame, each coarse route's search and pass over the sectors on `run`
+    /// (which has `threads` threads: on one, the route's search keeps one queue, since its
+    /// bands would only take turns; the route is the same either way). Failures are returned
+    /// as messages.
     fn update_requests<R>(
         &mut self,
         map: &Map,
         groups: &Groups,
         edits: &EditLog,
         run: R,
+        threads: usize,
     ) -> Vec<String>
     where
         R: Fn(usize, &(dyn Fn(usize) + Sync)),
     {
+        let open = |graph: &PortalGraph, cost: &CostField, goals: &[Cell]| {
+            if threads > 1 {
+                HierarchicalField::new_on(graph, cost, goals, SECTOR_FIELD_BUDGET, &run)
+            } else {
+                HierarchicalField::new(graph, cost, goals, SECTOR_FIELD_BUDGET)
+            }
+        };
         let mut errors = Vec::new();
         for layer in Layer::ALL {
             let used = groups
@@ -229,17 +239,11 @@ impl HierarchyNav {
                         .filter(|_| cost.version() == self.pending_versions[layer as usize])
                         .map(|i| self.pending.swap_remove(i))
                         .and_then(|saved| {
-                            let restored = HierarchicalField::new_on(
-                                graph,
-                                cost,
-                                saved.goal.cells(),
-                                SECTOR_FIELD_BUDGET,
-                                &run,
-                            )
-                            .and_then(|mut field| {
-                                field.restore_cache(graph, saved.cache)?;
-                                Ok(field)
-                            });
+                            let restored =
+                                open(graph, cost, saved.goal.cells()).and_then(|mut field| {
+                                    field.restore_cache(graph, saved.cache)?;
+                                    Ok(field)
+                                });
                             match restored {
                                 Ok(field) => Some(Request {
                                     group: g as u16,
@@ -256,21 +260,16 @@ impl HierarchyNav {
                 };
                 let result = match old {
                     Some(r) if r.goal == group.goal => Ok(r),
-                    Some(mut r) => r
-                        .field
-                        .retarget_on(graph, cost, group.goal.cells(), &run)
-                        .map(|_| Request {
-                            goal: group.goal.clone(),
-                            ..r
-                        }),
-                    None => HierarchicalField::new_on(
-                        graph,
-                        cost,
-                        group.goal.cells(),
-                        SECTOR_FIELD_BUDGET,
-                        &run,
-                    )
-                    .map(|field| Request {
+                    Some(mut r) => if threads > 1 {
+                        r.field.retarget_on(graph, cost, group.goal.cells(), &run)
+                    } else {
+                        r.field.retarget(graph, cost, group.goal.cells())
+                    }
+                    .map(|_| Request {
+                        goal: group.goal.clone(),
+                        ..r
+                    }),
+                    None => open(graph, cost, group.goal.cells()).map(|field| Request {
                         group: g as u16,
                         layer,
                         goal: group.goal.clone(),
@@ -400,7 +399,7 @@ pub(crate) fn update_hierarchy(data: &FrameData, ctx: &StageContext<'_>) {
     let run = |jobs: usize, job: &(dyn Fn(usize) + Sync)| {
         ctx.for_each_batch(jobs, 1, |i, _| job(i));
     };
-    let mut errors = nav.update_requests(&map, &groups, &edits, run);
+    let mut errors = nav.update_requests(&map, &groups, &edits, run, ctx.threads());
     // Which sectors units stand in, batch by batch on the pool; then the new sector fields,
     // built on the pool too.
     let asks = {
