@@ -9,12 +9,14 @@
 
 use std::hint::black_box;
 use std::path::Path;
+use std::time::Instant;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use horde::{
     Cell, CostField, Direction, FlowConfig, FlowField, IntegrationField, Layer, LevelConfig, Map,
     ParallelIntegration, WALL, fill_direction_rows, generate_level, load_map, reference,
 };
+use rand_core::{RngCore, SeedableRng};
 #[path = "common/pools.rs"]
 mod pools;
 use pools::pools_up_to_cores;
@@ -166,14 +168,7 @@ fn fields(c: &mut Criterion) {
         let mut wall = false;
         let mut toggle = |edited: &mut CostField| {
             wall = !wall;
-            let mut log = Vec::new();
-            for &c in &block {
-                let before = edited.get(c);
-                if edited.set(c, if wall { WALL } else { 1 }) {
-                    log.push((c, before));
-                }
-            }
-            log
+            set_block(edited, &block, wall)
         };
         let log = toggle(&mut edited);
         assert_eq!(log.len(), 16, "the block was open");
@@ -192,7 +187,115 @@ fn fields(c: &mut Criterion) {
             })
         });
     }
+    // The target speaks of a median: over blocks at random places (seeded), not only the
+    // two chosen above. Criterion times the repairs going from place to place (a block
+    // walled, then opened, then the next); after it, each place's repair against a full
+    // rebuild of the same edits, and the median of those ratios.
+    let places = random_open_blocks(&open_block, cost, RANDOM_PLACES);
+    let mut ran = false;
+    {
+        let mut edited = cost.clone();
+        let mut repaired = integration.clone();
+        let (mut next, mut walled) = (0, false);
+        group.bench_function("horde_repair_4x4_wall_random_places", |b| {
+            ran = true;
+            b.iter(|| {
+                walled = !walled;
+                let log = set_block(&mut edited, &places[next], walled);
+                if !walled {
+                    next = (next + 1) % places.len();
+                }
+                repaired.repair(&edited, black_box(&[goal]), &log).unwrap()
+            })
+        });
+    }
     group.finish();
+    if ran {
+        repair_ratios_at(cost, goal, &places);
+    }
+}
+
+/// How many random places the repair bench visits.
+const RANDOM_PLACES: usize = 40;
+
+/// Walls (`wall`) or opens the cells of `block`; the edit log of what changed.
+fn set_block(cost: &mut CostField, block: &[Cell], wall: bool) -> Vec<(Cell, u8)> {
+    let mut log = Vec::new();
+    for &c in block {
+        let before = cost.get(c);
+        if cost.set(c, if wall { WALL } else { 1 }) {
+            log.push((c, before));
+        }
+    }
+    log
+}
+
+/// `count` 4x4 blocks whose cells are all open and reach the goal, at places drawn with a
+/// fixed seed (`open_block(x, y)` gives the block with top-left corner `(x, y)` if it is one).
+fn random_open_blocks(
+    open_block: &impl Fn(u32, u32) -> Option<Vec<Cell>>,
+    cost: &CostField,
+    count: usize,
+) -> Vec<Vec<Cell>> {
+    let mut rng = rand_pcg::Pcg64::seed_from_u64(44);
+    let mut blocks = Vec::new();
+    for _ in 0..count * 1000 {
+        let x = rng.next_u32() % (cost.width() - 3);
+        let y = rng.next_u32() % (cost.height() - 3);
+        if let Some(block) = open_block(x, y) {
+            blocks.push(block);
+            if blocks.len() == count {
+                break;
+            }
+        }
+    }
+    assert_eq!(blocks.len(), count, "the map has {count} open 4x4 blocks");
+    blocks
+}
+
+/// For each block of `places`: the median time of four edits (walled, opened, walled,
+/// opened) each followed by a repair, and of the same four each followed by a full
+/// rebuild; prints the median, quartiles and worst of the ratios, and how many places
+/// reach 20x. Every repair is checked against the rebuild.
+fn repair_ratios_at(cost: &CostField, goal: Cell, places: &[Vec<Cell>]) {
+    let median = |mut t: Vec<f64>| {
+        t.sort_by(f64::total_cmp);
+        (t[t.len() / 2 - 1] + t[t.len() / 2]) / 2.0
+    };
+    let mut edited = cost.clone();
+    let mut repaired = IntegrationField::build(cost, &[goal]).unwrap();
+    let mut rebuilt = repaired.clone();
+    let mut ratios: Vec<f64> = places
+        .iter()
+        .map(|block| {
+            let (mut repair, mut rebuild) = (Vec::new(), Vec::new());
+            for wall in [true, false, true, false] {
+                let log = set_block(&mut edited, block, wall);
+                let t = Instant::now();
+                repaired.repair(&edited, &[goal], &log).unwrap();
+                repair.push(t.elapsed().as_secs_f64());
+                let t = Instant::now();
+                rebuilt.rebuild(&edited, &[goal]).unwrap();
+                rebuild.push(t.elapsed().as_secs_f64());
+                assert!(repaired == rebuilt, "the repair equals the rebuild");
+            }
+            median(rebuild) / median(repair)
+        })
+        .collect();
+    ratios.sort_by(f64::total_cmp);
+    let at = |q: f64| ratios[((ratios.len() - 1) as f64 * q).round() as usize];
+    let reached = ratios.iter().filter(|&&r| r >= 20.0).count();
+    println!(
+        "4x4 wall at {} random places, full rebuild / repair: median {:.1}x (quartiles {:.1}x, \
+         {:.1}x; worst {:.1}x, best {:.1}x); {reached} of {} places at least 20x",
+        ratios.len(),
+        at(0.5),
+        at(0.25),
+        at(0.75),
+        ratios[0],
+        ratios[ratios.len() - 1],
+        ratios.len()
+    );
 }
 
 criterion_group!(benches, fields);
