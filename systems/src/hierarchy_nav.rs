@@ -174,11 +174,23 @@ impl HierarchyNav {
     where
         R: Fn(usize, &(dyn Fn(usize) + Sync)),
     {
+        // A new request, and an old one moved to new goals: on the pool's threads, or with
+        // one queue on a one-thread pool.
         let open = |graph: &PortalGraph, cost: &CostField, goals: &[Cell]| {
             if threads > 1 {
                 HierarchicalField::new_on(graph, cost, goals, SECTOR_FIELD_BUDGET, &run)
             } else {
                 HierarchicalField::new(graph, cost, goals, SECTOR_FIELD_BUDGET)
+            }
+        };
+        let retarget = |field: &mut HierarchicalField,
+                        graph: &PortalGraph,
+                        cost: &CostField,
+                        goals: &[Cell]| {
+            if threads > 1 {
+                field.retarget_on(graph, cost, goals, &run)
+            } else {
+                field.retarget(graph, cost, goals)
             }
         };
         let mut errors = Vec::new();
@@ -260,15 +272,12 @@ impl HierarchyNav {
                 };
                 let result = match old {
                     Some(r) if r.goal == group.goal => Ok(r),
-                    Some(mut r) => if threads > 1 {
-                        r.field.retarget_on(graph, cost, group.goal.cells(), &run)
-                    } else {
-                        r.field.retarget(graph, cost, group.goal.cells())
+                    Some(mut r) => {
+                        retarget(&mut r.field, graph, cost, group.goal.cells()).map(|_| Request {
+                            goal: group.goal.clone(),
+                            ..r
+                        })
                     }
-                    .map(|_| Request {
-                        goal: group.goal.clone(),
-                        ..r
-                    }),
                     None => open(graph, cost, group.goal.cells()).map(|field| Request {
                         group: g as u16,
                         layer,

@@ -877,29 +877,30 @@ impl HierarchicalField {
         out.clear();
         out.reserve(positions.len());
         let sectors = graph.sectors();
-        let mut places: [Option<(Cell, usize)>; CHUNK] = [None; CHUNK];
+        // Each unit's cell, sector, and whether that sector has a field.
+        let mut places: [Option<(Cell, usize, bool)>; CHUNK] = [None; CHUNK];
         let mut records = [SectorWays::default(); CHUNK];
         let mut aims = [(Vec2::ZERO, false); CHUNK];
         for chunk in positions.chunks(CHUNK) {
             for ((place, record), &pos) in places.iter_mut().zip(&mut records).zip(chunk) {
-                *place = grid
-                    .cell_at(pos)
-                    .map(|cell| (cell, sectors.sector_of(cell)));
-                if let Some((_, sector)) = *place
-                    && !self.has_field(sector)
-                {
-                    *record = self.route.sector_record(sector);
-                }
+                *place = grid.cell_at(pos).map(|cell| {
+                    let sector = sectors.sector_of(cell);
+                    let fielded = self.has_field(sector);
+                    if !fielded {
+                        *record = self.route.sector_record(sector);
+                    }
+                    (cell, sector, fielded)
+                });
             }
             for (((aim, place), record), &pos) in
                 aims.iter_mut().zip(&places).zip(&records).zip(chunk)
             {
                 let (dir, _, toward) = match *place {
                     None => (Vec2::ZERO, UNREACHABLE, false),
-                    Some((cell, sector)) if self.has_field(sector) => {
+                    Some((cell, sector, true)) => {
                         self.field_aim(sectors, grid, cell, sector, &mut CellMemo::default())
                     }
-                    Some((cell, sector)) => {
+                    Some((cell, sector, false)) => {
                         let way = self.route.waypoint_from(graph, cell, sector, record);
                         Self::waypoint_aim(grid, pos, way)
                     }
