@@ -183,6 +183,14 @@ impl Grid {
         }
     }
 
+    /// `pos` in cell units from the grid's origin (cell `(x, y)` spans `x..x + 1`), by the
+    /// same arithmetic as [`Self::cell_at`].
+    #[must_use]
+    #[inline]
+    pub fn local(&self, pos: Vec2) -> Vec2 {
+        (pos - self.origin) * self.inv_cell_size
+    }
+
     /// The cell that holds `pos`, clamped to the grid (NaN maps to cell `(0, 0)`).
     #[must_use]
     #[inline]

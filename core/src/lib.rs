@@ -5,6 +5,7 @@
 //! cached per goal set and layer in a [`FieldCache`].
 #![warn(missing_docs)]
 
+mod body;
 mod clearance;
 mod cost_field;
 mod direction;
@@ -31,6 +32,10 @@ pub(crate) fn in_order(jobs: usize, job: &(dyn Fn(usize) + Sync)) {
     (0..jobs).for_each(job);
 }
 
+pub use body::{
+    Blocked, ESCAPE_REACH, WALL_TOLERANCE, cell_coords, centre_is_open, clear_of_walls,
+    escape_wall, move_body, push_out_of_walls, slide_velocity, sweep, wall_depth,
+};
 pub use clearance::Clearance;
 pub use cost_field::{CostField, CostFieldError};
 pub use direction::{DIAG_STEP, Direction, ORTHO_STEP};
