@@ -267,7 +267,7 @@ fn bad_snapshot_files_give_clear_errors() {
             e,
             FileError::UnsupportedVersion {
                 found: 99,
-                supported: 2,
+                supported: horde::SNAPSHOT_VERSION,
                 ..
             }
         ),

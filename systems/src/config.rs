@@ -30,6 +30,8 @@ pub struct SimConfig {
     /// Where units get their direction: full-map flow fields (default) or hierarchical
     /// sector fields.
     pub navigation: Navigation,
+    /// How overlapping bodies are pushed apart after they move (stage `resolve_contacts`).
+    pub contacts: ContactConfig,
     /// With flat navigation, a field whose goal moved ("chase the player") is rebuilt only
     /// as far as the cells its followers stand in, then completed a slice per frame once the
     /// goal rests (default true). Steering reads the same values either way, so results do
@@ -48,6 +50,7 @@ impl Default for SimConfig {
             flow: FlowConfig::default(),
             crowd_arrival_distance: 1.5,
             navigation: Navigation::Flat,
+            contacts: ContactConfig::default(),
             partial_fields: true,
         }
     }
@@ -83,6 +86,34 @@ impl SimConfig {
     }
 }
 
+/// The contact step (stage `resolve_contacts`, SPEC §11): Jacobi passes that push
+/// overlapping bodies apart, mass-weighted.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ContactConfig {
+    /// Passes per frame (default 4; 0 turns contacts off, and bodies overlap as steering
+    /// leaves them). Each pass resolves a unit's overlaps as they stood before the pass;
+    /// more passes settle a packed crowd deeper in, at about one neighbour scan each.
+    pub passes: u32,
+    /// Scale of the summed correction of a unit with several contacts, divided by their
+    /// count (default 1.5; in `0.5..=2`): 1 moves it by the average of its contacts'
+    /// corrections, more over-relaxes so a packed crowd opens faster.
+    pub relaxation: f32,
+}
+
+impl Default for ContactConfig {
+    fn default() -> Self {
+        Self {
+            passes: 4,
+            relaxation: 1.5,
+        }
+    }
+}
+
+impl ContactConfig {
+    /// The most passes a frame may run.
+    pub const MAX_PASSES: u32 = 16;
+}
+
 /// A [`SimConfig`] value out of range.
 #[derive(Clone, Copy, Debug, PartialEq, thiserror::Error)]
 #[non_exhaustive]
@@ -96,6 +127,14 @@ pub enum ConfigError {
     /// `crowd_arrival_distance` is NaN, infinite or negative.
     #[error("crowd_arrival_distance = {0} is invalid: it must be finite and >= 0")]
     CrowdArrivalDistance(f32),
+    /// `contacts.passes` is above [`ContactConfig::MAX_PASSES`].
+    #[error("contacts.passes = {0} is invalid: it must be 0..={max}", max = ContactConfig::MAX_PASSES)]
+    ContactPasses(u32),
+    /// `contacts.relaxation` is not in `0.5..=2`.
+    #[error(
+        "contacts.relaxation = {0} is invalid: it must be in 0.5..=2 (outside it the passes overshoot or stall)"
+    )]
+    ContactRelaxation(f32),
     /// A steering parameter.
     #[error(transparent)]
     Steering(#[from] SteeringConfigError),
@@ -121,6 +160,12 @@ impl SimConfig {
             return Err(ConfigError::CrowdArrivalDistance(
                 self.crowd_arrival_distance,
             ));
+        }
+        if self.contacts.passes > ContactConfig::MAX_PASSES {
+            return Err(ConfigError::ContactPasses(self.contacts.passes));
+        }
+        if !(0.5..=2.0).contains(&self.contacts.relaxation) {
+            return Err(ConfigError::ContactRelaxation(self.contacts.relaxation));
         }
         self.steering.validate()?;
         self.knockback.validate()?;

@@ -4,10 +4,11 @@
 //!   world you own.
 //! - The frame (SPEC §9) is a [`JobGraph`] of stages that declare what they read and write:
 //!   `update_forces`, `rebuild_fields`, `bucket_units`, `steer_units`, `apply_forces`,
-//!   `integrate_units`. Between frames the units' storage is kept in map order
+//!   `integrate_units`, `resolve_contacts`. Between frames the units' storage is kept in map order
 //!   (`sort_units`), so the stages read memory in order.
 #![warn(missing_docs)]
 
+mod body_stats;
 mod config;
 mod edit_log;
 mod frame;
@@ -19,7 +20,8 @@ mod simulation;
 mod snapshot;
 mod sort_units;
 
-pub use config::{ConfigError, SimConfig};
+pub use body_stats::BodyStats;
+pub use config::{ConfigError, ContactConfig, SimConfig};
 pub use edit_log::EditLog;
 pub use frame::{FrameClock, FrameData, LargeUnits, NeighbourInfo, Neighbours, bucket_side};
 pub use groups::{Group, Groups};

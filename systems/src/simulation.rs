@@ -129,6 +129,8 @@ impl Horde {
             hierarchy: RwLock::new(HierarchyNav::default()),
             errors: Mutex::new(Vec::new()),
             quarantine: Mutex::new(Vec::new()),
+            contacts: RwLock::new(crate::frame::Contacts::default()),
+            walled_in: Mutex::new(0),
         };
         Ok(Self {
             data,
@@ -419,6 +421,21 @@ impl Horde {
         }
     }
 
+    /// How solid the bodies of `world`'s units are now: overlaps between units and with
+    /// walls (see [`BodyStats`]).
+    #[must_use]
+    pub fn body_stats(&self, world: &World) -> crate::BodyStats {
+        crate::BodyStats::measure(world, &self.data.map.read(), |_| {})
+    }
+
+    /// How many units the last frame found inside a wall with no open cell within reach of
+    /// the wall they stand in (walled in by a terrain edit): they stay where they are, and
+    /// are counted here every frame until an edit opens a way (see `horde_core::body`).
+    #[must_use]
+    pub fn last_walled_in(&self) -> usize {
+        *self.data.walled_in.lock()
+    }
+
     /// The units quarantined by the last frame (in id order): their position, velocity or
     /// stun stopped being finite, so they were taken out (see [`Quarantined`]).
     #[must_use]
@@ -508,6 +525,8 @@ pub struct UnitState {
     pub layer: Layer,
     /// Radius.
     pub radius: f32,
+    /// Top self-propelled speed.
+    pub max_speed: f32,
     /// Arrived at the goal.
     pub arrived: bool,
 }
@@ -537,6 +556,7 @@ pub fn unit_states(world: &World) -> Vec<UnitState> {
             group: a.group,
             layer: a.layer,
             radius: a.radius,
+            max_speed: a.max_speed,
             arrived: st.arrived,
         })
         .collect();
@@ -710,6 +730,12 @@ impl Simulation {
     #[must_use]
     pub fn units(&self) -> Vec<UnitState> {
         unit_states(&self.world)
+    }
+
+    /// How solid the units' bodies are now (see [`crate::BodyStats`]).
+    #[must_use]
+    pub fn body_stats(&self) -> crate::BodyStats {
+        self.horde.body_stats(&self.world)
     }
 
     /// Number of units.

@@ -1,25 +1,44 @@
-//! Stage `apply_forces` (SPEC §7): force fields change each unit's external velocity and
-//! stun; drag decays the external velocity (less on slippery terrain).
+//! Stage `apply_forces` (SPEC §7, §11): force fields change each unit's external velocity
+//! and stun; drag decays the external velocity (less on slippery terrain). A body is not
+//! driven into what stops it: the parts of its external velocity that point into a wall or
+//! a unit it touches are dropped (so a crowd pressed against a wall or into an attractor
+//! packs instead of being crushed).
 
 use glam::Vec2;
-use horde_core::{Agent, ExternalForce, Mass, Position, Stun, apply_impulse, decay_external};
+use horde_core::{
+    Agent, ExternalForce, Mass, Position, Stun, UnitId, apply_impulse, decay_external,
+    slide_velocity,
+};
 
-use crate::frame::{FrameData, for_each_unit};
+use crate::frame::steer_units::{BLOCKERS, TOUCHING};
+use crate::frame::{FrameData, Neighbours, for_each_unit};
 use crate::job_graph::StageContext;
 
 /// Applies the summed force of every field to every unit, then drag.
 pub(crate) fn apply_forces(data: &FrameData, ctx: &StageContext<'_>) {
     let map = data.map.read();
     let forces = data.forces.read();
+    let neighbours = data.neighbours.read();
     let params = &data.config.knockback;
+    let separation_range = data.config.steering.separation_range;
     let dt = data.clock.dt;
     let grid = map.grid();
     let no_forces = forces.is_empty();
-    for_each_unit::<(&Position, &Agent, &Mass, &mut ExternalForce, &mut Stun), _>(
+    for_each_unit::<
+        (
+            &UnitId,
+            &Position,
+            &Agent,
+            &Mass,
+            &mut ExternalForce,
+            &mut Stun,
+        ),
+        _,
+    >(
         &data.world,
         ctx,
         data.config.batch_size,
-        |(pos, agent, mass, external, stun)| {
+        |(id, pos, agent, mass, external, stun)| {
             if no_forces && external.0 == Vec2::ZERO && stun.0 == 0.0 {
                 return;
             }
@@ -37,8 +56,47 @@ pub(crate) fn apply_forces(data: &FrameData, ctx: &StageContext<'_>) {
                 (external.0, stun.0) = (v, s);
                 return;
             }
+            if v != Vec2::ZERO && pos.0.is_finite() {
+                v = blocked_by_bodies(&neighbours, id.0, pos.0, agent.radius, separation_range, v);
+                v = slide_velocity(map.cost_field(agent.layer), grid, pos.0, agent.radius, v);
+            }
             let slippery = map.terrain_at(grid.clamped_cell_at(pos.0)).props().slippery;
             (external.0, stun.0) = decay_external(v, s, slippery, dt, params);
         },
     );
+}
+
+/// `v` without the parts that point into the first [`BLOCKERS`] units it touches (the
+/// snapshot's positions are this frame's: nobody has moved yet). A force does not drive a
+/// body into another: a pressed crowd holds its shape, and a pushed one moves from its free
+/// side in, a row per frame.
+fn blocked_by_bodies(
+    n: &Neighbours,
+    id: u32,
+    pos: Vec2,
+    radius: f32,
+    separation_range: f32,
+    v: Vec2,
+) -> Vec2 {
+    let mut v = v;
+    let mut left = BLOCKERS;
+    n.for_each_candidate(pos, radius, separation_range, n.near_spans(pos), |others| {
+        for other in others {
+            if left == 0 || other.id == id {
+                continue;
+            }
+            let away = pos - other.pos;
+            let touch = (radius + other.radius) * TOUCHING;
+            let d2 = away.length_squared();
+            if d2 < touch * touch && d2 > 0.0 {
+                let normal = away / d2.sqrt();
+                let into = v.dot(normal);
+                if into < 0.0 {
+                    v -= normal * into;
+                }
+                left -= 1;
+            }
+        }
+    });
+    v
 }

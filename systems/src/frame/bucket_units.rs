@@ -4,7 +4,9 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use glam::Vec2;
-use horde_core::{Agent, Position, SpatialGrid, SpatialGridError, Steering, UnitId};
+use horde_core::{
+    Agent, ExternalForce, Position, SpatialGrid, SpatialGridError, Steering, UnitId, Velocity,
+};
 use parking_lot::Mutex;
 
 use crate::frame::FrameData;
@@ -24,7 +26,14 @@ pub struct NeighbourInfo {
     pub group: u16,
     /// Whether it had arrived.
     pub arrived: bool,
+    /// Whether it stood still at the start of the frame (own plus external velocity under
+    /// [`STALL_SPEED`] of its top speed): others do not walk or get pushed into it.
+    pub stalled: bool,
 }
+
+/// A unit moving slower than this fraction of its top speed (plus 0.05 world units per
+/// second, for units that cannot walk) counts as standing still ([`NeighbourInfo::stalled`]).
+pub const STALL_SPEED: f32 = 0.1;
 
 /// The spatial grid and the units sorted by bucket (`units[k]` is the unit at position `k`
 /// of the grid's order; bucket `b` holds `units[cell_start[b]..cell_start[b + 1]]`).
@@ -181,6 +190,9 @@ pub struct LargeUnits {
     pub grid: SpatialGrid,
     /// The large units, sorted by bucket of [`Self::grid`].
     pub units: Vec<NeighbourInfo>,
+    /// Where each of [`Self::units`] stands in the world's storage order (the order of the
+    /// frame's unit queries), for stages that map the snapshot back to the world.
+    pub storage: Vec<u32>,
     /// Corners of the box within one bucket of every large unit: a unit outside it has no
     /// large neighbour, and skips the lookup (most units, when a few big ones stand apart).
     near_box: (Vec2, Vec2),
@@ -407,9 +419,14 @@ pub(crate) fn bucket_units(data: &FrameData, ctx: &StageContext<'_>) {
     let mut guard = data.neighbours.write();
     let n = &mut *guard;
     let batch_size = data.config.batch_size.clamp(1, u32::MAX as usize) as u32;
-    let mut query = data
-        .world
-        .query::<(&UnitId, &Position, &Agent, &Steering)>();
+    let mut query = data.world.query::<(
+        &UnitId,
+        &Position,
+        &Agent,
+        &Steering,
+        &Velocity,
+        &ExternalForce,
+    )>();
     // Each batch's length first (walking a batch reads no component), so every batch can
     // write its part of the snapshot on any thread.
     let lengths: Vec<usize> = query
@@ -425,12 +442,14 @@ pub(crate) fn bucket_units(data: &FrameData, ctx: &StageContext<'_>) {
     n.buckets.resize(total, 0);
     let mut jobs = Vec::with_capacity(lengths.len());
     let (mut scratch, mut buckets) = (n.scratch.as_mut_slice(), n.buckets.as_mut_slice());
+    let mut offset = 0u32;
     for (batch, &len) in query.iter_batched(batch_size).zip(&lengths) {
         let (units, rest) = scratch.split_at_mut(len);
         scratch = rest;
         let (unit_buckets, rest) = buckets.split_at_mut(len);
         buckets = rest;
-        jobs.push(Mutex::new(Some((batch, units, unit_buckets))));
+        jobs.push(Mutex::new(Some((batch, units, unit_buckets, offset))));
+        offset += len as u32;
     }
     let grid = &n.grid;
     let occupancy = n.occupancy.is_on().then_some(&n.occupancy);
@@ -438,25 +457,28 @@ pub(crate) fn bucket_units(data: &FrameData, ctx: &StageContext<'_>) {
     // Units that need at most half a bucket (see `Neighbours::refit_side`).
     let half_bucket = grid.cell_size() * 0.5;
     // Per batch: arrivals per group, far jumps, small units, and the large units (in batch
-    // order).
-    type BatchTally = (Vec<u32>, usize, usize, Vec<NeighbourInfo>);
+    // order) with their storage indices.
+    type BatchTally = (Vec<u32>, usize, usize, Vec<(NeighbourInfo, u32)>);
     let tallies: Vec<Mutex<BatchTally>> = jobs
         .iter()
         .map(|_| Mutex::new((Vec::new(), 0, 0, Vec::new())))
         .collect();
     ctx.for_each_batch(jobs.len(), 1, |i, _| {
-        let Some((batch, units, unit_buckets)) = jobs[i].lock().take() else {
+        let Some((batch, units, unit_buckets, offset)) = jobs[i].lock().take() else {
             return;
         };
         let (mut counts, mut large) = (Vec::new(), Vec::new());
         let (mut far, mut small, mut previous_row) = (0, 0, None);
-        for (((id, pos, agent, steering), unit), bucket) in batch.zip(units).zip(unit_buckets) {
+        let items = batch.zip(units).zip(unit_buckets).zip(offset..);
+        for ((((id, pos, agent, steering, velocity, external), unit), bucket), storage) in items {
+            let speed = (velocity.0 + external.0).length();
             *unit = NeighbourInfo {
                 pos: pos.0,
                 radius: agent.radius,
                 id: id.0,
                 group: agent.group.0,
                 arrived: steering.arrived,
+                stalled: speed < STALL_SPEED * agent.max_speed + 0.05,
             };
             // A unit whose position is not finite (it will be quarantined this frame) is
             // nobody's neighbour: its NaN must not spread through separation.
@@ -467,7 +489,7 @@ pub(crate) fn bucket_units(data: &FrameData, ctx: &StageContext<'_>) {
             let (x, y) = grid.coords_of(pos.0);
             if reaches_past(agent.radius, separation_range, grid.cell_size()) {
                 *bucket = SpatialGrid::UNPLACED;
-                large.push(*unit);
+                large.push((*unit, storage));
             } else {
                 *bucket = grid.bucket_at(x, y);
                 if let Some(occupancy) = occupancy {
@@ -506,7 +528,8 @@ pub(crate) fn bucket_units(data: &FrameData, ctx: &StageContext<'_>) {
         }
     }
     let chunk = data.config.batch_size.max(1) * 4;
-    if let Err(e) = bucket_large(n, large, separation_range, chunk, ctx) {
+    let (large, storage): (Vec<_>, Vec<_>) = large.into_iter().unzip();
+    if let Err(e) = bucket_large(n, large, &storage, separation_range, chunk, ctx) {
         data.errors
             .lock()
             .push(format!("bucketing large units failed: {e}"));
@@ -557,6 +580,7 @@ fn sort_by_bucket(
 fn bucket_large(
     n: &mut Neighbours,
     large: Vec<NeighbourInfo>,
+    storage: &[u32],
     separation_range: f32,
     chunk: usize,
     ctx: &StageContext<'_>,
@@ -591,9 +615,11 @@ fn bucket_large(
         |(low, high), u| (low.min(u.pos), high.max(u.pos)),
     );
     let near_box = (low - size, high + size);
+    let storage = grid.order().iter().map(|&i| storage[i as usize]).collect();
     n.large = Some(LargeUnits {
         grid,
         units,
+        storage,
         near_box,
     });
     Ok(())
@@ -614,7 +640,10 @@ mod tests {
     /// `bits`, the occupancy bits are kept whenever the table folds.
     fn bucketed(seed: u32, radii: &[f32], units: usize, bits: bool) -> (Horde, World) {
         let map = Map::new(Grid::new(64, 64).unwrap());
-        let mut horde = Horde::new(map, SimConfig::default()).unwrap();
+        // Without contacts, so the world's positions stay those the snapshot holds.
+        let mut config = SimConfig::default();
+        config.contacts.passes = 0;
+        let mut horde = Horde::new(map, config).unwrap();
         if bits {
             horde.data.neighbours.write().occupancy_from = 0;
         }

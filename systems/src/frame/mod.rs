@@ -3,7 +3,7 @@
 //! ```text
 //!   update_forces ─────────────────────────────┐
 //!   rebuild_fields ──┐                         v
-//!                    ├──> steer_units ──> apply_forces ──> integrate_units
+//!                    ├──> steer_units ──> apply_forces ──> integrate_units ──> resolve_contacts
 //!   bucket_units ────┘          │                               ^
 //!                               └───────────────────────────────┘
 //! ```
@@ -16,6 +16,7 @@ mod apply_forces;
 mod bucket_units;
 mod integrate_units;
 mod rebuild_fields;
+mod resolve_contacts;
 mod steer_units;
 mod update_forces;
 
@@ -33,6 +34,7 @@ use crate::hierarchy_nav::{HierarchyNav, update_hierarchy};
 use crate::job_graph::{Access, GraphBuildError, JobGraph, StageContext};
 
 pub use bucket_units::{LargeUnits, NeighbourInfo, Neighbours, bucket_side};
+pub use resolve_contacts::Contacts;
 
 /// Per-frame values, fixed while the frame runs.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -74,6 +76,10 @@ pub struct FrameData {
     /// Units found with a non-finite position, velocity or stun this frame; the simulation
     /// quarantines them after the frame.
     pub quarantine: Mutex<Vec<hecs::Entity>>,
+    /// The contact step's buffers.
+    pub contacts: RwLock<Contacts>,
+    /// How many units stood inside a wall with no way out this frame (walled in by an edit).
+    pub walled_in: Mutex<usize>,
 }
 
 impl std::fmt::Debug for FrameData {
@@ -208,6 +214,8 @@ pub(crate) fn build_graph() -> Result<JobGraph<FrameData>, GraphBuildError> {
                 .read::<Agent>()
                 .read::<UnitId>()
                 .read::<Steering>()
+                .read::<Velocity>()
+                .read::<ExternalForce>()
                 .write::<Neighbours>(),
             &[],
             bucket_units::bucket_units,
@@ -236,8 +244,10 @@ pub(crate) fn build_graph() -> Result<JobGraph<FrameData>, GraphBuildError> {
                 .read::<Position>()
                 .read::<Agent>()
                 .read::<Mass>()
+                .read::<UnitId>()
                 .read::<ForceManager>()
                 .read::<Map>()
+                .read::<Neighbours>()
                 .write::<ExternalForce>()
                 .write::<Stun>(),
             &["update_forces", "steer_units"],
@@ -256,6 +266,22 @@ pub(crate) fn build_graph() -> Result<JobGraph<FrameData>, GraphBuildError> {
                 .write::<ExternalForce>(),
             &["steer_units", "apply_forces"],
             integrate_units::integrate_units,
+        )
+        .stage(
+            "resolve_contacts",
+            Access::new()
+                .read::<Agent>()
+                .read::<Mass>()
+                .read::<UnitId>()
+                .read::<Steering>()
+                .read::<Neighbours>()
+                .read::<Map>()
+                .read::<Clearance>()
+                .write::<Position>()
+                .write::<ExternalForce>()
+                .write::<Contacts>(),
+            &["integrate_units"],
+            resolve_contacts::resolve_contacts,
         )
         .build()
 }

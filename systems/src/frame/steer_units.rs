@@ -89,6 +89,13 @@ pub(crate) fn steer_units(data: &FrameData, ctx: &StageContext<'_>) {
     });
 }
 
+/// How many touching bodies a unit's motion is kept out of (the first ones found).
+pub(crate) const BLOCKERS: usize = 4;
+
+/// Bodies closer than this many times the sum of their radii count as touching for
+/// [`BLOCKERS`] (a little slack: contacts leave pairs just apart).
+pub(crate) const TOUCHING: f32 = 1.0;
+
 /// What the stage reads that is the same for every unit of the frame.
 struct Frame<'a> {
     data: &'a FrameData,
@@ -217,6 +224,10 @@ impl<'a> Frame<'a> {
         let mut separation = Vec2::ZERO;
         let mut touching_arrived = false;
         let mut stacked = false;
+        // The directions (from them to us) of the first few standing bodies we touch: our
+        // own motion may not push into them (contacts would only push us back).
+        let mut blockers = [Vec2::ZERO; BLOCKERS];
+        let mut blocked_by = 0;
         let push_from = |others: &[NeighbourInfo]| {
             for other in others {
                 let away = pos - other.pos;
@@ -230,6 +241,12 @@ impl<'a> Frame<'a> {
                     let ramp = touch * (sc.separation_range - 1.0).max(0.05);
                     if d > 1e-6 {
                         separation += away * ((range - d) / (ramp * d));
+                        // Only a body that stands still blocks; arrived units give way
+                        // (contacts move them), and one moving on makes room.
+                        if d < touch * TOUCHING && blocked_by < BLOCKERS && !other.arrived {
+                            blockers[blocked_by] = away / d;
+                            blocked_by += 1;
+                        }
                     } else {
                         stacked = true;
                     }
@@ -284,7 +301,7 @@ impl<'a> Frame<'a> {
         });
         steering.arrived = arrived;
         if arrived {
-            // Stand still, but let separation resolve overlaps.
+            // Stand still, but let separation ease overlaps.
             return separation.clamp_length_max(1.0) * (agent.max_speed * 0.5);
         }
 
@@ -328,9 +345,19 @@ impl<'a> Frame<'a> {
             agent.max_speed * slow
         };
         // Separation also pushes directly (not only by turning the heading): in a jam
-        // everyone heads the same way, and only a push keeps bodies from overlapping.
-        steering.heading * speed
-            + separation.clamp_length_max(2.0) * (agent.max_speed * sc.separation_push)
+        // everyone heads the same way, and the push spreads it. The sum is the unit's own
+        // motion, so it never exceeds the top speed (SPEC §11).
+        let own = steering.heading * speed
+            + separation.clamp_length_max(2.0) * (agent.max_speed * sc.separation_push);
+        let mut own = own.clamp_length_max(agent.max_speed);
+        // A body we touch is not walked into: the part of the motion toward it goes.
+        for normal in &blockers[..blocked_by] {
+            let into = own.dot(*normal);
+            if into < 0.0 {
+                own -= *normal * into;
+            }
+        }
+        own
     }
 }
 

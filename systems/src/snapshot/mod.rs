@@ -43,8 +43,8 @@ pub(crate) use replay::{CommandRecord, ReplayRecord};
 pub use replay::{REPLAY_VERSION, Replay, ReplayError};
 
 /// The snapshot format version this build reads and writes (2: hierarchical sector caches
-/// also hold their fields' distances, which arrival uses).
-pub const SNAPSHOT_VERSION: u32 = 2;
+/// also hold their fields' distances, which arrival uses; 3: the contact settings).
+pub const SNAPSHOT_VERSION: u32 = 3;
 
 /// The whole state of a simulation at the start of a frame (see the module docs).
 #[derive(Clone, Debug, PartialEq)]

@@ -50,6 +50,8 @@ pub(crate) struct ConfigRecord {
     pub crowd_arrival_distance: f32,
     /// 0 flat, 1 hierarchical.
     pub navigation: u8,
+    pub contact_passes: u32,
+    pub contact_relaxation: f32,
 }
 
 impl ConfigRecord {
@@ -83,6 +85,8 @@ impl ConfigRecord {
                 Navigation::Flat => 0,
                 Navigation::Hierarchical => 1,
             },
+            contact_passes: c.contacts.passes,
+            contact_relaxation: c.contacts.relaxation,
         }
     }
 
@@ -132,6 +136,10 @@ impl ConfigRecord {
             navigation: match self.navigation {
                 0 => Navigation::Flat,
                 _ => Navigation::Hierarchical,
+            },
+            contacts: crate::config::ContactConfig {
+                passes: self.contact_passes,
+                relaxation: self.contact_relaxation,
             },
             // Not recorded: it changes what is computed ahead, never a result.
             partial_fields: SimConfig::default().partial_fields,

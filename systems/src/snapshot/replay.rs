@@ -17,8 +17,9 @@ use super::record::{self, ForceRecord, SnapshotRecord, SpecRecord};
 use super::{Snapshot, decode, validate};
 use crate::simulation::{SimError, Simulation};
 
-/// The replay format version this build reads and writes.
-pub const REPLAY_VERSION: u32 = 1;
+/// The replay format version this build reads and writes (2: its snapshot holds the contact
+/// settings).
+pub const REPLAY_VERSION: u32 = 2;
 
 /// One command given to a [`Simulation`].
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
