@@ -6,8 +6,7 @@ use std::io::{BufWriter, IsTerminal, Write};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use horde_core::{SpatialGrid, WALL};
-use horde_systems::{FileError, SimError, Simulation, Snapshot};
+use horde_systems::{BodyStats, FileError, SimError, Simulation, Snapshot, UnitState};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::AppError;
@@ -30,53 +29,130 @@ fn stats(samples: &mut [Duration]) -> (f64, f64, f64) {
     )
 }
 
-/// Penetration between touching units, as a fraction of the pair's mean radius.
-#[derive(Clone, Copy, Debug, Default)]
-struct Overlap {
-    sum: f64,
-    pairs: u64,
-    max: f64,
+/// A histogram of non-negative figures in bins of `1 / BINS_PER_UNIT` up to `MAX`, for
+/// percentiles over millions of samples without keeping them.
+#[derive(Clone, Debug)]
+struct Histogram {
+    bins: Vec<u64>,
+    count: u64,
 }
 
-impl Overlap {
-    /// Adds every touching pair of `sim`'s units.
-    fn sample(&mut self, sim: &Simulation) {
-        let units = sim.units();
-        let Some(max_radius) = units.iter().map(|u| u.radius).reduce(f32::max) else {
-            return;
-        };
-        let map = sim.map();
-        let Ok(mut grid) = SpatialGrid::new(map.grid(), (2.0 * max_radius).max(0.5)) else {
-            return;
-        };
-        let positions: Vec<_> = units.iter().map(|u| u.position).collect();
-        if grid.rebuild(&positions).is_err() {
-            return;
-        }
-        for (i, a) in units.iter().enumerate() {
-            grid.for_each_neighbour(a.position, 2.0 * max_radius, |j| {
-                let j = j as usize;
-                if j <= i {
-                    return;
-                }
-                let b = &units[j];
-                let touch = a.radius + b.radius;
-                let d = a.position.distance(b.position);
-                if d < touch {
-                    let depth = f64::from((touch - d) / (0.5 * touch));
-                    self.sum += depth;
-                    self.pairs += 1;
-                    self.max = self.max.max(depth);
-                }
-            });
+impl Histogram {
+    const BINS_PER_UNIT: f32 = 1000.0;
+    const MAX: f32 = 8.0;
+
+    fn new() -> Self {
+        Self {
+            bins: vec![0; (Self::MAX * Self::BINS_PER_UNIT) as usize + 1],
+            count: 0,
         }
     }
 
-    fn mean(&self) -> f64 {
+    fn add(&mut self, value: f32) {
+        let i = (value.max(0.0) * Self::BINS_PER_UNIT).min(Self::MAX * Self::BINS_PER_UNIT);
+        // NaN maps to the last bin too.
+        let last = self.bins.len() - 1;
+        let i = if i.is_nan() {
+            last
+        } else {
+            (i as usize).min(last)
+        };
+        self.bins[i] += 1;
+        self.count += 1;
+    }
+
+    /// The value below which a fraction `q` of the samples lie (to a bin), 0 with none.
+    fn quantile(&self, q: f64) -> f64 {
+        let target = (q * self.count as f64).ceil() as u64;
+        let mut seen = 0;
+        for (i, &n) in self.bins.iter().enumerate() {
+            seen += n;
+            if seen >= target.max(1) {
+                return (i as f64 + 1.0) / f64::from(Self::BINS_PER_UNIT);
+            }
+        }
+        0.0
+    }
+}
+
+/// The run's body figures (docs/run-output.md defines each).
+#[derive(Clone, Debug)]
+struct BodyFigures {
+    overlap_sum: f64,
+    pairs: u64,
+    overlap_max: f32,
+    overlaps: Histogram,
+    /// (frame, mean overlap) of the frame with the highest mean.
+    worst_frame: Option<(u32, f64)>,
+    wall_depth_max: f32,
+    wall_violations: usize,
+    walled_in: usize,
+    /// Displacement per frame over (top speed + external speed) x dt.
+    speed: Histogram,
+}
+
+impl BodyFigures {
+    fn new() -> Self {
+        Self {
+            overlap_sum: 0.0,
+            pairs: 0,
+            overlap_max: 0.0,
+            overlaps: Histogram::new(),
+            worst_frame: None,
+            wall_depth_max: 0.0,
+            wall_violations: 0,
+            walled_in: 0,
+            speed: Histogram::new(),
+        }
+    }
+
+    /// Adds the state after frame `frame` (`before`: the units before it).
+    fn sample(
+        &mut self,
+        sim: &Simulation,
+        frame: u32,
+        before: &[UnitState],
+        after: &[UnitState],
+        dt: f32,
+    ) {
+        let overlaps = &mut self.overlaps;
+        let stats = BodyStats::measure(sim.world(), &sim.map(), |o| overlaps.add(o));
+        self.overlap_sum += stats.overlap_sum;
+        self.pairs += stats.touching_pairs;
+        self.overlap_max = self.overlap_max.max(stats.overlap_max);
+        if stats.touching_pairs > 0
+            && self
+                .worst_frame
+                .is_none_or(|(_, m)| stats.overlap_mean() > m)
+        {
+            self.worst_frame = Some((frame, stats.overlap_mean()));
+        }
+        let walled_in = sim.horde().last_walled_in();
+        self.walled_in = self.walled_in.max(walled_in);
+        self.wall_depth_max = self.wall_depth_max.max(stats.wall_depth_max);
+        self.wall_violations += stats.in_walls;
+        // Units are in id order in both lists; a unit spawned or despawned this frame
+        // shows in one only.
+        let mut old = before.iter().peekable();
+        for u in after {
+            while old.next_if(|o| o.id < u.id).is_some() {}
+            if let Some(o) = old.next_if(|o| o.id == u.id) {
+                let allowed = (u.max_speed + o.external.length().max(u.external.length())) * dt;
+                let moved = o.position.distance(u.position);
+                if allowed > 0.0 {
+                    self.speed.add(moved / allowed);
+                } else if moved > 0.0 {
+                    self.speed.add(Histogram::MAX);
+                }
+            }
+        }
+    }
+
+    fn overlap_mean(&self) -> f64 {
         if self.pairs == 0 {
             0.0
         } else {
-            self.sum / self.pairs as f64
+            self.overlap_sum / self.pairs as f64
         }
     }
 }
@@ -184,6 +260,33 @@ fn resume(plan: &mut Plan, path: &Path, threads: usize) -> Result<(), AppError> 
     Ok(())
 }
 
+/// Writes one trace row per unit: the state after `frame` frames (0 = before the first).
+fn write_trace(
+    w: &mut BufWriter<File>,
+    path: &Path,
+    frame: u32,
+    units: &[UnitState],
+) -> Result<(), AppError> {
+    for u in units {
+        writeln!(
+            w,
+            "{},{},{},{},{},{},{},{},{},{}",
+            frame,
+            u.id.0,
+            u.group.0,
+            u.position.x,
+            u.position.y,
+            u.velocity.x,
+            u.velocity.y,
+            u.external.length(),
+            u.stun,
+            u8::from(u.arrived)
+        )
+        .map_err(|e| AppError::Failed(format!("{}: {e}", path.display())))?;
+    }
+    Ok(())
+}
+
 /// Runs `plan` and reports (see the module docs).
 pub fn run_plan(
     mut plan: Plan,
@@ -214,8 +317,10 @@ pub fn run_plan(
     let mut trace = match &args.trace {
         Some(path) => {
             let mut w = create(path)?;
-            writeln!(w, "frame,unit,group,x,y,vx,vy,external_speed,stun")
+            writeln!(w, "frame,unit,group,x,y,vx,vy,external_speed,stun,arrived")
                 .map_err(|e| AppError::Failed(format!("{}: {e}", path.display())))?;
+            // The state before the first frame.
+            write_trace(&mut w, path, start, &plan.sim.units())?;
             Some((path.clone(), w))
         }
         None => None,
@@ -237,9 +342,9 @@ pub fn run_plan(
 
     let mut per_stage: Vec<(String, Vec<Duration>)> = Vec::new();
     let mut totals = Vec::with_capacity((frames - start) as usize);
-    let mut wall_violations = 0usize;
     let mut arrived_at: Vec<Option<u32>> = Vec::new();
-    let mut overlap = Overlap::default();
+    let mut bodies = BodyFigures::new();
+    let mut units_before = plan.sim.units();
     for frame in start..frames {
         plan.apply_events(frame)
             .map_err(|e| AppError::Failed(e.to_string()))?;
@@ -266,17 +371,7 @@ pub fn run_plan(
             }
         }
         let units = plan.sim.units();
-        {
-            let map = plan.sim.map();
-            wall_violations += units
-                .iter()
-                .filter(|u| {
-                    map.grid()
-                        .cell_at(u.position)
-                        .is_none_or(|c| map.cost_field(u.layer).get(c) == WALL)
-                })
-                .count();
-        }
+        bodies.sample(&plan.sim, frame + 1, &units_before, &units, plan.dt);
         for u in &units {
             let i = u.id.0 as usize;
             if arrived_at.len() <= i {
@@ -286,29 +381,12 @@ pub fn run_plan(
                 arrived_at[i] = Some(frame + 1);
             }
         }
-        if frame % 10 == 9 || frame + 1 == frames {
-            overlap.sample(&plan.sim);
-        }
         if let Some((path, w)) = &mut trace
-            && frame % every == 0
+            && (frame + 1) % every == 0
         {
-            for u in &units {
-                writeln!(
-                    w,
-                    "{},{},{},{},{},{},{},{},{}",
-                    frame,
-                    u.id.0,
-                    u.group.0,
-                    u.position.x,
-                    u.position.y,
-                    u.velocity.x,
-                    u.velocity.y,
-                    u.external.length(),
-                    u.stun
-                )
-                .map_err(|e| AppError::Failed(format!("{}: {e}", path.display())))?;
-            }
+            write_trace(w, path, frame + 1, &units)?;
         }
+        units_before = units;
         progress.inc(1);
     }
     progress.finish_and_clear();
@@ -369,15 +447,31 @@ pub fn run_plan(
             serde_json::json!({ "median_ms": med, "p95_ms": p95, "max_ms": max }),
         );
     }
+    let wall_violations = bodies.wall_violations;
     println!(
         "arrived {arrived} (median {} s, max {} s), stunned {stunned}, wall violations {wall_violations}",
         arrival_median.map_or("-".into(), |s| format!("{s:.2}")),
         arrival_max.map_or("-".into(), |s| format!("{s:.2}")),
     );
+    let (worst_frame, worst_mean) = bodies.worst_frame.unwrap_or((0, 0.0));
     println!(
-        "overlap mean {:.3}, max {:.3} (penetration / mean radius of touching pairs)",
-        overlap.mean(),
-        overlap.max
+        "overlap mean {:.3}, p99 {:.3}, max {:.3}, worst frame {worst_frame} (mean {worst_mean:.3}) (penetration / mean radius of touching pairs)",
+        bodies.overlap_mean(),
+        bodies.overlaps.quantile(0.99),
+        bodies.overlap_max,
+    );
+    println!(
+        "wall depth max {:.3} (of the radius), speed p99 {:.3} (displacement / (top + external speed) per frame){}",
+        bodies.wall_depth_max,
+        bodies.speed.quantile(0.99),
+        if bodies.walled_in > 0 {
+            format!(
+                ", walled in {} (units inside walls with no way out)",
+                bodies.walled_in
+            )
+        } else {
+            String::new()
+        }
     );
     if quarantined > 0 {
         println!("quarantined {quarantined} units (their state stopped being finite)");
@@ -409,7 +503,16 @@ pub fn run_plan(
             "state_hash": format!("{hash:016x}"),
             "wall_violations": wall_violations,
             "stages": json_stages,
-            "overlap": { "mean": overlap.mean(), "max": overlap.max },
+            "overlap": {
+                "mean": bodies.overlap_mean(),
+                "p99": bodies.overlaps.quantile(0.99),
+                "max": bodies.overlap_max,
+                "worst_frame": worst_frame,
+                "worst_frame_mean": worst_mean,
+            },
+            "wall_depth_max": bodies.wall_depth_max,
+            "walled_in": bodies.walled_in,
+            "speed_p99": bodies.speed.quantile(0.99),
             "arrival_s": { "median": arrival_median, "max": arrival_max },
         });
         std::fs::write(path, format!("{json:#}\n"))
@@ -417,7 +520,8 @@ pub fn run_plan(
     }
     if wall_violations > 0 {
         return Err(AppError::Failed(format!(
-            "{wall_violations} unit-frames had a centre inside a wall"
+            "{wall_violations} unit-frames had a body more than {:.0}% of its radius inside a wall",
+            horde_core::WALL_TOLERANCE * 100.0
         )));
     }
     Ok(())

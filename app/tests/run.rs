@@ -63,6 +63,9 @@ fn json_summary_has_every_key() {
     }
     assert!(v["overlap"]["mean"].as_f64().unwrap() >= 0.0);
     assert!(v["overlap"]["max"].as_f64().unwrap() >= v["overlap"]["mean"].as_f64().unwrap());
+    assert!(v["overlap"]["p99"].as_f64().unwrap() <= v["overlap"]["max"].as_f64().unwrap() + 1e-3);
+    assert!(v["wall_depth_max"].as_f64().unwrap() <= f64::from(horde_core::WALL_TOLERANCE));
+    assert!(v["speed_p99"].as_f64().unwrap() <= 1.01);
     assert!(v["arrival_s"].get("median").is_some() && v["arrival_s"].get("max").is_some());
 }
 
@@ -103,15 +106,21 @@ fn trace_writes_every_unit_every_k_frames() {
     let mut lines = text.lines();
     assert_eq!(
         lines.next(),
-        Some("frame,unit,group,x,y,vx,vy,external_speed,stun")
+        Some("frame,unit,group,x,y,vx,vy,external_speed,stun,arrived")
     );
     let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
-    assert_eq!(rows.len(), 120 * 3, "frames 0, 10 and 20");
+    assert_eq!(
+        rows.len(),
+        120 * 4,
+        "the start, then after frames 10, 20 and 30"
+    );
     assert!(
         rows.iter()
-            .all(|r| r.len() == 9 && r[3].parse::<f32>().is_ok())
+            .all(|r| r.len() == 10 && r[3].parse::<f32>().is_ok() && (r[9] == "0" || r[9] == "1"))
     );
+    assert_eq!(rows[0][0], "0");
     assert_eq!(rows[120][0], "10");
+    assert_eq!(rows[360][0], "30");
 }
 
 #[test]
