@@ -48,7 +48,21 @@ pub struct Blocked {
 }
 
 impl Blocked {
-    const BOTH: Self = Self { x: true, y: true };
+    /// Stopped on both axes.
+    pub const BOTH: Self = Self { x: true, y: true };
+}
+
+/// `velocity` without its part along `-normal` (into whatever `normal`, a unit vector,
+/// points away from): a body is not driven into what it touches.
+#[must_use]
+#[inline]
+pub fn without_part_into(velocity: Vec2, normal: Vec2) -> Vec2 {
+    let into = velocity.dot(normal);
+    if into < 0.0 {
+        velocity - normal * into
+    } else {
+        velocity
+    }
 }
 
 /// The cell (possibly outside the map) that holds world position `pos`, by the same
@@ -323,11 +337,7 @@ pub fn slide_velocity(
             let away = pos - pos.clamp(min, min + size);
             let d = away.length();
             if d > 0.0 && d < reach {
-                let normal = away / d;
-                let into = v.dot(normal);
-                if into < 0.0 {
-                    v -= normal * into;
-                }
+                v = without_part_into(v, away / d);
             }
         }
     }

@@ -7,7 +7,7 @@
 use glam::Vec2;
 use horde_core::{
     Agent, ExternalForce, Mass, Position, Stun, UnitId, apply_impulse, decay_external,
-    slide_velocity,
+    slide_velocity, without_part_into,
 };
 
 use crate::frame::steer_units::{BLOCKERS, TOUCHING};
@@ -89,11 +89,7 @@ fn blocked_by_bodies(
             let touch = (radius + other.radius) * TOUCHING;
             let d2 = away.length_squared();
             if d2 < touch * touch && d2 > 0.0 {
-                let normal = away / d2.sqrt();
-                let into = v.dot(normal);
-                if into < 0.0 {
-                    v -= normal * into;
-                }
+                v = without_part_into(v, away / d2.sqrt());
                 left -= 1;
             }
         }

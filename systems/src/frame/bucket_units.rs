@@ -4,9 +4,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use glam::Vec2;
-use horde_core::{
-    Agent, ExternalForce, Position, SpatialGrid, SpatialGridError, Steering, UnitId, Velocity,
-};
+use horde_core::{Agent, Position, SpatialGrid, SpatialGridError, Steering, UnitId};
 use parking_lot::Mutex;
 
 use crate::frame::FrameData;
@@ -26,14 +24,7 @@ pub struct NeighbourInfo {
     pub group: u16,
     /// Whether it had arrived.
     pub arrived: bool,
-    /// Whether it stood still at the start of the frame (own plus external velocity under
-    /// [`STALL_SPEED`] of its top speed): others do not walk or get pushed into it.
-    pub stalled: bool,
 }
-
-/// A unit moving slower than this fraction of its top speed (plus 0.05 world units per
-/// second, for units that cannot walk) counts as standing still ([`NeighbourInfo::stalled`]).
-pub const STALL_SPEED: f32 = 0.1;
 
 /// The spatial grid and the units sorted by bucket (`units[k]` is the unit at position `k`
 /// of the grid's order; bucket `b` holds `units[cell_start[b]..cell_start[b + 1]]`).
@@ -363,21 +354,51 @@ impl Neighbours {
         near: [(u32, u32); 3],
         mut visit: impl FnMut(&[NeighbourInfo]),
     ) {
+        let fine = self.units.len() as u32;
+        self.for_each_candidate_slots(pos, radius, separation_range, near, |(start, end)| {
+            if start < fine {
+                visit(self.span((start, end)));
+            } else if let Some(large) = &self.large {
+                visit(large.span((start - fine, end - fine)));
+            }
+        });
+    }
+
+    /// [`Self::for_each_candidate`]'s runs as non-empty spans of *slots*: the snapshot's
+    /// fine units ([`Self::units`]) are slots `0..units.len()`, the large ones follow (slot
+    /// `units.len() + k` is `large.units[k]`).
+    #[inline(always)]
+    pub fn for_each_candidate_slots(
+        &self,
+        pos: Vec2,
+        radius: f32,
+        separation_range: f32,
+        near: [(u32, u32); 3],
+        mut visit: impl FnMut((u32, u32)),
+    ) {
+        let mut fine_span = |(start, end): (u32, u32)| {
+            if start < end {
+                visit((start, end));
+            }
+        };
         if self.is_large(radius, separation_range) {
             // A large unit reaches past the 3x3 fine buckets: as far as its radius and the
             // biggest small unit's (half a fine bucket's reach) add up to.
             let reach = radius * separation_range + self.grid.cell_size() * 0.5;
             for span in self.spans_within(pos, reach) {
-                visit(self.span(span));
+                fine_span(span);
             }
         } else {
             for span in near {
-                visit(self.span(span));
+                fine_span(span);
             }
         }
         if let Some(large) = &self.large {
-            for span in large.near_spans(pos) {
-                visit(large.span(span));
+            let fine = self.units.len() as u32;
+            for (start, end) in large.near_spans(pos) {
+                if start < end {
+                    visit((fine + start, fine + end));
+                }
             }
         }
     }
@@ -419,14 +440,9 @@ pub(crate) fn bucket_units(data: &FrameData, ctx: &StageContext<'_>) {
     let mut guard = data.neighbours.write();
     let n = &mut *guard;
     let batch_size = data.config.batch_size.clamp(1, u32::MAX as usize) as u32;
-    let mut query = data.world.query::<(
-        &UnitId,
-        &Position,
-        &Agent,
-        &Steering,
-        &Velocity,
-        &ExternalForce,
-    )>();
+    let mut query = data
+        .world
+        .query::<(&UnitId, &Position, &Agent, &Steering)>();
     // Each batch's length first (walking a batch reads no component), so every batch can
     // write its part of the snapshot on any thread.
     let lengths: Vec<usize> = query
@@ -470,15 +486,13 @@ pub(crate) fn bucket_units(data: &FrameData, ctx: &StageContext<'_>) {
         let (mut counts, mut large) = (Vec::new(), Vec::new());
         let (mut far, mut small, mut previous_row) = (0, 0, None);
         let items = batch.zip(units).zip(unit_buckets).zip(offset..);
-        for ((((id, pos, agent, steering, velocity, external), unit), bucket), storage) in items {
-            let speed = (velocity.0 + external.0).length();
+        for ((((id, pos, agent, steering), unit), bucket), storage) in items {
             *unit = NeighbourInfo {
                 pos: pos.0,
                 radius: agent.radius,
                 id: id.0,
                 group: agent.group.0,
                 arrived: steering.arrived,
-                stalled: speed < STALL_SPEED * agent.max_speed + 0.05,
             };
             // A unit whose position is not finite (it will be quarantined this frame) is
             // nobody's neighbour: its NaN must not spread through separation.

@@ -88,7 +88,7 @@ pub(crate) fn integrate_units(data: &FrameData, ctx: &StageContext<'_>) {
                         walled_in.fetch_add(1, Ordering::Relaxed);
                     }
                 }
-                Blocked { x: true, y: true }
+                Blocked::BOTH
             };
             // Drop the velocity components that went into a wall.
             if blocked.x {

@@ -214,8 +214,6 @@ pub(crate) fn build_graph() -> Result<JobGraph<FrameData>, GraphBuildError> {
                 .read::<Agent>()
                 .read::<UnitId>()
                 .read::<Steering>()
-                .read::<Velocity>()
-                .read::<ExternalForce>()
                 .write::<Neighbours>(),
             &[],
             bucket_units::bucket_units,

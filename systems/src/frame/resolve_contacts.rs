@@ -71,8 +71,6 @@ struct Body {
     free_drift: f32,
     /// Its id, to break exact ties (two centres on one point) the same way every run.
     id: u32,
-    /// Where it stood at the frame's start (the snapshot's position).
-    start: Vec2,
     /// Layer index.
     layer: u8,
     /// It had arrived at the frame's start: it gives way to units still on their way.
@@ -213,7 +211,6 @@ fn gather(
             });
             b.storage = s;
             b.id = info.id;
-            b.start = info.pos;
             b.arrived = info.arrived;
             *body = b;
         }
@@ -251,8 +248,8 @@ fn find_contacts(
             // The deepest `MAX_CONTACTS`, by gap over the sum of radii (ties keep candidate
             // order, so the list is the same on every run).
             let mut gaps = [0f32; MAX_CONTACTS];
-            let mut consider = |start: usize, span: (u32, u32)| {
-                for other in start + span.0 as usize..start + span.1 as usize {
+            let consider = |(start, end): (u32, u32)| {
+                for other in start as usize..end as usize {
                     if other == slot {
                         continue;
                     }
@@ -284,21 +281,8 @@ fn find_contacts(
             } else {
                 n.large.as_ref().map_or(at, |l| l.units[slot - fine].pos)
             };
-            if slot < fine && !n.is_large(me.radius, separation_range) {
-                for span in n.near_spans(seen) {
-                    consider(0, span);
-                }
-            } else {
-                let reach = me.radius * separation_range + n.grid.cell_size() * 0.5;
-                for span in n.spans_within(seen, reach) {
-                    consider(0, span);
-                }
-            }
-            if let Some(large) = &n.large {
-                for span in large.near_spans(seen) {
-                    consider(fine, span);
-                }
-            }
+            let near = n.near_spans(seen);
+            n.for_each_candidate_slots(seen, me.radius, separation_range, near, consider);
         }
     });
 }

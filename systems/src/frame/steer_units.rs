@@ -11,7 +11,7 @@
 use glam::Vec2;
 use horde_core::{
     Agent, Cell, Clearance, Fan, Layer, Map, NavField, Position, Steering, Stun, TurnLimit, UnitId,
-    UnitSpec, Velocity, avoid_walls, blend_and_turn, unit_noise,
+    UnitSpec, Velocity, avoid_walls, blend_and_turn, unit_noise, without_part_into,
 };
 
 use crate::frame::{FrameData, NeighbourInfo, Neighbours, UNIT_CHUNK, for_each_unit_chunk};
@@ -93,7 +93,8 @@ pub(crate) fn steer_units(data: &FrameData, ctx: &StageContext<'_>) {
 pub(crate) const BLOCKERS: usize = 4;
 
 /// Bodies closer than this many times the sum of their radii count as touching for
-/// [`BLOCKERS`] (a little slack: contacts leave pairs just apart).
+/// [`BLOCKERS`] (exactly touching: any slack held packed crowds back at their goal, 97.9%
+/// instead of 98% arriving in `tests/arrival.rs`).
 pub(crate) const TOUCHING: f32 = 1.0;
 
 /// What the stage reads that is the same for every unit of the frame.
@@ -224,8 +225,8 @@ impl<'a> Frame<'a> {
         let mut separation = Vec2::ZERO;
         let mut touching_arrived = false;
         let mut stacked = false;
-        // The directions (from them to us) of the first few standing bodies we touch: our
-        // own motion may not push into them (contacts would only push us back).
+        // The directions (from them to us) of the first few bodies we touch: our own motion
+        // may not push into them (contacts would only push us back).
         let mut blockers = [Vec2::ZERO; BLOCKERS];
         let mut blocked_by = 0;
         let push_from = |others: &[NeighbourInfo]| {
@@ -241,8 +242,7 @@ impl<'a> Frame<'a> {
                     let ramp = touch * (sc.separation_range - 1.0).max(0.05);
                     if d > 1e-6 {
                         separation += away * ((range - d) / (ramp * d));
-                        // Only a body that stands still blocks; arrived units give way
-                        // (contacts move them), and one moving on makes room.
+                        // Arrived units give way (contacts move them): they do not block.
                         if d < touch * TOUCHING && blocked_by < BLOCKERS && !other.arrived {
                             blockers[blocked_by] = away / d;
                             blocked_by += 1;
@@ -351,11 +351,8 @@ impl<'a> Frame<'a> {
             + separation.clamp_length_max(2.0) * (agent.max_speed * sc.separation_push);
         let mut own = own.clamp_length_max(agent.max_speed);
         // A body we touch is not walked into: the part of the motion toward it goes.
-        for normal in &blockers[..blocked_by] {
-            let into = own.dot(*normal);
-            if into < 0.0 {
-                own -= *normal * into;
-            }
+        for &normal in &blockers[..blocked_by] {
+            own = without_part_into(own, normal);
         }
         own
     }
