@@ -51,11 +51,15 @@ pub struct Contacts {
     slot_of: Vec<u32>,
     /// Per slot (the snapshot's fine units, then its large ones): the body.
     bodies: Vec<Body>,
-    /// Per slot, the positions before and after a pass.
+    /// Per slot, its position (before a pass; after the last, the result).
     before: Vec<Vec2>,
-    after: Vec<Vec2>,
     /// Per slot, its contacts (slots).
     contacts: Vec<ContactList>,
+    /// The slots with contacts: the only ones a pass moves (in a sparse crowd, a few).
+    active: Vec<u32>,
+    /// Per active slot, its free drift (see [`Body`]) and its position after a pass.
+    drift: Vec<f32>,
+    after: Vec<Vec2>,
 }
 
 /// What the passes know about one unit.
@@ -66,9 +70,6 @@ struct Body {
     radius: f32,
     /// `1 / mass`.
     inv_mass: f32,
-    /// How far (world units, per axis) it may drift from where the passes started before a
-    /// push could reach a blocked cell; below zero it always moves as a body.
-    free_drift: f32,
     /// Its id, to break exact ties (two centres on one point) the same way every run.
     id: u32,
     /// Layer index.
@@ -95,7 +96,7 @@ pub(crate) fn resolve_contacts(data: &FrameData, ctx: &StageContext<'_>) {
     let mut guard = data.contacts.write();
     let c = &mut *guard;
     let chunk = data.config.batch_size.max(1) * 4;
-    gather(data, ctx, c, &neighbours, &map, &clearance, chunk);
+    gather(data, ctx, c, &neighbours, chunk);
     if c.bodies.is_empty() {
         return;
     }
@@ -106,13 +107,24 @@ pub(crate) fn resolve_contacts(data: &FrameData, ctx: &StageContext<'_>) {
         data.config.steering.separation_range,
         chunk,
     );
-    if c.contacts.iter().all(|l| l.len == 0) {
+    c.active.clear();
+    c.active.extend(
+        c.contacts
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| l.len > 0)
+            .map(|(slot, _)| slot as u32),
+    );
+    if c.active.is_empty() {
         return;
     }
+    free_drifts(ctx, c, &map, &clearance, chunk);
     let relaxation = data.config.contacts.relaxation;
     for _ in 0..passes {
         pass(ctx, c, &map, relaxation, chunk);
-        std::mem::swap(&mut c.before, &mut c.after);
+        for (&slot, &at) in c.active.iter().zip(&c.after) {
+            c.before[slot as usize] = at;
+        }
     }
     write_back(data, ctx, c);
 }
@@ -123,8 +135,6 @@ fn gather(
     ctx: &StageContext<'_>,
     c: &mut Contacts,
     n: &Neighbours,
-    map: &Map,
-    clearance: &[Clearance],
     chunk: usize,
 ) {
     let batch_size = data.config.batch_size.clamp(1, u32::MAX as usize) as u32;
@@ -185,9 +195,6 @@ fn gather(
     let slots = fine.len() + large_storage.len();
     c.bodies.resize(slots, Body::default());
     c.before.resize(slots, Vec2::ZERO);
-    c.after.resize(slots, Vec2::ZERO);
-    let grid = map.grid();
-    let cell_size = grid.cell_size();
     let (storage, storage_bodies) = (&c.storage, &c.storage_bodies);
     let storage_of = |slot: usize| {
         if slot < fine.len() {
@@ -200,15 +207,7 @@ fn gather(
     ctx.for_each_chunk_mut(&mut c.bodies, chunk, |_, range, out| {
         for (slot, body) in range.zip(out.iter_mut()) {
             let (s, info) = storage_of(slot);
-            let pos = storage[s as usize];
             let mut b = storage_bodies[s as usize];
-            // Cells within `clearance - 1` of the unit's cell are open: a disc reaching
-            // `radius + drift` from anywhere in its cell stays inside them while
-            // `radius + drift <= (clearance - 1)` cells.
-            b.free_drift = grid.cell_at(pos).map_or(-1.0, |cell| {
-                let clear = clearance[usize::from(b.layer)].get(cell.x, cell.y);
-                (f32::from(clear) - 1.0) * cell_size - b.radius
-            });
             b.storage = s;
             b.id = info.id;
             b.arrived = info.arrived;
@@ -287,12 +286,45 @@ fn find_contacts(
     });
 }
 
-/// One Jacobi pass: `after` from `before` (see the module docs).
+/// Each active slot's free drift: how far (world units, per axis) it may drift from where
+/// the passes started before a push could reach a blocked cell; below zero it always moves
+/// as a body. Cells within `clearance - 1` of the unit's cell are open, so a disc reaching
+/// `radius + drift` from anywhere in its cell stays inside them while `radius + drift <=
+/// (clearance - 1)` cells.
+fn free_drifts(
+    ctx: &StageContext<'_>,
+    c: &mut Contacts,
+    map: &Map,
+    clearance: &[Clearance],
+    chunk: usize,
+) {
+    let grid = map.grid();
+    let cell_size = grid.cell_size();
+    let (active, bodies, storage) = (&c.active, &c.bodies, &c.storage);
+    c.drift.resize(active.len(), 0.0);
+    c.after.resize(active.len(), Vec2::ZERO);
+    ctx.for_each_chunk_mut(&mut c.drift, chunk, |_, range, out| {
+        for (&slot, drift) in active[range].iter().zip(out.iter_mut()) {
+            let b = &bodies[slot as usize];
+            let pos = storage[b.storage as usize];
+            *drift = grid.cell_at(pos).map_or(-1.0, |cell| {
+                let clear = clearance[usize::from(b.layer)].get(cell.x, cell.y);
+                (f32::from(clear) - 1.0) * cell_size - b.radius
+            });
+        }
+    });
+}
+
+/// One Jacobi pass: each active slot's position after it (`after`) from the positions
+/// before it (see the module docs); slots without contacts do not move.
 fn pass(ctx: &StageContext<'_>, c: &mut Contacts, map: &Map, relaxation: f32, chunk: usize) {
     let (bodies, before, contacts, storage) = (&c.bodies, &c.before, &c.contacts, &c.storage);
+    let (active, drift) = (&c.active, &c.drift);
     let grid = map.grid();
     ctx.for_each_chunk_mut(&mut c.after, chunk, |_, range, out| {
-        for (slot, after) in range.zip(out.iter_mut()) {
+        let slots = active[range.clone()].iter().zip(&drift[range]);
+        for ((&slot, &free_drift), after) in slots.zip(out.iter_mut()) {
+            let slot = slot as usize;
             let at = before[slot];
             let list = &contacts[slot];
             let me = &bodies[slot];
@@ -329,18 +361,28 @@ fn pass(ctx: &StageContext<'_>, c: &mut Contacts, map: &Map, relaxation: f32, ch
             *after = if push == Vec2::ZERO {
                 at
             } else {
-                move_slot(map, grid, me, storage[me.storage as usize], at, push)
+                let start = storage[me.storage as usize];
+                move_slot(map, grid, me, free_drift, start, at, push)
             };
         }
     });
 }
 
-/// Moves a slot's unit from `at` by `push`: freely while it stays near where the passes
-/// started (`start`) and so far from walls, else as a body against its layer's cells.
+/// Moves a slot's unit from `at` by `push`: freely while it stays within `free_drift` of
+/// where the passes started (`start`) and so far from walls, else as a body against its
+/// layer's cells.
 #[inline]
-fn move_slot(map: &Map, grid: &Grid, me: &Body, start: Vec2, at: Vec2, push: Vec2) -> Vec2 {
+fn move_slot(
+    map: &Map,
+    grid: &Grid,
+    me: &Body,
+    free_drift: f32,
+    start: Vec2,
+    at: Vec2,
+    push: Vec2,
+) -> Vec2 {
     let to = at + push;
-    if (to - start).abs().max_element() < me.free_drift {
+    if (to - start).abs().max_element() < free_drift {
         return to;
     }
     let cost = map.cost_field(Layer::ALL[usize::from(me.layer)]);
