@@ -626,7 +626,7 @@ impl IntegrationField {
 /// Each settled cell first compares all eight neighbours without branching (walls and the
 /// border hold [`UNREACHABLE`] or lose the comparison), then walks only the improved ones:
 /// the comparison outcome is unpredictable, and one data-dependent loop over a bit mask
-/// costs far fewer mispredictions than eight `if`s (about twice as fast, see PERFORMANCE.md).
+/// costs far fewer mispredictions than eight `if`s (about twice as fast, see CHANGELOG.md, "Performance history").
 #[allow(clippy::too_many_arguments)] // the padded arrays travel separately on purpose
 fn propagate(
     values: &mut [u32],
