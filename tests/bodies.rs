@@ -12,11 +12,11 @@
 //!   frame's mean is <= 20%;
 //! - the final state hash is the same on 1, 2, 3 and 8 threads.
 //!
-//! Pressed by a force (the attractor, the staircase) or piled by an edit, a crowd is not yet
-//! held at the SPEC §11 overlap target: the contact passes spread the pressure only a few
-//! rows deep per frame. Those scenarios are held to bounds that guard what is reached
-//! today (`on_every_thread_count_within`); their wall, crossing, speed and determinism checks
-//! are the full ones.
+//! Two scenarios are held to looser bounds (`on_every_thread_count_within`), each with its
+//! reason beside it: the frame right after a terrain edit (units stepping out of a new wall
+//! share cells for a frame or two), and units so fast that they cross dozens of cells a
+//! frame (contacts look for neighbours around where a unit stood when the frame began).
+//! Their wall, crossing, speed and determinism checks are the full ones.
 
 mod common;
 
@@ -339,7 +339,7 @@ fn chokepoint() {
 /// neither stacks nor sinks into the walls.
 #[test]
 fn attractor_in_a_wall_pocket() {
-    on_every_thread_count_within("attractor in a pocket", (0.55, 0.65, 0.02), |threads| {
+    on_every_thread_count("attractor in a pocket", |threads| {
         let mut map = Map::new(Grid::new(48, 48).unwrap());
         // Pocket: x 20..=27, y 20..=27 with its open side facing -y (rows 20..).
         walls(&mut map, (20..=27).map(|y| (19, y)), Terrain::SteelPlate);
@@ -368,7 +368,7 @@ fn attractor_in_a_wall_pocket() {
 /// at their corners: the staircase is a closed wall.
 #[test]
 fn push_against_a_diagonal_staircase() {
-    on_every_thread_count_within("diagonal staircase", (0.55, 0.65, 0.03), |threads| {
+    on_every_thread_count("diagonal staircase", |threads| {
         let mut map = Map::new(Grid::new(40, 40).unwrap());
         walls(&mut map, (0..40).map(|i| (i, 39 - i)), Terrain::SteelPlate);
         let mut sim = Simulation::new(map, config(threads)).unwrap();
@@ -442,7 +442,10 @@ fn fast_units_at_one_cell_walls() {
 /// are reported.
 #[test]
 fn a_crowd_walled_in_by_terrain_edits() {
-    on_every_thread_count_within("walled in", (1.0, 1.3, 0.001), |threads| {
+    // The frames right after each edit put units stepping out of the new walls two to a
+    // cell (where no cell with room is in reach): the worst frame's mean is bounded at 0.45;
+    // the run's mean is held to the full 0.10.
+    on_every_thread_count_within("walled in", (0.10, 0.45, 0.001), |threads| {
         let map = Map::new(Grid::new(40, 40).unwrap());
         let mut sim = Simulation::new(map, config(threads)).unwrap();
         let group = sim.add_group(GoalSet::single(Cell::new(20, 20))).unwrap();

@@ -65,6 +65,19 @@ pub fn without_part_into(velocity: Vec2, normal: Vec2) -> Vec2 {
     }
 }
 
+/// `velocity` with its part into `normal`'s surface (against `normal`) limited to
+/// `allowed` (>= 0): what may close a gap of `allowed * dt` in a frame of `dt`.
+#[must_use]
+#[inline]
+pub fn limit_approach(velocity: Vec2, normal: Vec2, allowed: f32) -> Vec2 {
+    let into = -velocity.dot(normal);
+    if into > allowed {
+        velocity + normal * (into - allowed)
+    } else {
+        velocity
+    }
+}
+
 /// The cell (possibly outside the map) that holds world position `pos`, by the same
 /// arithmetic as [`Grid::cell_at`].
 #[must_use]
@@ -364,6 +377,19 @@ pub fn move_body(
 /// [`ESCAPE_REACH`] cells away). `None` when there is none: the unit is walled in and stays.
 #[must_use]
 pub fn escape_wall(cost: &CostField, grid: &Grid, pos: Vec2, radius: f32) -> Option<Vec2> {
+    escape_wall_where(cost, grid, pos, radius, |_| true)
+}
+
+/// [`escape_wall`] among the open cells (as `(x, y)`) that `accept` takes: a crowd caught in
+/// a wall fills the cells that have room for it instead of stacking in the nearest one.
+#[must_use]
+pub fn escape_wall_where(
+    cost: &CostField,
+    grid: &Grid,
+    pos: Vec2,
+    radius: f32,
+    mut accept: impl FnMut((i64, i64)) -> bool,
+) -> Option<Vec2> {
     if !pos.is_finite() {
         return None;
     }
@@ -385,6 +411,9 @@ pub fn escape_wall(cost: &CostField, grid: &Grid, pos: Vec2, radius: f32) -> Opt
             }
             seen[index(nx, ny)] = true;
             if open(cost, nx, ny) {
+                if !accept((nx, ny)) {
+                    continue;
+                }
                 let min = grid.origin() + Vec2::new(nx as f32, ny as f32) * size;
                 let q = snap_into(grid, pos.clamp(min + inset, min + (size - inset)), (nx, ny));
                 let d = q.distance_squared(pos);

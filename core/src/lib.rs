@@ -34,8 +34,8 @@ pub(crate) fn in_order(jobs: usize, job: &(dyn Fn(usize) + Sync)) {
 
 pub use body::{
     Blocked, ESCAPE_REACH, WALL_TOLERANCE, cell_coords, centre_is_open, clear_of_walls,
-    escape_wall, move_body, push_out_of_walls, slide_velocity, sweep, wall_depth,
-    without_part_into,
+    escape_wall, escape_wall_where, limit_approach, move_body, push_out_of_walls, slide_velocity,
+    sweep, wall_depth, without_part_into,
 };
 pub use clearance::Clearance;
 pub use cost_field::{CostField, CostFieldError};

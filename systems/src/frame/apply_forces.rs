@@ -1,16 +1,17 @@
 //! Stage `apply_forces` (SPEC §7, §11): force fields change each unit's external velocity
 //! and stun; drag decays the external velocity (less on slippery terrain). A body is not
-//! driven into what stops it: the parts of its external velocity that point into a wall or
-//! a unit it touches are dropped (so a crowd pressed against a wall or into an attractor
+//! driven into what stops it: the part of its external velocity that points into a wall it
+//! touches is dropped, and towards each unit near it the velocity closes at most the gap
+//! between their discs this frame (so a crowd pressed against a wall or into an attractor
 //! packs instead of being crushed).
 
 use glam::Vec2;
 use horde_core::{
     Agent, ExternalForce, Mass, Position, Stun, UnitId, apply_impulse, decay_external,
-    slide_velocity, without_part_into,
+    limit_approach, slide_velocity,
 };
 
-use crate::frame::steer_units::{BLOCKERS, TOUCHING};
+use crate::frame::steer_units::TOUCHING;
 use crate::frame::{FrameData, Neighbours, for_each_unit};
 use crate::job_graph::StageContext;
 
@@ -57,8 +58,23 @@ pub(crate) fn apply_forces(data: &FrameData, ctx: &StageContext<'_>) {
                 return;
             }
             if v != Vec2::ZERO && pos.0.is_finite() {
-                v = blocked_by_bodies(&neighbours, id.0, pos.0, agent.radius, separation_range, v);
-                v = slide_velocity(map.cost_field(agent.layer), grid, pos.0, agent.radius, v);
+                // Walls, then bodies and walls twice: each limit can turn the velocity
+                // towards what an earlier one held it from (measured: one round leaves a
+                // pushed crowd ten times the overlap of two).
+                let cost = map.cost_field(agent.layer);
+                v = slide_velocity(cost, grid, pos.0, agent.radius, v);
+                for _ in 0..2 {
+                    v = blocked_by_bodies(
+                        &neighbours,
+                        id.0,
+                        pos.0,
+                        agent.radius,
+                        separation_range,
+                        v,
+                        dt,
+                    );
+                    v = slide_velocity(cost, grid, pos.0, agent.radius, v);
+                }
             }
             let slippery = map.terrain_at(grid.clamped_cell_at(pos.0)).props().slippery;
             (external.0, stun.0) = decay_external(v, s, slippery, dt, params);
@@ -66,10 +82,11 @@ pub(crate) fn apply_forces(data: &FrameData, ctx: &StageContext<'_>) {
     );
 }
 
-/// `v` without the parts that point into the first [`BLOCKERS`] units it touches (the
-/// snapshot's positions are this frame's: nobody has moved yet). A force does not drive a
-/// body into another: a pressed crowd holds its shape, and a pushed one moves from its free
-/// side in, a row per frame.
+/// `v` limited so the unit does not drive into the units around it (at their positions in
+/// the snapshot, which are this frame's: nobody has moved yet): towards each neighbour it
+/// may close at most the gap between their discs this frame. A force does not drive a body
+/// into another: a crowd pressed into an attractor packs instead of being crushed, and a
+/// pushed crowd moves from its free side in, a row per frame.
 fn blocked_by_bodies(
     n: &Neighbours,
     id: u32,
@@ -77,20 +94,26 @@ fn blocked_by_bodies(
     radius: f32,
     separation_range: f32,
     v: Vec2,
+    dt: f32,
 ) -> Vec2 {
     let mut v = v;
-    let mut left = BLOCKERS;
+    let travel = v.length() * dt;
     n.for_each_candidate(pos, radius, separation_range, n.near_spans(pos), |others| {
         for other in others {
-            if left == 0 || other.id == id {
+            if other.id == id {
                 continue;
             }
             let away = pos - other.pos;
             let touch = (radius + other.radius) * TOUCHING;
+            let reach = touch + travel;
             let d2 = away.length_squared();
-            if d2 < touch * touch && d2 > 0.0 {
-                v = without_part_into(v, away / d2.sqrt());
-                left -= 1;
+            if d2 < reach * reach && d2 > 0.0 {
+                let d = d2.sqrt();
+                v = limit_approach(
+                    v,
+                    away / d,
+                    (d - touch).max(0.0) / dt.max(f32::MIN_POSITIVE),
+                );
             }
         }
     });

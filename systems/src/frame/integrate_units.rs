@@ -2,13 +2,14 @@
 //! disc: the centre swept cell by cell (no speed crosses a wall), the body pushed out of
 //! cells its layer cannot enter, sliding along walls (the rules: `horde_core::body`).
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use glam::Vec2;
 use hecs::Entity;
 use horde_core::{
-    Agent, Blocked, ExternalForce, Position, Steering, Stun, Velocity, centre_is_open,
-    clear_of_walls, escape_wall, move_body, push_out_of_walls,
+    Agent, Blocked, ExternalForce, Map, Position, Steering, Stun, Velocity, cell_coords,
+    centre_is_open, clear_of_walls, escape_wall_where, move_body, push_out_of_walls,
 };
 
 use crate::frame::{FrameData, UNIT_CHUNK, for_each_unit_chunk};
@@ -24,7 +25,7 @@ pub(crate) fn integrate_units(data: &FrameData, ctx: &StageContext<'_>) {
     // In chunks: first every unit's clearance (a cache miss per unit in a sparse crowd, so
     // they are issued back to back), then the moves.
     let found_non_finite = AtomicBool::new(false);
-    let walled_in = AtomicUsize::new(0);
+    let found_in_wall = AtomicBool::new(false);
     for_each_unit_chunk::<
         (
             &Agent,
@@ -75,33 +76,36 @@ pub(crate) fn integrate_units(data: &FrameData, ctx: &StageContext<'_>) {
                 continue;
             }
             let cost = map.cost_field(agent.layer);
-            let blocked = if centre_is_open(cost, grid, pos.0) {
+            let (blocked, moved) = if centre_is_open(cost, grid, pos.0) {
                 let (new_pos, blocked) = move_body(cost, grid, pos.0, agent.radius, delta);
+                let moved = new_pos - pos.0;
                 pos.0 = new_pos;
-                blocked
+                (blocked, moved)
             } else {
                 // A wall was placed on the unit (or it was spawned by hand into one): it
-                // steps out through that wall, or stays put when walled in.
-                match escape_wall(cost, grid, pos.0, agent.radius) {
-                    Some(out) => pos.0 = push_out_of_walls(cost, grid, out, agent.radius),
-                    None => {
-                        walled_in.fetch_add(1, Ordering::Relaxed);
-                    }
-                }
-                Blocked::BOTH
+                // steps out after this pass (`escape_walls`).
+                found_in_wall.store(true, Ordering::Relaxed);
+                (Blocked::BOTH, Vec2::ZERO)
             };
-            // Drop the velocity components that went into a wall.
+            // A wall stopped the unit along an axis: what it did move there becomes
+            // external velocity (the frame's motion is its velocity, as after contacts),
+            // and its own velocity there is dropped.
+            let stopped = |moved: f32| if dt > 0.0 { moved / dt } else { 0.0 };
             if blocked.x {
                 velocity.0.x = 0.0;
-                external.0.x = 0.0;
+                external.0.x = stopped(moved.x);
             }
             if blocked.y {
                 velocity.0.y = 0.0;
-                external.0.y = 0.0;
+                external.0.y = stopped(moved.y);
             }
         }
     });
-    *data.walled_in.lock() = walled_in.into_inner();
+    *data.walled_in.lock() = if found_in_wall.into_inner() {
+        escape_walls(data, &map)
+    } else {
+        0
+    };
     // Rare: name the non-finite units (a second pass keeps `Entity` out of the hot query).
     if found_non_finite.into_inner() {
         let mut query = data
@@ -118,6 +122,57 @@ pub(crate) fn integrate_units(data: &FrameData, ctx: &StageContext<'_>) {
                 .map(|(entity, ..)| entity),
         );
     }
+}
+
+/// Units whose centre stands in a wall (one was placed on them, or they were spawned into
+/// one) step out of it, one after another in storage order so that the result does not
+/// depend on the thread count: each to the nearest open cell next to the wall it stands in
+/// ([`escape_wall_where`]) that holds fewer units than fit in it, else to the nearest that
+/// holds fewer than twice that; a unit with neither stays put, walled in. Units are counted
+/// where the frame-start snapshot saw them, plus those that stepped out this frame. Returns
+/// how many stay walled in.
+fn escape_walls(data: &FrameData, map: &Map) -> usize {
+    let grid = map.grid();
+    let neighbours = data.neighbours.read();
+    let range = data.config.steering.separation_range;
+    let size = grid.cell_size();
+    let mut placed: HashMap<(i64, i64), u32> = HashMap::new();
+    let mut walled_in = 0;
+    let mut query =
+        data.world
+            .query::<(&Agent, &mut Position)>()
+            .with::<(&Steering, &Velocity, &ExternalForce, &Stun)>();
+    for (agent, pos) in query.iter() {
+        let cost = map.cost_field(agent.layer);
+        if !pos.0.is_finite() || centre_is_open(cost, grid, pos.0) {
+            continue;
+        }
+        // Discs of this size that fit in a cell side by side (at least one).
+        let across = (size / (2.0 * agent.radius)).floor().clamp(1.0, 16.0) as u32;
+        let fit = across * across;
+        let mut occupancy = |cell: (i64, i64)| {
+            let centre = grid.origin() + (Vec2::new(cell.0 as f32, cell.1 as f32) + 0.5) * size;
+            let mut count = placed.get(&cell).copied().unwrap_or(0);
+            let near = neighbours.near_spans(centre);
+            neighbours.for_each_candidate(centre, size, range, near, |others| {
+                let inside = others.iter().filter(|o| cell_coords(grid, o.pos) == cell);
+                count += inside.count() as u32;
+            });
+            count
+        };
+        let out = escape_wall_where(cost, grid, pos.0, agent.radius, |c| occupancy(c) < fit)
+            .or_else(|| {
+                escape_wall_where(cost, grid, pos.0, agent.radius, |c| occupancy(c) < 2 * fit)
+            });
+        match out {
+            Some(out) => {
+                pos.0 = push_out_of_walls(cost, grid, out, agent.radius);
+                *placed.entry(cell_coords(grid, pos.0)).or_default() += 1;
+            }
+            None => walled_in += 1,
+        }
+    }
+    walled_in
 }
 
 /// Whether a unit's position, velocities and stun are all finite numbers.

@@ -257,6 +257,7 @@ pub(crate) fn build_graph() -> Result<JobGraph<FrameData>, GraphBuildError> {
                 .read::<Agent>()
                 .read::<Stun>()
                 .read::<Steering>()
+                .read::<Neighbours>()
                 .read::<Map>()
                 .read::<Clearance>()
                 .write::<Position>()
