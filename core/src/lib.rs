@@ -12,6 +12,7 @@ mod direction;
 mod field_cache;
 mod flow;
 mod force;
+mod goal_fill;
 mod grid;
 pub mod hierarchy;
 mod integration;
@@ -48,6 +49,7 @@ pub use force::{
     ForceField, ForceFieldError, ForceFieldId, ForceKind, ForceManager, ForceRestoreError,
     KnockbackParams, KnockbackParamsError, apply_impulse, decay_external,
 };
+pub use goal_fill::{FillWay, GoalFill, cell_share};
 pub use grid::{Cell, Grid, GridError, MAX_GRID_SIDE};
 pub use hierarchy::{
     CoarseRoute, HierarchicalField, HierarchyError, HierarchyStats, PortalGraph, SectorCache,

@@ -66,8 +66,11 @@ pub struct Steering {
     /// (clockwise on screen, since world `+y` points down the map), `-1` negative angles.
     /// The next fan starts on this side, which stops units flip-flopping at corners.
     pub avoid_side: i8,
-    /// The unit has reached its group's goal and stands still.
+    /// The unit has reached its group's goal area and rests there.
     pub arrived: bool,
+    /// The unit rests outside its goal area: resting units of its group stand between it
+    /// and the goal (a group larger than its goal forms a blob around it).
+    pub settled: bool,
     /// What the unit read about its cell last time (see [`CellMemo`]).
     pub cell_memo: CellMemo,
 }
@@ -78,6 +81,7 @@ impl Default for Steering {
             heading: Vec2::ZERO,
             avoid_side: 1,
             arrived: false,
+            settled: false,
             cell_memo: CellMemo::default(),
         }
     }
@@ -85,8 +89,13 @@ impl Default for Steering {
 
 impl PartialEq for Steering {
     fn eq(&self, other: &Self) -> bool {
-        (self.heading, self.avoid_side, self.arrived)
-            == (other.heading, other.avoid_side, other.arrived)
+        (self.heading, self.avoid_side, self.arrived, self.settled)
+            == (
+                other.heading,
+                other.avoid_side,
+                other.arrived,
+                other.settled,
+            )
     }
 }
 

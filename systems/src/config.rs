@@ -22,11 +22,6 @@ pub struct SimConfig {
     pub knockback: KnockbackParams,
     /// Flow-field parameters.
     pub flow: FlowConfig,
-    /// A unit touching an arrived unit of its own group also counts as arrived when its path
-    /// distance to the goal is at most this many cells (default 1.5), plus the radius of the
-    /// disc by which the arrived units' area exceeds the goal's area (so a group sent to a
-    /// point settles into a blob around it, and a group sent to a large area fills it).
-    pub crowd_arrival_distance: f32,
     /// Where units get their direction: full-map flow fields (default) or hierarchical
     /// sector fields.
     pub navigation: Navigation,
@@ -48,7 +43,6 @@ impl Default for SimConfig {
             steering: SteeringConfig::default(),
             knockback: KnockbackParams::default(),
             flow: FlowConfig::default(),
-            crowd_arrival_distance: 1.5,
             navigation: Navigation::Flat,
             contacts: ContactConfig::default(),
             partial_fields: true,
@@ -124,9 +118,6 @@ pub enum ConfigError {
     /// `batch_size` is 0 or does not fit in a `u32`.
     #[error("batch_size = {0} is invalid: it must be 1..=4294967295")]
     BatchSize(usize),
-    /// `crowd_arrival_distance` is NaN, infinite or negative.
-    #[error("crowd_arrival_distance = {0} is invalid: it must be finite and >= 0")]
-    CrowdArrivalDistance(f32),
     /// `contacts.passes` is above [`ContactConfig::MAX_PASSES`].
     #[error("contacts.passes = {0} is invalid: it must be 0..={max}", max = ContactConfig::MAX_PASSES)]
     ContactPasses(u32),
@@ -155,11 +146,6 @@ impl SimConfig {
         }
         if self.batch_size == 0 || u32::try_from(self.batch_size).is_err() {
             return Err(ConfigError::BatchSize(self.batch_size));
-        }
-        if !(self.crowd_arrival_distance.is_finite() && self.crowd_arrival_distance >= 0.0) {
-            return Err(ConfigError::CrowdArrivalDistance(
-                self.crowd_arrival_distance,
-            ));
         }
         if self.contacts.passes > ContactConfig::MAX_PASSES {
             return Err(ConfigError::ContactPasses(self.contacts.passes));

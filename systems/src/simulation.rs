@@ -15,7 +15,7 @@ use parking_lot::{Mutex, RwLock, RwLockReadGuard};
 
 use crate::config::SimConfig;
 use crate::edit_log::EditLog;
-use crate::frame::{FrameClock, FrameData, Neighbours, bucket_side, build_graph};
+use crate::frame::{FrameClock, FrameData, GoalFills, Neighbours, bucket_side, build_graph};
 use crate::groups::{Group, Groups};
 use crate::hierarchy_nav::HierarchyNav;
 use crate::job_graph::{FrameReport, GraphBuildError, JobGraph, JobPanic, PoolError, WorkerPool};
@@ -131,6 +131,7 @@ impl Horde {
             quarantine: Mutex::new(Vec::new()),
             contacts: RwLock::new(crate::frame::Contacts::default()),
             walled_in: Mutex::new(0),
+            goal_fills: RwLock::new(GoalFills::default()),
         };
         Ok(Self {
             data,
@@ -255,6 +256,7 @@ impl Horde {
         for (agent, steering) in world.query_mut::<(&Agent, &mut Steering)>() {
             if agent.group == group {
                 steering.arrived = false;
+                steering.settled = false;
             }
         }
         Ok(())
@@ -486,7 +488,7 @@ pub fn state_hash(world: &World) -> u64 {
                     st.heading.y.to_bits(),
                     st.avoid_side as u32,
                     u32::from(st.arrived),
-                    0,
+                    u32::from(st.settled),
                 ],
             )
         })
@@ -527,8 +529,10 @@ pub struct UnitState {
     pub radius: f32,
     /// Top self-propelled speed.
     pub max_speed: f32,
-    /// Arrived at the goal.
+    /// Arrived: at rest in its goal area.
     pub arrived: bool,
+    /// Settled: at rest outside its goal area, behind resting units of its group.
+    pub settled: bool,
 }
 
 /// Every unit's state in [`UnitId`] order.
@@ -558,6 +562,7 @@ pub fn unit_states(world: &World) -> Vec<UnitState> {
             radius: a.radius,
             max_speed: a.max_speed,
             arrived: st.arrived,
+            settled: st.settled,
         })
         .collect();
     out.sort_unstable_by_key(|u| u.id);

@@ -22,8 +22,8 @@ pub struct NeighbourInfo {
     pub id: u32,
     /// The unit's group.
     pub group: u16,
-    /// Whether it had arrived.
-    pub arrived: bool,
+    /// Whether it was at rest (arrived or settled) when the frame began.
+    pub at_rest: bool,
 }
 
 /// The spatial grid and the units sorted by bucket (`units[k]` is the unit at position `k`
@@ -34,8 +34,6 @@ pub struct Neighbours {
     pub grid: SpatialGrid,
     /// Units sorted by bucket.
     pub units: Vec<NeighbourInfo>,
-    /// Per group, how many units had arrived at the start of the frame.
-    pub arrived_per_group: Vec<u32>,
     /// How many units, in the world's storage order, stand more than a few bucket rows from
     /// the unit before them: a measure of how scattered the storage is (see
     /// `Horde::step`, which sorts the units when it is high).
@@ -252,7 +250,6 @@ impl Neighbours {
         Self {
             grid,
             units: Vec::new(),
-            arrived_per_group: Vec::new(),
             far_jumps: 0,
             large: None,
             small: 0,
@@ -472,18 +469,18 @@ pub(crate) fn bucket_units(data: &FrameData, ctx: &StageContext<'_>) {
     let separation_range = data.config.steering.separation_range;
     // Units that need at most half a bucket (see `Neighbours::refit_side`).
     let half_bucket = grid.cell_size() * 0.5;
-    // Per batch: arrivals per group, far jumps, small units, and the large units (in batch
+    // Per batch: far jumps, small units, and the large units (in batch
     // order) with their storage indices.
-    type BatchTally = (Vec<u32>, usize, usize, Vec<(NeighbourInfo, u32)>);
+    type BatchTally = (usize, usize, Vec<(NeighbourInfo, u32)>);
     let tallies: Vec<Mutex<BatchTally>> = jobs
         .iter()
-        .map(|_| Mutex::new((Vec::new(), 0, 0, Vec::new())))
+        .map(|_| Mutex::new((0, 0, Vec::new())))
         .collect();
     ctx.for_each_batch(jobs.len(), 1, |i, _| {
         let Some((batch, units, unit_buckets, offset)) = jobs[i].lock().take() else {
             return;
         };
-        let (mut counts, mut large) = (Vec::new(), Vec::new());
+        let mut large = Vec::new();
         let (mut far, mut small, mut previous_row) = (0, 0, None);
         let items = batch.zip(units).zip(unit_buckets).zip(offset..);
         for ((((id, pos, agent, steering), unit), bucket), storage) in items {
@@ -492,7 +489,7 @@ pub(crate) fn bucket_units(data: &FrameData, ctx: &StageContext<'_>) {
                 radius: agent.radius,
                 id: id.0,
                 group: agent.group.0,
-                arrived: steering.arrived,
+                at_rest: steering.arrived || steering.settled,
             };
             // A unit whose position is not finite (it will be quarantined this frame) is
             // nobody's neighbour: its NaN must not spread through separation.
@@ -513,33 +510,19 @@ pub(crate) fn bucket_units(data: &FrameData, ctx: &StageContext<'_>) {
             }
             far += usize::from(previous_row.is_some_and(|r: u32| r.abs_diff(y) > FAR_ROWS));
             previous_row = Some(y);
-            if steering.arrived {
-                let g = usize::from(agent.group.0);
-                if counts.len() <= g {
-                    counts.resize(g + 1, 0);
-                }
-                counts[g] += 1;
-            }
         }
-        *tallies[i].lock() = (counts, far, small, large);
+        *tallies[i].lock() = (far, small, large);
     });
     drop(jobs);
     drop(query);
-    n.arrived_per_group.clear();
     n.far_jumps = 0;
     n.small = 0;
     let mut large = Vec::new();
     for tally in tallies {
-        let (counts, far, small, batch_large) = tally.into_inner();
+        let (far, small, batch_large) = tally.into_inner();
         n.far_jumps += far;
         n.small += small;
         large.extend(batch_large);
-        if n.arrived_per_group.len() < counts.len() {
-            n.arrived_per_group.resize(counts.len(), 0);
-        }
-        for (sum, c) in n.arrived_per_group.iter_mut().zip(counts) {
-            *sum += c;
-        }
     }
     let chunk = data.config.batch_size.max(1) * 4;
     let (large, storage): (Vec<_>, Vec<_>) = large.into_iter().unzip();

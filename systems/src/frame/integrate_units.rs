@@ -150,7 +150,7 @@ fn escape_walls(data: &FrameData, map: &Map) -> usize {
         // Discs of this size that fit in a cell side by side (at least one).
         let across = (size / (2.0 * agent.radius)).floor().clamp(1.0, 16.0) as u32;
         let fit = across * across;
-        let mut occupancy = |cell: (i64, i64)| {
+        let occupancy = |cell: (i64, i64)| {
             let centre = grid.origin() + (Vec2::new(cell.0 as f32, cell.1 as f32) + 0.5) * size;
             let mut count = placed.get(&cell).copied().unwrap_or(0);
             let near = neighbours.near_spans(centre);

@@ -1,11 +1,11 @@
 //! The frame: the data every stage shares ([`FrameData`]) and the stage graph.
 //!
 //! ```text
-//!   update_forces ─────────────────────────────┐
-//!   rebuild_fields ──┐                         v
-//!                    ├──> steer_units ──> apply_forces ──> integrate_units ──> resolve_contacts
-//!   bucket_units ────┘          │                               ^
-//!                               └───────────────────────────────┘
+//!   update_forces ──────────────────────────────────────────────┐
+//!   rebuild_fields ───────────────────┐                         v
+//!                                     ├──> steer_units ──> apply_forces ──> integrate_units ──> resolve_contacts
+//!   bucket_units ──> fill_goals ──────┘          │                               ^
+//!                                                └───────────────────────────────┘
 //! ```
 //!
 //! Each stage lives in its own file, named after the verb it performs. One more stage,
@@ -14,6 +14,7 @@
 
 mod apply_forces;
 mod bucket_units;
+mod fill_goals;
 mod integrate_units;
 mod rebuild_fields;
 mod resolve_contacts;
@@ -34,6 +35,7 @@ use crate::hierarchy_nav::{HierarchyNav, update_hierarchy};
 use crate::job_graph::{Access, GraphBuildError, JobGraph, StageContext};
 
 pub use bucket_units::{LargeUnits, NeighbourInfo, Neighbours, bucket_side};
+pub use fill_goals::GoalFills;
 pub use resolve_contacts::Contacts;
 
 /// Per-frame values, fixed while the frame runs.
@@ -78,6 +80,8 @@ pub struct FrameData {
     pub quarantine: Mutex<Vec<hecs::Entity>>,
     /// The contact step's buffers.
     pub contacts: RwLock<Contacts>,
+    /// Which cells of each goal area to fill next.
+    pub goal_fills: RwLock<GoalFills>,
     /// How many units stood inside a wall with no way out this frame (walled in by an edit).
     pub walled_in: Mutex<usize>,
 }
@@ -219,6 +223,16 @@ pub(crate) fn build_graph() -> Result<JobGraph<FrameData>, GraphBuildError> {
             bucket_units::bucket_units,
         )
         .stage(
+            "fill_goals",
+            Access::new()
+                .read::<Groups>()
+                .read::<Map>()
+                .read::<Neighbours>()
+                .write::<GoalFills>(),
+            &["bucket_units"],
+            fill_goals::fill_goals,
+        )
+        .stage(
             "steer_units",
             Access::new()
                 .read::<Position>()
@@ -231,9 +245,10 @@ pub(crate) fn build_graph() -> Result<JobGraph<FrameData>, GraphBuildError> {
                 .read::<Neighbours>()
                 .read::<Map>()
                 .read::<HierarchyNav>()
+                .read::<GoalFills>()
                 .write::<Velocity>()
                 .write::<Steering>(),
-            &["rebuild_fields", "bucket_units", "update_hierarchy"],
+            &["rebuild_fields", "fill_goals", "update_hierarchy"],
             steer_units::steer_units,
         )
         .stage(

@@ -6,8 +6,8 @@
 //! - Each pass moves every unit by the sum of its contacts' corrections: for each contact,
 //!   the overlap along the line of centres, times its share `w_a / (w_a + w_b)` of it, where
 //!   `w = 1 / mass` (a heavier unit is pushed less; two equal units each take half). A unit
-//!   that had arrived takes the whole correction against one still on its way: arrived
-//!   units give way, so a crowd filling a goal area pushes them deeper in. The sum
+//!   at rest (arrived or settled) takes the whole correction against one still on its way:
+//!   resting units give way, so a group passing through a resting one is not held. The sum
 //!   is scaled by `relaxation / contacts` when the unit has more contacts than that, so a
 //!   unit squeezed from several sides does not overshoot.
 //! - Passes are Jacobi passes: every unit's correction is computed from the positions
@@ -74,8 +74,9 @@ struct Body {
     id: u32,
     /// Layer index.
     layer: u8,
-    /// It had arrived at the frame's start: it gives way to units still on their way.
-    arrived: bool,
+    /// It was at rest (arrived or settled) at the frame's start: it gives way to units
+    /// still on their way.
+    at_rest: bool,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -210,7 +211,7 @@ fn gather(
             let mut b = storage_bodies[s as usize];
             b.storage = s;
             b.id = info.id;
-            b.arrived = info.arrived;
+            b.at_rest = info.at_rest;
             *body = b;
         }
     });
@@ -347,7 +348,7 @@ fn pass(ctx: &StageContext<'_>, c: &mut Contacts, map: &Map, relaxation: f32, ch
                 } else {
                     Vec2::NEG_X
                 };
-                let share = match (me.arrived, o.arrived) {
+                let share = match (me.at_rest, o.at_rest) {
                     (true, false) => 1.0,
                     (false, true) => 0.0,
                     _ => me.inv_mass / (me.inv_mass + o.inv_mass),

@@ -10,12 +10,14 @@
 
 use glam::Vec2;
 use horde_core::{
-    Agent, Cell, Clearance, Fan, Layer, Map, NavField, Position, Steering, Stun, TurnLimit, UnitId,
-    UnitSpec, Velocity, avoid_walls, blend_and_turn, unit_noise, without_part_into,
+    Agent, Cell, Clearance, Fan, FillWay, Layer, Map, NavField, Position, Steering, Stun,
+    TurnLimit, UnitId, UnitSpec, Velocity, avoid_walls, blend_and_turn, unit_noise,
+    without_part_into,
 };
 
-use crate::frame::{FrameData, NeighbourInfo, Neighbours, UNIT_CHUNK, for_each_unit_chunk};
-use crate::groups::Groups;
+use crate::frame::{
+    FrameData, GoalFills, NeighbourInfo, Neighbours, UNIT_CHUNK, for_each_unit_chunk,
+};
 use crate::hierarchy_nav::{HierarchyNav, Navigation};
 use crate::job_graph::StageContext;
 
@@ -24,6 +26,7 @@ pub(crate) fn steer_units(data: &FrameData, ctx: &StageContext<'_>) {
     let map = data.map.read();
     let fields = data.fields.read();
     let groups = data.groups.read();
+    let fills = data.goal_fills.read();
     let hierarchy = data.hierarchy.read();
     let clearance = data.clearance.read();
     let neighbours = data.neighbours.read();
@@ -37,7 +40,6 @@ pub(crate) fn steer_units(data: &FrameData, ctx: &StageContext<'_>) {
         clearance: &clearance,
         neighbours: &neighbours,
         hierarchy: (data.config.navigation == Navigation::Hierarchical).then_some(&*hierarchy),
-        groups: &groups,
         // Each (group, layer)'s field, looked up once per frame rather than once per unit.
         field_of: (0..groups.len())
             .flat_map(|g| {
@@ -50,6 +52,7 @@ pub(crate) fn steer_units(data: &FrameData, ctx: &StageContext<'_>) {
             .iter()
             .map(|g| GoalBox::around(g.goal.cells()))
             .collect(),
+        fills: &fills,
         near_goal: sc.arrival_distance.max(sc.slow_distance),
         fan: Fan::new(sc),
         common_rate,
@@ -97,6 +100,35 @@ pub(crate) const BLOCKERS: usize = 4;
 /// instead of 98% arriving in `tests/arrival.rs`).
 pub(crate) const TOUCHING: f32 = 1.0;
 
+/// Where the resting friends that touch a unit stand, relative to its way.
+#[derive(Clone, Copy, Debug, Default)]
+struct RestingFriends {
+    /// Within 66 degrees of the way (a unit in the notch between two touching friends has
+    /// them at 60 degrees).
+    ahead: bool,
+    /// Within 30 degrees of the way.
+    right_ahead: bool,
+    /// 30 to 120 degrees to its left (counter-clockwise in world axes) or right.
+    left: bool,
+    right: bool,
+}
+
+impl RestingFriends {
+    /// Adds a friend in direction `to` (unit length) from a unit bound along `way`.
+    #[inline]
+    fn add(&mut self, to: Vec2, way: Vec2) {
+        let (along, across) = (to.dot(way), way.perp_dot(to));
+        self.ahead |= along > 0.4;
+        self.right_ahead |= along > 0.866;
+        self.left |= across > 0.5 && along > -0.5;
+        self.right |= across < -0.5 && along > -0.5;
+    }
+}
+
+/// A resting friend closer than this many times the sum of the radii is in touch for
+/// settling (contacts leave packed bodies a hair apart).
+const SETTLE_TOUCH: f32 = 1.05;
+
 /// What the stage reads that is the same for every unit of the frame.
 struct Frame<'a> {
     data: &'a FrameData,
@@ -106,13 +138,14 @@ struct Frame<'a> {
     /// The hierarchy, with [`Navigation::Hierarchical`] only (flat navigation asks nothing
     /// of it per unit).
     hierarchy: Option<&'a HierarchyNav>,
-    groups: &'a Groups,
     /// The field of (group, layer) at `group * Layer::COUNT + layer`.
     field_of: Vec<Option<&'a NavField>>,
     /// Each group's goal box: path distances are at least the Chebyshev distance in cells to
     /// it (every step costs at least one cell), so units farther than `near_goal` cells need
     /// no integration value (saving a cache miss per unit): they neither arrive nor slow down.
     goal_box: Vec<GoalBox>,
+    /// Each goal area's fill (`fill_goals`).
+    fills: &'a GoalFills,
     near_goal: f32,
     fan: Fan,
     common_rate: f32,
@@ -216,14 +249,43 @@ impl<'a> Frame<'a> {
             clearance,
         } = *fetched;
 
-        // Step 5: separation, and whether an arrived friend is touching us: a loop over
-        // contiguous slices with local accumulators, the hottest of the frame. The square
-        // root and the division are taken only inside the range: in a packed crowd most
-        // candidates are outside it (nine of thirteen in the 1M lattice), and computing
-        // them for every candidate, to keep the loop free of branches, cost more than the
-        // branch (LLVM turns the select back into one on x86 anyway).
+        // Where the unit is bound: along the field, or inside its goal area towards the
+        // goal's core. `None`: farther than `near_goal`, so not in the goal, not slowing.
+        let g = usize::from(agent.group.0);
+        let far = self
+            .goal_box
+            .get(g)
+            .is_none_or(|b| b.chebyshev(cell) as f32 > self.near_goal);
+        let distance = (!far).then(|| {
+            distance.unwrap_or_else(|| {
+                self.field(agent)
+                    .and_then(|f| f.integration().distance(cell))
+                    .map_or(f32::INFINITY, |d| d as f32)
+            })
+        });
+        let in_goal = distance.is_some_and(|d| d <= sc.arrival_distance);
+        // Inside a goal area of more than one cell the area's fill says where to go
+        // (`horde_core::GoalFill`): on to the next free cells to fill, or rest.
+        let was_resting = steering.arrived || steering.settled;
+        let fill = self.fills.get(agent.group.0).map_or(FillWay::Outside, |f| {
+            f.way(self.map.grid(), pos, was_resting)
+        });
+        let in_area = fill != FillWay::Outside;
+        let (way, distance) = match fill {
+            FillWay::Toward(point) => ((point - pos).normalize_or_zero(), None),
+            FillWay::Rest => (Vec2::ZERO, None),
+            FillWay::Outside => (ideal, distance),
+        };
+        let at_goal = fill == FillWay::Rest || (in_goal && self.fills.get(agent.group.0).is_none());
+
+        // Step 5: separation, and where resting friends touch us: a loop over contiguous
+        // slices with local accumulators, the hottest of the frame. The square root and
+        // the division are taken only inside the range: in a packed crowd most candidates
+        // are outside it (nine of thirteen in the 1M lattice), and computing them for every
+        // candidate, to keep the loop free of branches, cost more than the branch (LLVM
+        // turns the select back into one on x86 anyway).
         let mut separation = Vec2::ZERO;
-        let mut touching_arrived = false;
+        let mut rest = RestingFriends::default();
         let mut stacked = false;
         // The directions (from them to us) of the first few bodies we touch: our own motion
         // may not push into them (contacts would only push us back).
@@ -242,15 +304,20 @@ impl<'a> Frame<'a> {
                     let ramp = touch * (sc.separation_range - 1.0).max(0.05);
                     if d > 1e-6 {
                         separation += away * ((range - d) / (ramp * d));
-                        // Arrived units give way (contacts move them): they do not block.
-                        if d < touch * TOUCHING && blocked_by < BLOCKERS && !other.arrived {
+                        // Resting units of other groups give way (contacts move them):
+                        // they do not block. Resting friends do: they are not pushed aside.
+                        let gives_way = other.at_rest && other.group != agent.group.0;
+                        if d < touch * TOUCHING && blocked_by < BLOCKERS && !gives_way {
                             blockers[blocked_by] = away / d;
                             blocked_by += 1;
+                        }
+                        if other.at_rest && other.group == agent.group.0 && d < touch * SETTLE_TOUCH
+                        {
+                            rest.add(-away / d, way);
                         }
                     } else {
                         stacked = true;
                     }
-                    touching_arrived |= other.arrived && other.group == agent.group.0;
                 }
             }
         };
@@ -262,48 +329,35 @@ impl<'a> Frame<'a> {
             separation += Vec2::new(n, 1.0 - n.abs()).normalize_or(Vec2::X) * sc.separation_range;
         }
 
-        // A group that has arrived covers more than its goal cells once the units that stand
-        // there outgrow the goal's area: friends touching them within that crowd's radius
-        // have arrived too (else big groups push forever).
-        let crowd = if touching_arrived {
-            let g = usize::from(agent.group.0);
-            let arrived_units = self
-                .neighbours
-                .arrived_per_group
-                .get(g)
-                .copied()
-                .unwrap_or(0);
-            let goal_cells = self
-                .groups
-                .get(agent.group.0)
-                .map_or(1, |g| g.goal.cells().len());
-            let unit_area = 4.0 * agent.radius * agent.radius / (cell_size * cell_size);
-            let excess = arrived_units as f32 * unit_area - goal_cells as f32;
-            (excess.max(0.0) / std::f32::consts::PI).sqrt()
-        } else {
-            0.0
+        // Rest (SPEC §11): at the goal (a one-cell goal, or where its area's fill says), or,
+        // outside a goal area, where the way on is closed: a resting friend right ahead, or
+        // one within 66 degrees ahead with a side closed by another resting friend or a
+        // wall. A unit stopped ahead with both sides open slides along what stops it (to
+        // its avoidance side), so a blob grows compact. Resting units stand still; contacts
+        // and forces move them, and they rest where they are left (or walk on, once their
+        // way opens).
+        let grid = self.map.grid();
+        let cost = self.map.cost_field(agent.layer);
+        let wall = |dir: Vec2| {
+            grid.cell_at(pos + dir * (agent.radius + 0.5 * cell_size))
+                .is_none_or(|c| cost.get(c) == horde_core::WALL)
         };
-        // `None`: farther than `near_goal`, so not arrived and not slowing down.
-        let far = self
-            .goal_box
-            .get(usize::from(agent.group.0))
-            .is_none_or(|b| b.chebyshev(cell) as f32 > self.near_goal);
-        let distance = (!far || touching_arrived).then(|| {
-            distance.unwrap_or_else(|| {
-                self.field(agent)
-                    .and_then(|f| f.integration().distance(cell))
-                    .map_or(f32::INFINITY, |d| d as f32)
-            })
-        });
-        let arrived = distance.is_some_and(|d| {
-            d <= sc.arrival_distance
-                || (touching_arrived && d <= config.crowd_arrival_distance + crowd)
-        });
-        steering.arrived = arrived;
-        if arrived {
-            // Stand still, but let separation ease overlaps.
-            return separation.clamp_length_max(1.0) * (agent.max_speed * 0.5);
+        let left = way.perp();
+        let ahead_closed = !in_area && rest.ahead;
+        let resting = at_goal
+            || (!in_area
+                && (rest.right_ahead
+                    || (rest.ahead && (rest.left || rest.right || wall(left) || wall(-left)))));
+        steering.arrived = resting && (in_goal || in_area);
+        steering.settled = resting && !(in_goal || in_area);
+        if resting {
+            return Vec2::ZERO;
         }
+        let way = if ahead_closed {
+            left * f32::from(steering.avoid_side)
+        } else {
+            way
+        };
 
         // Steps 2-4: probe only near walls (the clearance field says how far they are). The
         // probe's farthest point is the end of an edge ray; every point of a wall cell at
@@ -312,14 +366,14 @@ impl<'a> Frame<'a> {
         let ahead = agent.radius + sc.probe_length;
         let aside = agent.radius * sc.probe_inflate;
         let reach = (ahead * ahead + aside * aside).sqrt() / cell_size;
-        let avoid = if ideal == Vec2::ZERO || f32::from(clearance) > reach + 1.0 {
-            ideal
+        let avoid = if way == Vec2::ZERO || f32::from(clearance) > reach + 1.0 {
+            way
         } else {
             let (dir, side) = avoid_walls(
                 self.map.cost_field(agent.layer),
                 self.map.grid(),
                 pos,
-                ideal,
+                way,
                 agent.radius,
                 steering.avoid_side,
                 &self.fan,

@@ -44,7 +44,7 @@ pub use replay::{REPLAY_VERSION, Replay, ReplayError};
 
 /// The snapshot format version this build reads and writes (2: hierarchical sector caches
 /// also hold their fields' distances, which arrival uses; 3: the contact settings).
-pub const SNAPSHOT_VERSION: u32 = 3;
+pub const SNAPSHOT_VERSION: u32 = 4;
 
 /// The whole state of a simulation at the start of a frame (see the module docs).
 #[derive(Clone, Debug, PartialEq)]
@@ -426,6 +426,7 @@ impl Horde {
                 heading: vec2(u.heading),
                 avoid_side: u.avoid_side,
                 arrived: u.arrived,
+                settled: u.settled,
                 ..Steering::default()
             };
             let (id, position, velocity, external, stun, mass) = (
@@ -497,6 +498,7 @@ fn unit_record(
         heading: v2(st.heading),
         avoid_side: st.avoid_side,
         arrived: st.arrived,
+        settled: st.settled,
         quarantined,
     }
 }

@@ -47,7 +47,6 @@ pub(crate) struct ConfigRecord {
     pub slippery_drag: f32,
     pub snap_speed: f32,
     pub line_of_sight_radius: u32,
-    pub crowd_arrival_distance: f32,
     /// 0 flat, 1 hierarchical.
     pub navigation: u8,
     pub contact_passes: u32,
@@ -80,7 +79,6 @@ impl ConfigRecord {
             slippery_drag: k.slippery_drag,
             snap_speed: k.snap_speed,
             line_of_sight_radius: c.flow.line_of_sight_radius,
-            crowd_arrival_distance: c.crowd_arrival_distance,
             navigation: match c.navigation {
                 Navigation::Flat => 0,
                 Navigation::Hierarchical => 1,
@@ -132,7 +130,6 @@ impl ConfigRecord {
             flow: FlowConfig {
                 line_of_sight_radius: self.line_of_sight_radius,
             },
-            crowd_arrival_distance: self.crowd_arrival_distance,
             navigation: match self.navigation {
                 0 => Navigation::Flat,
                 _ => Navigation::Hierarchical,
@@ -350,6 +347,7 @@ pub(crate) struct UnitRecord {
     pub heading: V2,
     pub avoid_side: i8,
     pub arrived: bool,
+    pub settled: bool,
     /// The frame it was quarantined in, if it was.
     pub quarantined: Option<u64>,
 }
