@@ -12,6 +12,7 @@ mod render;
 mod replay;
 mod run;
 mod scenario;
+mod timings;
 mod view;
 
 use std::process::ExitCode;

@@ -1,6 +1,7 @@
 //! `horde run`: runs a plan headless (progress bar on a terminal), then prints per-stage
 //! times and the outcome; optionally writes JSON, a per-unit CSV trace and puffin captures.
 
+use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufWriter, IsTerminal, Write};
 use std::path::Path;
@@ -13,21 +14,7 @@ use crate::AppError;
 use crate::demo::RunArgs;
 use crate::plan::{Plan, load_plan, resolve_threads};
 use crate::scenario::Overrides;
-
-/// Median, 95th percentile and maximum of `samples` in milliseconds.
-fn stats(samples: &mut [Duration]) -> (f64, f64, f64) {
-    samples.sort_unstable();
-    let ms = |d: Duration| d.as_secs_f64() * 1e3;
-    let n = samples.len();
-    if n == 0 {
-        return (0.0, 0.0, 0.0);
-    }
-    (
-        ms(samples[n / 2]),
-        ms(samples[(n * 95 / 100).min(n - 1)]),
-        ms(samples[n - 1]),
-    )
-}
+use crate::timings::DurationStats;
 
 /// A histogram of non-negative figures in bins of `1 / BINS_PER_UNIT` up to `MAX`, for
 /// percentiles over millions of samples without keeping them.
@@ -340,9 +327,11 @@ pub fn run_plan(
         progress.set_style(style);
     }
 
-    let mut per_stage: Vec<(String, Vec<Duration>)> = Vec::new();
-    let mut totals = Vec::with_capacity((frames - start) as usize);
-    let mut arrived_at: Vec<Option<u32>> = Vec::new();
+    // Bounded however many frames run: summaries of the times, not a record per frame.
+    let mut per_stage: Vec<(String, DurationStats)> = Vec::new();
+    let mut totals = DurationStats::new();
+    // The frame after which each unit first stood arrived, by id (as many as units).
+    let mut arrived_at: HashMap<u32, u32> = HashMap::new();
     let mut bodies = BodyFigures::new();
     let mut units_before = plan.sim.units();
     for frame in start..frames {
@@ -352,7 +341,7 @@ pub fn run_plan(
         plan.sim
             .step(plan.dt)
             .map_err(|e| AppError::Failed(e.to_string()))?;
-        totals.push(t.elapsed());
+        totals.add(t.elapsed());
         quarantined += plan.sim.horde().last_quarantined().len();
         if let (Some(every), Some(dir)) = (args.snapshot_every, &args.snapshot_dir)
             && (frame + 1) % every == 0
@@ -366,20 +355,18 @@ pub fn run_plan(
         }
         for (name, time) in plan.sim.horde().stage_times() {
             match per_stage.iter_mut().find(|(n, _)| *n == name) {
-                Some((_, v)) => v.push(time),
-                None => per_stage.push((name, vec![time])),
+                Some((_, v)) => v.add(time),
+                None => {
+                    let mut v = DurationStats::new();
+                    v.add(time);
+                    per_stage.push((name, v));
+                }
             }
         }
         let units = plan.sim.units();
         bodies.sample(&plan.sim, frame + 1, &units_before, &units, plan.dt);
-        for u in &units {
-            let i = u.id.0 as usize;
-            if arrived_at.len() <= i {
-                arrived_at.resize(i + 1, None);
-            }
-            if u.arrived && arrived_at[i].is_none() {
-                arrived_at[i] = Some(frame + 1);
-            }
+        for u in units.iter().filter(|u| u.arrived) {
+            arrived_at.entry(u.id.0).or_insert(frame + 1);
         }
         if let Some((path, w)) = &mut trace
             && (frame + 1) % every == 0
@@ -411,8 +398,7 @@ pub fn run_plan(
     let stunned = units.iter().filter(|u| u.stun > 0.0).count();
     let hash = sim.state_hash();
     let mut arrival_s: Vec<f64> = arrived_at
-        .iter()
-        .flatten()
+        .values()
         .map(|&f| f64::from(f) * f64::from(plan.dt))
         .collect();
     arrival_s.sort_by(f64::total_cmp);
@@ -437,10 +423,10 @@ pub fn run_plan(
         "stage", "median ms", "p95 ms", "max ms"
     );
     let mut json_stages = serde_json::Map::new();
-    let mut rows: Vec<(String, Vec<Duration>)> = per_stage;
+    let mut rows: Vec<(String, DurationStats)> = per_stage;
     rows.push(("frame".to_string(), totals));
-    for (name, samples) in &mut rows {
-        let (med, p95, max) = stats(samples);
+    for (name, samples) in &rows {
+        let (med, p95, max) = samples.summary_ms();
         println!("{name:<18} {med:>10.3} {p95:>10.3} {max:>10.3}");
         json_stages.insert(
             name.clone(),
