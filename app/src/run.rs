@@ -12,7 +12,8 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::AppError;
 use crate::demo::RunArgs;
-use crate::plan::{Plan, load_plan, resolve_threads};
+use crate::guard::{self, printable};
+use crate::plan::{Plan, check_threads, load_plan};
 use crate::scenario::Overrides;
 use crate::timings::DurationStats;
 
@@ -157,6 +158,9 @@ impl Profiling {
         }
         let server = match &args.profile_server {
             Some(addr) => {
+                if let Some(warning) = guard::public_address_warning(addr) {
+                    eprintln!("{warning}");
+                }
                 let server = puffin_http::Server::new(addr)
                     .map_err(|e| AppError::BadInput(format!("--profile-server {addr}: {e}")))?;
                 eprintln!(
@@ -199,20 +203,44 @@ fn create(path: &Path) -> Result<BufWriter<File>, AppError> {
         .map_err(|e| AppError::Failed(format!("{}: {e}", path.display())))
 }
 
+/// Checks every output path of `args` before the run, so that a bad one fails at once rather
+/// than after the run (bad input, exit code 2); takes the lock of `--snapshot-dir`.
+fn check_outputs(args: &RunArgs) -> Result<Option<guard::FolderLock>, AppError> {
+    let mut outputs: Vec<(&str, &std::path::PathBuf)> = Vec::new();
+    for (flag, path) in [
+        ("--json", &args.json),
+        ("--trace", &args.trace),
+        ("--record", &args.record),
+        ("--profile-out", &args.profile_out),
+    ] {
+        if let Some(path) = path {
+            guard::check_output(flag, path)?;
+            outputs.push((flag, path));
+        }
+    }
+    guard::distinct_outputs(&outputs)?;
+    args.snapshot_dir
+        .as_deref()
+        .map(|dir| guard::lock_folder("--snapshot-dir", dir))
+        .transpose()
+}
+
 /// Runs `horde run`.
 pub fn run(args: &RunArgs) -> Result<(), AppError> {
-    let threads = resolve_threads(args.threads)?;
     let started = Instant::now();
+    check_threads(args.threads)?;
+    let _lock = check_outputs(args)?;
     let overrides = Overrides {
-        threads: Some(threads),
+        threads: args.threads,
         seed: args.seed,
         frames: args.frames,
     };
-    let mut plan = load_plan(args.scenario.as_deref(), &overrides, args.units, threads)?;
+    let mut plan = load_plan(args.scenario.as_deref(), &overrides, args.units)?;
     if let Some(path) = &args.resume {
+        let threads = plan.threads();
         resume(&mut plan, path, threads)?;
     }
-    run_plan(plan, args, threads, started.elapsed())
+    run_plan(plan, args, started.elapsed())
 }
 
 /// How a snapshot or replay file problem is reported: bad input (exit 2) when the file is
@@ -235,7 +263,7 @@ fn resume(plan: &mut Plan, path: &Path, threads: usize) -> Result<(), AppError> 
             path.display(),
             snapshot.map_size().0,
             snapshot.map_size().1,
-            plan.name,
+            printable(&plan.name),
             planned.0,
             planned.1
         )));
@@ -275,12 +303,8 @@ fn write_trace(
 }
 
 /// Runs `plan` and reports (see the module docs).
-pub fn run_plan(
-    mut plan: Plan,
-    args: &RunArgs,
-    threads: usize,
-    setup: Duration,
-) -> Result<(), AppError> {
+pub fn run_plan(mut plan: Plan, args: &RunArgs, setup: Duration) -> Result<(), AppError> {
+    let threads = plan.threads();
     let frames = args.frames.unwrap_or(plan.frames);
     let start = u32::try_from(plan.sim.frame())
         .ok()
@@ -291,10 +315,6 @@ pub fn run_plan(
                 plan.sim.frame()
             ))
         })?;
-    if let Some(dir) = &args.snapshot_dir {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| AppError::Failed(format!("{}: {e}", dir.display())))?;
-    }
     if args.record.is_some() {
         plan.sim.start_recording();
     }
@@ -409,7 +429,7 @@ pub fn run_plan(
 
     println!(
         "horde: {}: {} units, {} frames, {} threads",
-        plan.name,
+        printable(&plan.name),
         units.len(),
         frames - start,
         threads
@@ -463,14 +483,17 @@ pub fn run_plan(
         println!("quarantined {quarantined} units (their state stopped being finite)");
     }
     if let Some(dir) = &args.snapshot_dir {
-        println!("{snapshots_written} snapshots written to {}", dir.display());
+        println!(
+            "{snapshots_written} snapshots written to {}",
+            guard::printable_path(dir)
+        );
     }
     if let Some((path, replay)) = &replay {
         println!(
             "replay of {} frames, {} commands written to {}",
             replay.frames(),
             replay.commands(),
-            path.display()
+            guard::printable_path(path)
         );
     }
     println!("state_hash {hash:016x}");
@@ -501,7 +524,7 @@ pub fn run_plan(
             "speed_p99": bodies.speed.quantile(0.99),
             "arrival_s": { "median": arrival_median, "max": arrival_max },
         });
-        std::fs::write(path, format!("{json:#}\n"))
+        horde_core::files::write_atomic(path, format!("{json:#}\n").as_bytes())
             .map_err(|e| AppError::Failed(format!("{}: {e}", path.display())))?;
     }
     if wall_violations > 0 {
