@@ -545,7 +545,7 @@ pub fn render_plan(plan: &mut Plan, options: &RenderOptions) -> Result<(), AppEr
             "wrote {} ({} frames of {}, {} units)",
             options.out.display(),
             writer.frames(),
-            plan.name,
+            crate::guard::printable(&plan.name),
             plan.sim.unit_count()
         ),
         None => {
@@ -558,7 +558,7 @@ pub fn render_plan(plan: &mut Plan, options: &RenderOptions) -> Result<(), AppEr
                 options.out.display(),
                 image.width(),
                 image.height(),
-                plan.name,
+                crate::guard::printable(&plan.name),
                 plan.sim.unit_count()
             );
         }

@@ -332,6 +332,18 @@ fn escape_sequences_in_names_are_escaped() {
             .any(|&b| b == 0x1b || b == 0x07 || b == b'\r'),
         "{stdout:?}"
     );
+    let png = dir.join("evil.png");
+    let out = horde()
+        .arg("render")
+        .arg(&evil)
+        .arg("--out")
+        .arg(&png)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("red\\u{1b}[31m"), "{stdout}");
+    assert!(!out.stdout.contains(&0x1b), "{stdout:?}");
     // Errors quoting the file are escaped too.
     let bad = small_scenario(&dir, "bad.toml", "name = \"x\"\nnot_a_key = \"\\u001b[2J\"");
     let out = horde().arg("run").arg(&bad).output().unwrap();

@@ -59,6 +59,7 @@ pub fn run(args: &ViewArgs) -> Result<(), AppError> {
                 path.display()
             )));
         }
+        crate::guard::check_output("--screenshot", path)?;
     }
     let overrides = Overrides {
         threads: args.threads,
@@ -74,7 +75,10 @@ pub fn run(args: &ViewArgs) -> Result<(), AppError> {
     let finish = Rc::new(RefCell::new(Finish::default()));
     let options = eframe::NativeOptions {
         viewport: egui::ViewportBuilder::default()
-            .with_title(format!("horde view: {}", plan.name))
+            .with_title(format!(
+                "horde view: {}",
+                crate::guard::printable(&plan.name)
+            ))
             .with_inner_size([args.size.width as f32, args.size.height as f32]),
         ..Default::default()
     };
@@ -560,7 +564,7 @@ impl Viewer {
                             image.size[0],
                             image.size[1],
                             self.plan.sim.frame(),
-                            self.plan.name,
+                            crate::guard::printable(&self.plan.name),
                             self.plan.sim.unit_count()
                         );
                     }
