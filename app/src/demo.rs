@@ -88,8 +88,23 @@ pub fn build(args: &RunArgs, threads: usize) -> Result<Plan, AppError> {
         sim.add_group(approach.clone())
             .map_err(|e| AppError::Failed(e.to_string()))?;
     }
-    // Spawn units on open cells around each enemy spawn, spiralling outwards.
+    // Spawn units on open cells around each enemy spawn, spiralling outwards. Each of the
+    // three groups takes at most one unit per open cell of the map.
     let units = args.units.unwrap_or(6000);
+    let open = {
+        let map = sim.map();
+        let cost = map.cost_field(Layer::Ground);
+        (0..map.grid().len())
+            .filter(|&i| cost.get(map.grid().cell(i)) != WALL)
+            .count() as u64
+    };
+    let capacity = open * 3;
+    if u64::from(units) > capacity {
+        return Err(AppError::BadInput(format!(
+            "--units {units}: the built-in demo's map holds at most {capacity} units \
+             ({open} open cells, one unit of each of its 3 groups a cell)"
+        )));
+    }
     let per_group = units.div_ceil(3);
     let mut spawned = 0;
     for (g, tile) in spawns.iter().enumerate().take(3) {

@@ -74,6 +74,11 @@ pub fn run(args: &FieldArgs) -> Result<(), AppError> {
             out.display()
         )));
     }
+    for (flag, path) in [("--out", &args.out), ("--json", &args.json)] {
+        if let Some(path) = path {
+            crate::guard::check_output(flag, path)?;
+        }
+    }
     let map = load_map(&args.map).map_err(|e| AppError::BadInput(e.to_string()))?;
     match (&args.scen, args.goal) {
         (_, Some(goal)) => draw_goal(&map, goal, args.out.as_deref(), args.size),
@@ -221,7 +226,7 @@ fn check_scen(map: &Map, scen: &Path, json: Option<&Path>) -> Result<(), AppErro
             "matched": report.matched,
             "max_rel_error": report.max_rel_error,
         });
-        std::fs::write(path, format!("{json:#}\n"))
+        horde_core::files::write_atomic(path, format!("{json:#}\n").as_bytes())
             .map_err(|e| AppError::Failed(format!("{}: {e}", path.display())))?;
     }
     if report.matched == report.lines {

@@ -6,12 +6,14 @@ mod demo;
 mod field_check;
 #[cfg(test)]
 mod fuzz;
+mod guard;
 mod map_cmd;
 mod plan;
 mod render;
 mod replay;
 mod run;
 mod scenario;
+mod timings;
 mod view;
 
 use std::process::ExitCode;
@@ -67,12 +69,13 @@ fn main() -> ExitCode {
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
+        // Messages quote file contents and paths: control characters are escaped.
         Err(AppError::BadInput(msg)) => {
-            eprintln!("error: {msg}");
+            eprintln!("error: {}", guard::printable_message(&msg));
             ExitCode::from(2)
         }
         Err(AppError::Failed(msg)) => {
-            eprintln!("error: {msg}");
+            eprintln!("error: {}", guard::printable_message(&msg));
             ExitCode::FAILURE
         }
     }

@@ -78,6 +78,9 @@ pub fn level_config(size: TileSize, cells_per_tile: u32) -> LevelConfig {
 /// [`AppError::Failed`] when the file cannot be written.
 pub fn run(args: &MapArgs) -> Result<(), AppError> {
     let out_kind = args.out.as_deref().map(OutKind::from_path).transpose()?;
+    if let Some(out) = &args.out {
+        crate::guard::check_output("--out", out)?;
+    }
     let cpt = u64::from(args.cells_per_tile);
     let cells = u64::from(args.size.width)
         .saturating_mul(u64::from(args.size.height))
@@ -125,7 +128,8 @@ pub fn terrain_picture(map: &Map) -> Result<Canvas, AppError> {
 }
 
 fn write_text(path: &Path, text: &str) -> Result<(), AppError> {
-    std::fs::write(path, text).map_err(|e| AppError::Failed(format!("{}: {e}", path.display())))
+    horde_core::files::write_atomic(path, text.as_bytes())
+        .map_err(|e| AppError::Failed(format!("{}: {e}", path.display())))
 }
 
 /// What `--out` asks for.

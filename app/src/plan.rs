@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use horde_core::{Cell, ForceField, GoalSet, GroupId, Terrain};
-use horde_systems::{SimError, Simulation};
+use horde_systems::{SimConfig, SimError, Simulation};
 
 use crate::AppError;
 use crate::demo::{self, RunArgs};
@@ -77,12 +77,14 @@ impl Plan {
 
 /// The plan of `horde run` and `horde render`: the scenario file at `scenario`, or the
 /// built-in demo (the only one `units` applies to). Bad scenario files are bad input.
+/// `overrides.threads` replaces the scenario's `threads`; without either, every core is used
+/// (the demo has no `threads` of its own). [`Plan::threads`] says what was chosen.
 pub fn load_plan(
     scenario: Option<&Path>,
     overrides: &Overrides,
     units: Option<u32>,
-    threads: usize,
 ) -> Result<Plan, AppError> {
+    check_threads(overrides.threads)?;
     match scenario {
         Some(path) => {
             if units.is_some() {
@@ -100,6 +102,7 @@ pub fn load_plan(
             })
         }
         None => {
+            let threads = overrides.threads.unwrap_or_else(default_threads);
             let args = RunArgs {
                 units,
                 seed: overrides.seed,
@@ -112,11 +115,36 @@ pub fn load_plan(
     }
 }
 
-/// The thread count of `--threads`: every core when absent; 0 is bad input.
-pub fn resolve_threads(threads: Option<usize>) -> Result<usize, AppError> {
-    match threads {
-        Some(0) => Err(AppError::BadInput("--threads must be at least 1".into())),
-        Some(n) => Ok(n),
-        None => Ok(std::thread::available_parallelism().map_or(1, |n| n.get())),
+impl Plan {
+    /// The worker threads the plan's simulation runs on.
+    #[must_use]
+    pub fn threads(&self) -> usize {
+        self.sim.horde().config().threads
     }
+}
+
+/// Every core, at most [`SimConfig::MAX_THREADS`].
+#[must_use]
+pub fn default_threads() -> usize {
+    std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(SimConfig::MAX_THREADS)
+}
+
+/// `--threads` checked: `None` stays `None` (the scenario's or every core); a count outside
+/// `1..=`[`SimConfig::MAX_THREADS`] is bad input (exit code 2), for every command and plan.
+pub fn check_threads(threads: Option<usize>) -> Result<Option<usize>, AppError> {
+    match threads {
+        Some(n) if !(1..=SimConfig::MAX_THREADS).contains(&n) => Err(AppError::BadInput(format!(
+            "--threads {n}: expected a thread count in 1..={}",
+            SimConfig::MAX_THREADS
+        ))),
+        t => Ok(t),
+    }
+}
+
+/// The thread count of `--threads` where no scenario gives one: every core when absent;
+/// out of range is bad input ([`check_threads`]).
+pub fn resolve_threads(threads: Option<usize>) -> Result<usize, AppError> {
+    Ok(check_threads(threads)?.unwrap_or_else(default_threads))
 }

@@ -18,7 +18,7 @@ use horde_systems::Simulation;
 use image::{ImageFormat, Rgb, RgbImage};
 
 use crate::AppError;
-use crate::plan::{Plan, load_plan, resolve_threads};
+use crate::plan::{Plan, check_threads, load_plan};
 use crate::scenario::Overrides;
 
 /// Narrowest picture `--size` accepts, in pixels.
@@ -545,7 +545,7 @@ pub fn render_plan(plan: &mut Plan, options: &RenderOptions) -> Result<(), AppEr
             "wrote {} ({} frames of {}, {} units)",
             options.out.display(),
             writer.frames(),
-            plan.name,
+            crate::guard::printable(&plan.name),
             plan.sim.unit_count()
         ),
         None => {
@@ -558,7 +558,7 @@ pub fn render_plan(plan: &mut Plan, options: &RenderOptions) -> Result<(), AppEr
                 options.out.display(),
                 image.width(),
                 image.height(),
-                plan.name,
+                crate::guard::printable(&plan.name),
                 plan.sim.unit_count()
             );
         }
@@ -605,9 +605,10 @@ pub struct RenderArgs {
 /// See [`render_plan`]; also [`AppError::BadInput`] for `--threads 0`, a bad scenario file, or
 /// `--units` with a scenario.
 pub fn run(args: &RenderArgs) -> Result<(), AppError> {
-    let threads = resolve_threads(args.threads)?;
+    check_threads(args.threads)?;
     // Check the cheap things before building the simulation.
     PictureKind::from_path(&args.out)?;
+    crate::guard::check_output("--out", &args.out)?;
     if args.every == Some(0) {
         return Err(AppError::BadInput("--every must be at least 1".into()));
     }
@@ -622,7 +623,7 @@ pub fn run(args: &RenderArgs) -> Result<(), AppError> {
         seed: args.seed,
         frames: None,
     };
-    let mut plan = load_plan(args.scenario.as_deref(), &overrides, args.units, threads)?;
+    let mut plan = load_plan(args.scenario.as_deref(), &overrides, args.units)?;
     let options = RenderOptions {
         out: args.out.clone(),
         frames: args.frames,

@@ -28,6 +28,9 @@ pub struct ReplayArgs {
 /// Runs `horde replay`.
 pub fn run(args: &ReplayArgs) -> Result<(), AppError> {
     let threads = resolve_threads(args.threads)?;
+    if let Some(path) = &args.json {
+        crate::guard::check_output("--json", path)?;
+    }
     let replay = Replay::load(&args.file).map_err(file_error)?;
     let started = Instant::now();
     let mut frames = 0usize;
@@ -43,7 +46,7 @@ pub fn run(args: &ReplayArgs) -> Result<(), AppError> {
     let hash = sim.state_hash();
     println!(
         "horde: replay {}: {} units, {} frames from frame {}, {} commands, {} threads, {:.2} s",
-        args.file.display(),
+        crate::guard::printable_path(&args.file),
         sim.unit_count(),
         frames,
         replay.start_frame(),
@@ -64,7 +67,7 @@ pub fn run(args: &ReplayArgs) -> Result<(), AppError> {
             "threads": threads,
             "state_hash": format!("{hash:016x}"),
         });
-        std::fs::write(path, format!("{json:#}\n"))
+        horde_core::files::write_atomic(path, format!("{json:#}\n").as_bytes())
             .map_err(|e| AppError::Failed(format!("{}: {e}", path.display())))?;
     }
     Ok(())

@@ -1,6 +1,7 @@
 //! `horde run`: runs a plan headless (progress bar on a terminal), then prints per-stage
 //! times and the outcome; optionally writes JSON, a per-unit CSV trace and puffin captures.
 
+use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufWriter, IsTerminal, Write};
 use std::path::Path;
@@ -11,23 +12,10 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::AppError;
 use crate::demo::RunArgs;
-use crate::plan::{Plan, load_plan, resolve_threads};
+use crate::guard::{self, printable};
+use crate::plan::{Plan, check_threads, load_plan};
 use crate::scenario::Overrides;
-
-/// Median, 95th percentile and maximum of `samples` in milliseconds.
-fn stats(samples: &mut [Duration]) -> (f64, f64, f64) {
-    samples.sort_unstable();
-    let ms = |d: Duration| d.as_secs_f64() * 1e3;
-    let n = samples.len();
-    if n == 0 {
-        return (0.0, 0.0, 0.0);
-    }
-    (
-        ms(samples[n / 2]),
-        ms(samples[(n * 95 / 100).min(n - 1)]),
-        ms(samples[n - 1]),
-    )
-}
+use crate::timings::DurationStats;
 
 /// A histogram of non-negative figures in bins of `1 / BINS_PER_UNIT` up to `MAX`, for
 /// percentiles over millions of samples without keeping them.
@@ -170,6 +158,9 @@ impl Profiling {
         }
         let server = match &args.profile_server {
             Some(addr) => {
+                if let Some(warning) = guard::public_address_warning(addr) {
+                    eprintln!("{warning}");
+                }
                 let server = puffin_http::Server::new(addr)
                     .map_err(|e| AppError::BadInput(format!("--profile-server {addr}: {e}")))?;
                 eprintln!(
@@ -212,20 +203,44 @@ fn create(path: &Path) -> Result<BufWriter<File>, AppError> {
         .map_err(|e| AppError::Failed(format!("{}: {e}", path.display())))
 }
 
+/// Checks every output path of `args` before the run, so that a bad one fails at once rather
+/// than after the run (bad input, exit code 2); takes the lock of `--snapshot-dir`.
+fn check_outputs(args: &RunArgs) -> Result<Option<guard::FolderLock>, AppError> {
+    let mut outputs: Vec<(&str, &std::path::PathBuf)> = Vec::new();
+    for (flag, path) in [
+        ("--json", &args.json),
+        ("--trace", &args.trace),
+        ("--record", &args.record),
+        ("--profile-out", &args.profile_out),
+    ] {
+        if let Some(path) = path {
+            guard::check_output(flag, path)?;
+            outputs.push((flag, path));
+        }
+    }
+    guard::distinct_outputs(&outputs)?;
+    args.snapshot_dir
+        .as_deref()
+        .map(|dir| guard::lock_folder("--snapshot-dir", dir))
+        .transpose()
+}
+
 /// Runs `horde run`.
 pub fn run(args: &RunArgs) -> Result<(), AppError> {
-    let threads = resolve_threads(args.threads)?;
     let started = Instant::now();
+    check_threads(args.threads)?;
+    let _lock = check_outputs(args)?;
     let overrides = Overrides {
-        threads: Some(threads),
+        threads: args.threads,
         seed: args.seed,
         frames: args.frames,
     };
-    let mut plan = load_plan(args.scenario.as_deref(), &overrides, args.units, threads)?;
+    let mut plan = load_plan(args.scenario.as_deref(), &overrides, args.units)?;
     if let Some(path) = &args.resume {
+        let threads = plan.threads();
         resume(&mut plan, path, threads)?;
     }
-    run_plan(plan, args, threads, started.elapsed())
+    run_plan(plan, args, started.elapsed())
 }
 
 /// How a snapshot or replay file problem is reported: bad input (exit 2) when the file is
@@ -248,7 +263,7 @@ fn resume(plan: &mut Plan, path: &Path, threads: usize) -> Result<(), AppError> 
             path.display(),
             snapshot.map_size().0,
             snapshot.map_size().1,
-            plan.name,
+            printable(&plan.name),
             planned.0,
             planned.1
         )));
@@ -288,12 +303,8 @@ fn write_trace(
 }
 
 /// Runs `plan` and reports (see the module docs).
-pub fn run_plan(
-    mut plan: Plan,
-    args: &RunArgs,
-    threads: usize,
-    setup: Duration,
-) -> Result<(), AppError> {
+pub fn run_plan(mut plan: Plan, args: &RunArgs, setup: Duration) -> Result<(), AppError> {
+    let threads = plan.threads();
     let frames = args.frames.unwrap_or(plan.frames);
     let start = u32::try_from(plan.sim.frame())
         .ok()
@@ -304,10 +315,6 @@ pub fn run_plan(
                 plan.sim.frame()
             ))
         })?;
-    if let Some(dir) = &args.snapshot_dir {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| AppError::Failed(format!("{}: {e}", dir.display())))?;
-    }
     if args.record.is_some() {
         plan.sim.start_recording();
     }
@@ -340,9 +347,11 @@ pub fn run_plan(
         progress.set_style(style);
     }
 
-    let mut per_stage: Vec<(String, Vec<Duration>)> = Vec::new();
-    let mut totals = Vec::with_capacity((frames - start) as usize);
-    let mut arrived_at: Vec<Option<u32>> = Vec::new();
+    // Bounded however many frames run: summaries of the times, not a record per frame.
+    let mut per_stage: Vec<(String, DurationStats)> = Vec::new();
+    let mut totals = DurationStats::new();
+    // The frame after which each unit first stood arrived, by id (as many as units).
+    let mut arrived_at: HashMap<u32, u32> = HashMap::new();
     let mut bodies = BodyFigures::new();
     let mut units_before = plan.sim.units();
     for frame in start..frames {
@@ -352,7 +361,7 @@ pub fn run_plan(
         plan.sim
             .step(plan.dt)
             .map_err(|e| AppError::Failed(e.to_string()))?;
-        totals.push(t.elapsed());
+        totals.add(t.elapsed());
         quarantined += plan.sim.horde().last_quarantined().len();
         if let (Some(every), Some(dir)) = (args.snapshot_every, &args.snapshot_dir)
             && (frame + 1) % every == 0
@@ -366,20 +375,18 @@ pub fn run_plan(
         }
         for (name, time) in plan.sim.horde().stage_times() {
             match per_stage.iter_mut().find(|(n, _)| *n == name) {
-                Some((_, v)) => v.push(time),
-                None => per_stage.push((name, vec![time])),
+                Some((_, v)) => v.add(time),
+                None => {
+                    let mut v = DurationStats::new();
+                    v.add(time);
+                    per_stage.push((name, v));
+                }
             }
         }
         let units = plan.sim.units();
         bodies.sample(&plan.sim, frame + 1, &units_before, &units, plan.dt);
-        for u in &units {
-            let i = u.id.0 as usize;
-            if arrived_at.len() <= i {
-                arrived_at.resize(i + 1, None);
-            }
-            if u.arrived && arrived_at[i].is_none() {
-                arrived_at[i] = Some(frame + 1);
-            }
+        for u in units.iter().filter(|u| u.arrived) {
+            arrived_at.entry(u.id.0).or_insert(frame + 1);
         }
         if let Some((path, w)) = &mut trace
             && (frame + 1) % every == 0
@@ -411,8 +418,7 @@ pub fn run_plan(
     let stunned = units.iter().filter(|u| u.stun > 0.0).count();
     let hash = sim.state_hash();
     let mut arrival_s: Vec<f64> = arrived_at
-        .iter()
-        .flatten()
+        .values()
         .map(|&f| f64::from(f) * f64::from(plan.dt))
         .collect();
     arrival_s.sort_by(f64::total_cmp);
@@ -423,7 +429,7 @@ pub fn run_plan(
 
     println!(
         "horde: {}: {} units, {} frames, {} threads",
-        plan.name,
+        printable(&plan.name),
         units.len(),
         frames - start,
         threads
@@ -437,10 +443,10 @@ pub fn run_plan(
         "stage", "median ms", "p95 ms", "max ms"
     );
     let mut json_stages = serde_json::Map::new();
-    let mut rows: Vec<(String, Vec<Duration>)> = per_stage;
+    let mut rows: Vec<(String, DurationStats)> = per_stage;
     rows.push(("frame".to_string(), totals));
-    for (name, samples) in &mut rows {
-        let (med, p95, max) = stats(samples);
+    for (name, samples) in &rows {
+        let (med, p95, max) = samples.summary_ms();
         println!("{name:<18} {med:>10.3} {p95:>10.3} {max:>10.3}");
         json_stages.insert(
             name.clone(),
@@ -477,14 +483,17 @@ pub fn run_plan(
         println!("quarantined {quarantined} units (their state stopped being finite)");
     }
     if let Some(dir) = &args.snapshot_dir {
-        println!("{snapshots_written} snapshots written to {}", dir.display());
+        println!(
+            "{snapshots_written} snapshots written to {}",
+            guard::printable_path(dir)
+        );
     }
     if let Some((path, replay)) = &replay {
         println!(
             "replay of {} frames, {} commands written to {}",
             replay.frames(),
             replay.commands(),
-            path.display()
+            guard::printable_path(path)
         );
     }
     println!("state_hash {hash:016x}");
@@ -515,7 +524,7 @@ pub fn run_plan(
             "speed_p99": bodies.speed.quantile(0.99),
             "arrival_s": { "median": arrival_median, "max": arrival_max },
         });
-        std::fs::write(path, format!("{json:#}\n"))
+        horde_core::files::write_atomic(path, format!("{json:#}\n").as_bytes())
             .map_err(|e| AppError::Failed(format!("{}: {e}", path.display())))?;
     }
     if wall_violations > 0 {

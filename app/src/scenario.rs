@@ -31,7 +31,11 @@ pub const DEFAULT_DT: f64 = 1.0 / 30.0;
 /// Frames to run when a scenario gives no `frames`.
 pub const DEFAULT_FRAMES: u32 = 600;
 /// Most worker threads a scenario may ask for.
-pub const MAX_THREADS: usize = 1024;
+pub const MAX_THREADS: usize = SimConfig::MAX_THREADS;
+/// The most bytes a scenario file may hold (a map of [`MAX_MAP_CELLS`] cells given in
+/// `map.rows` is about 17 MB). A larger file, a device such as `/dev/zero` or a folder is
+/// refused before it is read.
+pub const MAX_SCENARIO_BYTES: u64 = 32 << 20;
 /// Most cells (width x height) a scenario's map may have.
 pub const MAX_MAP_CELLS: u64 = 1 << 24;
 /// Largest distance falloff exponent of a force field.
@@ -132,13 +136,14 @@ pub fn load_scenario(path: &Path, threads_override: Option<usize>) -> Result<Pla
 /// command line. Map files are found relative to the scenario file's folder.
 pub fn load_scenario_with(path: &Path, overrides: &Overrides) -> Result<Plan, ScenarioError> {
     let source = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
-        source: source.clone(),
-        line: None,
-        key: None,
-        kind: ScenarioErrorKind::Read,
-        message: format!("cannot read the scenario file: {e}"),
-    })?;
+    let text = horde_core::files::read_bounded_text(path, MAX_SCENARIO_BYTES, "a scenario file")
+        .map_err(|e| ScenarioError {
+            source: source.clone(),
+            line: None,
+            key: None,
+            kind: ScenarioErrorKind::Read,
+            message: format!("cannot read the scenario file: {e}"),
+        })?;
     let base_dir = path.parent().unwrap_or_else(|| Path::new(""));
     parse_scenario_with(&text, &source, base_dir, overrides)
 }
@@ -1111,7 +1116,7 @@ fn build(
         (None, Some(t)) => {
             integer_in(ctx, t, "threads", "a thread count", 1, MAX_THREADS as i64)? as usize
         }
-        (None, None) => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        (None, None) => crate::plan::default_threads(),
     };
     if !(1..=MAX_THREADS).contains(&threads) {
         return Err(ctx.error(

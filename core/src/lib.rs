@@ -10,6 +10,7 @@ mod clearance;
 mod cost_field;
 mod direction;
 mod field_cache;
+pub mod files;
 mod flow;
 mod force;
 mod goal_fill;
@@ -59,9 +60,9 @@ pub use integration::{FieldError, IntegrationField, UNREACHABLE};
 pub use level::{Level, LevelConfig, LevelError, LevelWeights, generate_level};
 pub use map::{Map, TerrainLengthError};
 pub use map_format::{
-    MapFormat, MapFormatError, MapFormatErrorKind, Scenario, ScenarioLine, load_map, load_scenario,
-    movingai_char, parse_ascii_map, parse_movingai_map, parse_scenario, write_ascii_map,
-    write_movingai_map,
+    MAX_MAP_FILE_BYTES, MapFormat, MapFormatError, MapFormatErrorKind, Scenario, ScenarioLine,
+    load_map, load_scenario, movingai_char, parse_ascii_map, parse_movingai_map, parse_scenario,
+    write_ascii_map, write_movingai_map,
 };
 pub use scenario_check::{
     RELATIVE_TOLERANCE, ScenarioMismatch, ScenarioReport, check_scenario_lines, uniform_cost_field,

@@ -33,6 +33,6 @@ pub use job_graph::{
 pub use parallel_integration::{ParallelIntegration, Workers};
 pub use simulation::{Horde, SimError, Simulation, UnitState, state_hash, unit_states};
 pub use snapshot::{
-    FileError, FileKind, REPLAY_VERSION, Replay, ReplayError, SNAPSHOT_VERSION, Snapshot,
-    write_atomic,
+    FileError, FileKind, MAX_SNAPSHOT_FILE_BYTES, REPLAY_VERSION, Replay, ReplayError,
+    SNAPSHOT_VERSION, Snapshot, write_atomic,
 };

@@ -23,7 +23,7 @@ use super::mesh::{
 };
 use super::panel::{Controls, Request, Stats, keys, side_panel};
 use crate::AppError;
-use crate::plan::{Plan, load_plan, resolve_threads};
+use crate::plan::{Plan, check_threads, load_plan};
 use crate::render::{force_colour, unit_colour};
 use crate::scenario::Overrides;
 
@@ -47,7 +47,7 @@ struct Finish {
 
 /// Runs `horde view` (see the module docs of `view`).
 pub fn run(args: &ViewArgs) -> Result<(), AppError> {
-    let threads = resolve_threads(args.threads)?;
+    check_threads(args.threads)?;
     if args.frames == Some(0) {
         return Err(AppError::BadInput("--frames must be at least 1".into()));
     }
@@ -59,13 +59,14 @@ pub fn run(args: &ViewArgs) -> Result<(), AppError> {
                 path.display()
             )));
         }
+        crate::guard::check_output("--screenshot", path)?;
     }
     let overrides = Overrides {
-        threads: Some(threads),
+        threads: args.threads,
         seed: args.seed,
         frames: None,
     };
-    let plan = load_plan(args.scenario.as_deref(), &overrides, args.units, threads)?;
+    let plan = load_plan(args.scenario.as_deref(), &overrides, args.units)?;
     let exit_after = match (&args.screenshot, args.frames) {
         (_, Some(n)) => Some(n),
         (Some(_), None) => Some(DEFAULT_SCREENSHOT_FRAMES),
@@ -74,7 +75,10 @@ pub fn run(args: &ViewArgs) -> Result<(), AppError> {
     let finish = Rc::new(RefCell::new(Finish::default()));
     let options = eframe::NativeOptions {
         viewport: egui::ViewportBuilder::default()
-            .with_title(format!("horde view: {}", plan.name))
+            .with_title(format!(
+                "horde view: {}",
+                crate::guard::printable(&plan.name)
+            ))
             .with_inner_size([args.size.width as f32, args.size.height as f32]),
         ..Default::default()
     };
@@ -560,7 +564,7 @@ impl Viewer {
                             image.size[0],
                             image.size[1],
                             self.plan.sim.frame(),
-                            self.plan.name,
+                            crate::guard::printable(&self.plan.name),
                             self.plan.sim.unit_count()
                         );
                     }

@@ -107,8 +107,14 @@ pub fn load_scenario(path: impl AsRef<Path>) -> Result<Scenario, MapFormatError>
     parse_scenario(decode(&bytes, &source)?, &source)
 }
 
+/// The most bytes a map or Moving AI scenario file may hold (a 16384 x 16384 Moving AI map
+/// is about 256 MiB); a larger file, a device such as `/dev/zero` or a folder is refused before
+/// it is read ([`crate::files::read_bounded`]).
+pub const MAX_MAP_FILE_BYTES: u64 = 256 << 20;
+
 fn read(path: &Path, source: &str) -> Result<Vec<u8>, MapFormatError> {
-    std::fs::read(path).map_err(|e| MapFormatError::whole(source, MapFormatErrorKind::Io(e)))
+    crate::files::read_bounded(path, MAX_MAP_FILE_BYTES, "a map or Moving AI scenario file")
+        .map_err(|e| MapFormatError::whole(source, MapFormatErrorKind::Io(e)))
 }
 
 /// The bytes as UTF-8 text, or [`MapFormatErrorKind::NotUtf8`] at the line of the first bad byte.

@@ -10,8 +10,6 @@
 //!     24     n  payload (postcard)
 //! ```
 
-use std::fs::File;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// Size of the header in bytes.
@@ -153,7 +151,10 @@ impl FileError {
                 source.kind(),
                 std::io::ErrorKind::NotFound
                     | std::io::ErrorKind::InvalidData
+                    | std::io::ErrorKind::InvalidInput
                     | std::io::ErrorKind::IsADirectory
+                    | std::io::ErrorKind::NotADirectory
+                    | std::io::ErrorKind::FileTooLarge
             ),
             FileError::File { source, .. } => source.is_bad_input(),
             _ => true,
@@ -245,38 +246,15 @@ pub(crate) fn unwrap(kind: FileKind, version: u32, bytes: &[u8]) -> Result<&[u8]
     Ok(payload)
 }
 
-/// Writes `bytes` to `path` atomically: to a temporary file in the same folder, flushed to
-/// disk, then renamed over `path`. A crash part-way leaves the old file (or none) in place,
-/// never a half-written one.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let name = path.file_name().ok_or_else(|| {
-        std::io::Error::new(std::io::ErrorKind::InvalidInput, "the path names no file")
-    })?;
-    let mut tmp_name = std::ffi::OsString::from(".");
-    tmp_name.push(name);
-    tmp_name.push(format!(".{}.tmp", std::process::id()));
-    let tmp = dir.join(tmp_name);
-    let result = (|| {
-        let mut file = File::create(&tmp)?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        drop(file);
-        std::fs::rename(&tmp, path)?;
-        // Make the rename itself durable where the platform allows opening a folder.
-        if let Ok(d) = File::open(dir) {
-            let _ = d.sync_all();
-        }
-        Ok(())
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
-}
+/// Writes `bytes` to `path` atomically (the shared helper of every horde file,
+/// [`horde_core::files::write_atomic`]: a new temporary in the same folder, flushed, renamed
+/// over `path`; targets that are not regular files are refused).
+pub use horde_core::files::write_atomic;
+
+/// The most bytes a snapshot or replay file may hold. A larger file, a device such as
+/// `/dev/zero` or a folder is refused before it is read
+/// ([`horde_core::files::read_bounded`]).
+pub const MAX_SNAPSHOT_FILE_BYTES: u64 = 1 << 30;
 
 /// `value` encoded with postcard behind a header of `kind` and `version`.
 pub(crate) fn encode<T: serde::Serialize>(
@@ -304,10 +282,12 @@ pub(crate) fn load<T>(
     path: &Path,
     parse: impl FnOnce(&[u8]) -> Result<T, FileError>,
 ) -> Result<T, FileError> {
-    let bytes = std::fs::read(path).map_err(|source| FileError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let bytes =
+        horde_core::files::read_bounded(path, MAX_SNAPSHOT_FILE_BYTES, "a snapshot or replay file")
+            .map_err(|source| FileError::Io {
+                path: path.to_path_buf(),
+                source,
+            })?;
     parse(&bytes).map_err(|e| e.in_file(path))
 }
 
@@ -362,23 +342,5 @@ mod tests {
             unwrap(FileKind::Snapshot, 1, b""),
             Err(FileError::Truncated { .. })
         ));
-    }
-
-    #[test]
-    fn atomic_write_replaces_and_leaves_no_temporary() {
-        let dir = std::env::temp_dir().join(format!("horde-atomic-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("a.bin");
-        write_atomic(&path, b"one").unwrap();
-        write_atomic(&path, b"two").unwrap();
-        assert_eq!(std::fs::read(&path).unwrap(), b"two");
-        let names: Vec<_> = std::fs::read_dir(&dir)
-            .unwrap()
-            .map(|e| e.unwrap().file_name())
-            .collect();
-        assert_eq!(names, vec![std::ffi::OsString::from("a.bin")]);
-        // A folder that does not exist: an error, and the target is untouched.
-        assert!(write_atomic(&dir.join("missing/b.bin"), b"x").is_err());
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -33,7 +33,7 @@ use crate::hierarchy_nav::SavedCache;
 use crate::simulation::{Horde, SimError, Simulation};
 use crate::sort_units::UnitComponents;
 
-pub use container::{FileError, FileKind, write_atomic};
+pub use container::{FileError, FileKind, MAX_SNAPSHOT_FILE_BYTES, write_atomic};
 use record::{
     ConfigRecord, ForceEntryRecord, GroupRecord, MapRecord, SectorCacheRecord, SnapshotRecord,
     UnitRecord, v2, vec2,
