@@ -7,8 +7,8 @@
 
 use glam::Vec2;
 use horde_core::{
-    Agent, ExternalForce, Mass, Position, Stun, UnitId, apply_impulse, decay_external,
-    limit_approach, slide_velocity,
+    Agent, ExternalForce, Mass, Position, Stun, UnitId, apply_impulse, clear_of_walls,
+    decay_external, limit_approach, slide_velocity,
 };
 
 use crate::frame::steer_units::TOUCHING;
@@ -20,6 +20,7 @@ pub(crate) fn apply_forces(data: &FrameData, ctx: &StageContext<'_>) {
     let map = data.map.read();
     let forces = data.forces.read();
     let neighbours = data.neighbours.read();
+    let clearance = data.clearance.read();
     let params = &data.config.knockback;
     let separation_range = data.config.steering.separation_range;
     let dt = data.clock.dt;
@@ -62,7 +63,19 @@ pub(crate) fn apply_forces(data: &FrameData, ctx: &StageContext<'_>) {
                 // towards what an earlier one held it from (measured: one round leaves a
                 // pushed crowd ten times the overlap of two).
                 let cost = map.cost_field(agent.layer);
-                v = slide_velocity(cost, grid, pos.0, agent.radius, v);
+                // Far from walls (the clearance of its cell says so) a disc touches none.
+                let near_wall = grid.cell_at(pos.0).is_none_or(|c| {
+                    let clear = clearance[agent.layer as usize].get(c.x, c.y);
+                    !clear_of_walls(grid, clear, agent.radius * 1.05, 0.0)
+                });
+                let slide = |v| {
+                    if near_wall {
+                        slide_velocity(cost, grid, pos.0, agent.radius, v)
+                    } else {
+                        v
+                    }
+                };
+                v = slide(v);
                 for _ in 0..2 {
                     v = blocked_by_bodies(
                         &neighbours,
@@ -73,7 +86,7 @@ pub(crate) fn apply_forces(data: &FrameData, ctx: &StageContext<'_>) {
                         v,
                         dt,
                     );
-                    v = slide_velocity(cost, grid, pos.0, agent.radius, v);
+                    v = slide(v);
                 }
             }
             let slippery = map.terrain_at(grid.clamped_cell_at(pos.0)).props().slippery;

@@ -260,6 +260,7 @@ pub(crate) fn build_graph() -> Result<JobGraph<FrameData>, GraphBuildError> {
                 .read::<UnitId>()
                 .read::<ForceManager>()
                 .read::<Map>()
+                .read::<Clearance>()
                 .read::<Neighbours>()
                 .write::<ExternalForce>()
                 .write::<Stun>(),
