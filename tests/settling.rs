@@ -236,3 +236,37 @@ fn a_goal_change_sets_a_resting_group_moving() {
         "{second:?}: beyond {radius} of the new goal: {far:?}"
     );
 }
+
+/// Snapshots taken while an area fills (its fill's last search is part of the state)
+/// restore into runs that continue with the same hash on every frame.
+#[test]
+fn a_filling_area_restores_exactly_from_a_snapshot() {
+    let map = Map::new(Grid::new(60, 60).unwrap());
+    let mut sim = Simulation::new(map, SimConfig::default()).unwrap();
+    let goal = GoalSet::new((35..55).flat_map(|x| (15..45).map(move |y| Cell::new(x, y)))).unwrap();
+    let group = sim.add_group(goal).unwrap();
+    spawn_grid(&mut sim, group, Vec2::new(3.5, 10.5), 20, 400);
+    let at: Vec<u32> = (400..600).step_by(7).collect();
+    let mut saved = Vec::new();
+    let mut hashes = Vec::new();
+    for frame in 0..700 {
+        if at.contains(&frame) {
+            saved.push((frame, sim.snapshot().to_bytes().unwrap()));
+        }
+        sim.step(DT).unwrap();
+        hashes.push(sim.state_hash());
+    }
+    let units = sim.units();
+    assert!(
+        units.iter().filter(|u| u.arrived).count() > 300,
+        "the area filled"
+    );
+    for (frame, bytes) in saved {
+        let snapshot = horde::Snapshot::from_bytes(&bytes).unwrap();
+        let mut restored = Simulation::from_snapshot(&snapshot, 2).unwrap();
+        for (k, &hash) in hashes.iter().enumerate().skip(frame as usize).take(60) {
+            restored.step(DT).unwrap();
+            assert_eq!(restored.state_hash(), hash, "saved at {frame}, frame {k}");
+        }
+    }
+}

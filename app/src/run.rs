@@ -1,7 +1,6 @@
 //! `horde run`: runs a plan headless (progress bar on a terminal), then prints per-stage
 //! times and the outcome; optionally writes JSON, a per-unit CSV trace and puffin captures.
 
-use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufWriter, IsTerminal, Write};
 use std::path::Path;
@@ -285,7 +284,7 @@ fn write_trace(
     for u in units {
         writeln!(
             w,
-            "{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{}",
             frame,
             u.id.0,
             u.group.0,
@@ -295,7 +294,8 @@ fn write_trace(
             u.velocity.y,
             u.external.length(),
             u.stun,
-            u8::from(u.arrived)
+            u8::from(u.arrived),
+            u8::from(u.settled)
         )
         .map_err(|e| AppError::Failed(format!("{}: {e}", path.display())))?;
     }
@@ -324,8 +324,11 @@ pub fn run_plan(mut plan: Plan, args: &RunArgs, setup: Duration) -> Result<(), A
     let mut trace = match &args.trace {
         Some(path) => {
             let mut w = create(path)?;
-            writeln!(w, "frame,unit,group,x,y,vx,vy,external_speed,stun,arrived")
-                .map_err(|e| AppError::Failed(format!("{}: {e}", path.display())))?;
+            writeln!(
+                w,
+                "frame,unit,group,x,y,vx,vy,external_speed,stun,arrived,settled"
+            )
+            .map_err(|e| AppError::Failed(format!("{}: {e}", path.display())))?;
             // The state before the first frame.
             write_trace(&mut w, path, start, &plan.sim.units())?;
             Some((path.clone(), w))
@@ -350,8 +353,6 @@ pub fn run_plan(mut plan: Plan, args: &RunArgs, setup: Duration) -> Result<(), A
     // Bounded however many frames run: summaries of the times, not a record per frame.
     let mut per_stage: Vec<(String, DurationStats)> = Vec::new();
     let mut totals = DurationStats::new();
-    // The frame after which each unit first stood arrived, by id (as many as units).
-    let mut arrived_at: HashMap<u32, u32> = HashMap::new();
     let mut bodies = BodyFigures::new();
     let mut units_before = plan.sim.units();
     for frame in start..frames {
@@ -385,9 +386,6 @@ pub fn run_plan(mut plan: Plan, args: &RunArgs, setup: Duration) -> Result<(), A
         }
         let units = plan.sim.units();
         bodies.sample(&plan.sim, frame + 1, &units_before, &units, plan.dt);
-        for u in units.iter().filter(|u| u.arrived) {
-            arrived_at.entry(u.id.0).or_insert(frame + 1);
-        }
         if let Some((path, w)) = &mut trace
             && (frame + 1) % every == 0
         {
@@ -415,11 +413,19 @@ pub fn run_plan(mut plan: Plan, args: &RunArgs, setup: Duration) -> Result<(), A
     let sim = &plan.sim;
     let units = sim.units();
     let arrived = units.iter().filter(|u| u.arrived).count();
+    let settled = units.iter().filter(|u| u.settled).count();
+    let moving = units.len() - arrived - settled;
     let stunned = units.iter().filter(|u| u.stun > 0.0).count();
     let hash = sim.state_hash();
-    let mut arrival_s: Vec<f64> = arrived_at
-        .values()
-        .map(|&f| f64::from(f) * f64::from(plan.dt))
+    // Arrival times count from the group's latest goal change, and come from the saved
+    // state: a resumed run reports what the uninterrupted one does.
+    let mut arrival_s: Vec<f64> = units
+        .iter()
+        .filter_map(|u| {
+            let since = sim.horde().group_goal_frame(u.group)?;
+            let frames = u.arrived_frame?.checked_sub(since)?;
+            Some(frames as f64 * f64::from(plan.dt))
+        })
         .collect();
     arrival_s.sort_by(f64::total_cmp);
     let (arrival_median, arrival_max) = match arrival_s.as_slice() {
@@ -455,7 +461,7 @@ pub fn run_plan(mut plan: Plan, args: &RunArgs, setup: Duration) -> Result<(), A
     }
     let wall_violations = bodies.wall_violations;
     println!(
-        "arrived {arrived} (median {} s, max {} s), stunned {stunned}, wall violations {wall_violations}",
+        "arrived {arrived} (median {} s, max {} s), settled {settled}, moving {moving}, stunned {stunned}, wall violations {wall_violations}",
         arrival_median.map_or("-".into(), |s| format!("{s:.2}")),
         arrival_max.map_or("-".into(), |s| format!("{s:.2}")),
     );
@@ -508,6 +514,8 @@ pub fn run_plan(mut plan: Plan, args: &RunArgs, setup: Duration) -> Result<(), A
             "units": units.len(),
             "threads": threads,
             "arrived": arrived,
+            "settled": settled,
+            "moving": moving,
             "stunned": stunned,
             "state_hash": format!("{hash:016x}"),
             "wall_violations": wall_violations,

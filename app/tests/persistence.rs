@@ -86,6 +86,10 @@ fn snapshots_resume_and_replays_end_on_the_same_hash() {
             &dir.join(format!("resumed-{snap}.json")),
         );
         assert_eq!(resumed["state_hash"], hash.as_str(), "resumed from {snap}");
+        // Arrival times and counts are part of the state: the same as the full run's.
+        for key in ["arrival_s", "arrived", "settled", "moving"] {
+            assert_eq!(resumed[key], full[key], "{key} resumed from {snap}");
+        }
         assert_eq!(resumed["end_frame"], 200);
         assert_eq!(resumed["start_frame"], snap[6..14].parse::<u64>().unwrap());
     }

@@ -71,6 +71,9 @@ pub struct Steering {
     /// The unit rests outside its goal area: resting units of its group stand between it
     /// and the goal (a group larger than its goal forms a blob around it).
     pub settled: bool,
+    /// The frame (the number the simulation's frame counter had once it ran) in which the
+    /// unit first arrived since its group's goal was last set; `None` until it arrives.
+    pub arrived_frame: Option<u64>,
     /// What the unit read about its cell last time (see [`CellMemo`]).
     pub cell_memo: CellMemo,
 }
@@ -82,6 +85,7 @@ impl Default for Steering {
             avoid_side: 1,
             arrived: false,
             settled: false,
+            arrived_frame: None,
             cell_memo: CellMemo::default(),
         }
     }
@@ -89,13 +93,19 @@ impl Default for Steering {
 
 impl PartialEq for Steering {
     fn eq(&self, other: &Self) -> bool {
-        (self.heading, self.avoid_side, self.arrived, self.settled)
-            == (
-                other.heading,
-                other.avoid_side,
-                other.arrived,
-                other.settled,
-            )
+        (
+            self.heading,
+            self.avoid_side,
+            self.arrived,
+            self.settled,
+            self.arrived_frame,
+        ) == (
+            other.heading,
+            other.avoid_side,
+            other.arrived,
+            other.settled,
+            other.arrived_frame,
+        )
     }
 }
 

@@ -9,6 +9,11 @@ pub struct Group {
     pub goal: GoalSet,
     /// The field each layer of the group follows, once units of that layer exist.
     pub fields: [Option<FieldId>; Layer::COUNT],
+    /// How many times the goal was changed (what is derived from the goal is rebuilt when
+    /// this moves on).
+    pub(crate) goal_changes: u64,
+    /// The frame counter when the goal was last set: arrival times count from there.
+    pub(crate) goal_frame: u64,
 }
 
 /// Every group, indexed by [`horde_core::GroupId`].

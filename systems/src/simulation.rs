@@ -210,6 +210,8 @@ impl Horde {
         groups.list.push(Group {
             goal,
             fields: [None; Layer::COUNT],
+            goal_changes: 0,
+            goal_frame: self.data.clock.frame,
         });
         Ok(GroupId(id))
     }
@@ -249,6 +251,8 @@ impl Horde {
             groups.list[usize::from(group.0)].fields[layer as usize] = Some(id);
         }
         groups.list[usize::from(group.0)].goal = goal;
+        groups.list[usize::from(group.0)].goal_changes += 1;
+        groups.list[usize::from(group.0)].goal_frame = self.data.clock.frame;
         // Fields no group follows any more are dropped: a goal that moves every frame
         // ("chase the player") must not grow the cache without bound.
         let groups = &self.data.groups.get_mut().list;
@@ -257,6 +261,7 @@ impl Horde {
             if agent.group == group {
                 steering.arrived = false;
                 steering.settled = false;
+                steering.arrived_frame = None;
             }
         }
         Ok(())
@@ -438,6 +443,14 @@ impl Horde {
         *self.data.walled_in.lock()
     }
 
+    /// The frame counter when group `group`'s goal was last set (by `add_group` or
+    /// `set_group_goal`); `None` for a group that does not exist. A unit's arrival time is
+    /// `(arrived_frame - goal_frame)` frames.
+    #[must_use]
+    pub fn group_goal_frame(&self, group: GroupId) -> Option<u64> {
+        self.data.groups.read().get(group.0).map(|g| g.goal_frame)
+    }
+
     /// The units quarantined by the last frame (in id order): their position, velocity or
     /// stun stopped being finite, so they were taken out (see [`Quarantined`]).
     #[must_use]
@@ -463,7 +476,7 @@ pub(crate) fn spatial_cell_size(max_radius: f32, config: &SimConfig) -> f32 {
 /// FNV-1a over the units' state in [`UnitId`] order (see [`Horde::state_hash`]).
 #[must_use]
 pub fn state_hash(world: &World) -> u64 {
-    let mut rows: Vec<(u32, [u32; 12])> = world
+    let mut rows: Vec<(u32, [u32; 13])> = world
         .query::<(
             &UnitId,
             &Position,
@@ -489,6 +502,8 @@ pub fn state_hash(world: &World) -> u64 {
                     st.avoid_side as u32,
                     u32::from(st.arrived),
                     u32::from(st.settled),
+                    // Frames past u32::MAX wrap: a hash, not a record.
+                    st.arrived_frame.map_or(u32::MAX, |f| f as u32),
                 ],
             )
         })
@@ -533,6 +548,10 @@ pub struct UnitState {
     pub arrived: bool,
     /// Settled: at rest outside its goal area, behind resting units of its group.
     pub settled: bool,
+    /// The frame in which it first arrived since its group's goal was last set
+    /// ([`Steering::arrived_frame`](horde_core::Steering)); with
+    /// [`Horde::group_goal_frame`], its arrival time.
+    pub arrived_frame: Option<u64>,
 }
 
 /// Every unit's state in [`UnitId`] order.
@@ -563,6 +582,7 @@ pub fn unit_states(world: &World) -> Vec<UnitState> {
             max_speed: a.max_speed,
             arrived: st.arrived,
             settled: st.settled,
+            arrived_frame: st.arrived_frame,
         })
         .collect();
     out.sort_unstable_by_key(|u| u.id);

@@ -38,6 +38,9 @@ pub struct Neighbours {
     /// the unit before them: a measure of how scattered the storage is (see
     /// `Horde::step`, which sorts the units when it is high).
     pub far_jumps: usize,
+    /// The units at rest as the frame began (group, position, radius), in storage order:
+    /// what `fill_goals` counts.
+    pub resting: Vec<(u16, Vec2, f32)>,
     /// Units too big for [`Self::grid`]'s buckets, in coarser buckets of their own (`None`
     /// while there are none).
     pub large: Option<LargeUnits>,
@@ -251,6 +254,7 @@ impl Neighbours {
             grid,
             units: Vec::new(),
             far_jumps: 0,
+            resting: Vec::new(),
             large: None,
             small: 0,
             occupancy: Occupancy::default(),
@@ -469,18 +473,23 @@ pub(crate) fn bucket_units(data: &FrameData, ctx: &StageContext<'_>) {
     let separation_range = data.config.steering.separation_range;
     // Units that need at most half a bucket (see `Neighbours::refit_side`).
     let half_bucket = grid.cell_size() * 0.5;
-    // Per batch: far jumps, small units, and the large units (in batch
+    // Per batch: the units at rest, far jumps, small units, and the large units (in batch
     // order) with their storage indices.
-    type BatchTally = (usize, usize, Vec<(NeighbourInfo, u32)>);
+    type BatchTally = (
+        Vec<(u16, Vec2, f32)>,
+        usize,
+        usize,
+        Vec<(NeighbourInfo, u32)>,
+    );
     let tallies: Vec<Mutex<BatchTally>> = jobs
         .iter()
-        .map(|_| Mutex::new((0, 0, Vec::new())))
+        .map(|_| Mutex::new((Vec::new(), 0, 0, Vec::new())))
         .collect();
     ctx.for_each_batch(jobs.len(), 1, |i, _| {
         let Some((batch, units, unit_buckets, offset)) = jobs[i].lock().take() else {
             return;
         };
-        let mut large = Vec::new();
+        let (mut resting, mut large) = (Vec::new(), Vec::new());
         let (mut far, mut small, mut previous_row) = (0, 0, None);
         let items = batch.zip(units).zip(unit_buckets).zip(offset..);
         for ((((id, pos, agent, steering), unit), bucket), storage) in items {
@@ -508,18 +517,23 @@ pub(crate) fn bucket_units(data: &FrameData, ctx: &StageContext<'_>) {
                 }
                 small += usize::from(bucket_side(agent.radius, separation_range) <= half_bucket);
             }
+            if unit.at_rest {
+                resting.push((unit.group, unit.pos, unit.radius));
+            }
             far += usize::from(previous_row.is_some_and(|r: u32| r.abs_diff(y) > FAR_ROWS));
             previous_row = Some(y);
         }
-        *tallies[i].lock() = (far, small, large);
+        *tallies[i].lock() = (resting, far, small, large);
     });
     drop(jobs);
     drop(query);
     n.far_jumps = 0;
+    n.resting.clear();
     n.small = 0;
     let mut large = Vec::new();
     for tally in tallies {
-        let (far, small, batch_large) = tally.into_inner();
+        let (batch_resting, far, small, batch_large) = tally.into_inner();
+        n.resting.extend(batch_resting);
         n.far_jumps += far;
         n.small += small;
         large.extend(batch_large);

@@ -343,13 +343,18 @@ impl<'a> Frame<'a> {
                 .is_none_or(|c| cost.get(c) == horde_core::WALL)
         };
         let left = way.perp();
-        let ahead_closed = !in_area && rest.ahead;
+        // Outside a goal area that still has room, a unit walks on: the area takes it.
+        let may_settle = !in_area && self.fills.get(agent.group.0).is_none_or(|f| !f.has_room());
+        let ahead_closed = may_settle && rest.ahead;
         let resting = at_goal
-            || (!in_area
+            || (may_settle
                 && (rest.right_ahead
                     || (rest.ahead && (rest.left || rest.right || wall(left) || wall(-left)))));
         steering.arrived = resting && (in_goal || in_area);
         steering.settled = resting && !(in_goal || in_area);
+        if steering.arrived && steering.arrived_frame.is_none() {
+            steering.arrived_frame = Some(self.data.clock.frame + 1);
+        }
         if resting {
             return Vec2::ZERO;
         }

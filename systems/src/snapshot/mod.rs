@@ -44,7 +44,7 @@ pub use replay::{REPLAY_VERSION, Replay, ReplayError};
 
 /// The snapshot format version this build reads and writes (2: hierarchical sector caches
 /// also hold their fields' distances, which arrival uses; 3: the contact settings).
-pub const SNAPSHOT_VERSION: u32 = 4;
+pub const SNAPSHOT_VERSION: u32 = 5;
 
 /// The whole state of a simulation at the start of a frame (see the module docs).
 #[derive(Clone, Debug, PartialEq)]
@@ -149,6 +149,12 @@ pub(crate) fn validate(r: &SnapshotRecord) -> Result<(), String> {
         {
             return Err(format!("group {i}: goal cell {c} lies outside the map"));
         }
+        if g.goal_frame > r.frame {
+            return Err(format!(
+                "group {i}: goal set at frame {}, after the snapshot's frame {}",
+                g.goal_frame, r.frame
+            ));
+        }
         if g.layers >> Layer::COUNT != 0 {
             return Err(format!(
                 "group {i}: layer mask {:#b} names no layer",
@@ -168,7 +174,14 @@ pub(crate) fn validate(r: &SnapshotRecord) -> Result<(), String> {
         if group.layers & (1 << layer as u8) == 0 {
             return Err(format!("{what}: the group has no field on that layer"));
         }
-        record::goal(&c.goal).map_err(|e| format!("{what}: {e}"))?;
+        let goal = record::goal(&c.goal).map_err(|e| format!("{what}: {e}"))?;
+        if let Some(cell) = goal
+            .cells()
+            .iter()
+            .find(|c| c.x >= grid.width() || c.y >= grid.height())
+        {
+            return Err(format!("{what}: goal cell {cell} lies outside the map"));
+        }
         cache(c)
             .check(&sectors)
             .map_err(|e| format!("{what}: {e}"))?;
@@ -224,6 +237,14 @@ fn validate_unit(u: &UnitRecord, r: &SnapshotRecord, grid: &Grid) -> Result<(), 
         ));
     }
     spec.validate_parameters().map_err(|e| e.to_string())?;
+    if let Some(frame) = u.arrived_frame
+        && (frame > r.frame || frame < group.goal_frame)
+    {
+        return Err(format!(
+            "arrived in frame {frame}, outside frames {}..={} (its goal's, the snapshot's)",
+            group.goal_frame, r.frame
+        ));
+    }
     if let Some(frame) = u.quarantined {
         // A quarantined unit's state is whatever made it non-finite; only its parameters
         // must make sense.
@@ -301,6 +322,7 @@ impl Horde {
         let map = self.data.map.read();
         let grid = map.grid();
         let groups = self.data.groups.read();
+        let fills = self.data.goal_fills.read();
         let forces = self.data.forces.read();
         let sector_caches = self
             .data
@@ -356,8 +378,11 @@ impl Horde {
                 groups: groups
                     .list
                     .iter()
-                    .map(|g| GroupRecord {
+                    .enumerate()
+                    .map(|(i, g)| GroupRecord {
                         goal: record::cells(&g.goal),
+                        goal_frame: g.goal_frame,
+                        fill_searched: fills.saved_search(i, g, &map),
                         layers: g
                             .fields
                             .iter()
@@ -402,6 +427,17 @@ impl Horde {
             // Not `add_group`: a wall may have been built on a goal after it was set, which
             // the running simulation allows (validation checked the cells lie on the map).
             let group = horde.push_group(goal)?;
+            horde.data.groups.get_mut().list[usize::from(group.0)].goal_frame = g.goal_frame;
+            if let Some(taken) = &g.fill_searched {
+                let goal = &horde.data.groups.get_mut().list[usize::from(group.0)].goal;
+                let map = horde.data.map.get_mut();
+                horde
+                    .data
+                    .goal_fills
+                    .get_mut()
+                    .restore(group.0, goal, map, taken.clone())
+                    .map_err(|e| invalid(format!("group {}: {e}", group.0)))?;
+            }
             for layer in Layer::ALL {
                 if g.layers & (1 << layer as u8) != 0 {
                     horde.ensure_field(group, layer)?;
@@ -427,6 +463,7 @@ impl Horde {
                 avoid_side: u.avoid_side,
                 arrived: u.arrived,
                 settled: u.settled,
+                arrived_frame: u.arrived_frame,
                 ..Steering::default()
             };
             let (id, position, velocity, external, stun, mass) = (
@@ -499,6 +536,7 @@ fn unit_record(
         avoid_side: st.avoid_side,
         arrived: st.arrived,
         settled: st.settled,
+        arrived_frame: st.arrived_frame,
         quarantined,
     }
 }

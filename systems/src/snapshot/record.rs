@@ -210,6 +210,10 @@ pub(crate) struct GroupRecord {
     pub goal: Vec<(u32, u32)>,
     /// Bit `l` set: layer `l` has a field.
     pub layers: u8,
+    /// The frame counter when its goal was last set.
+    pub goal_frame: u64,
+    /// A goal area's taken cells when its fill was last searched (`GoalFill::searched`).
+    pub fill_searched: Option<Vec<u32>>,
 }
 
 /// What a force field does.
@@ -348,6 +352,7 @@ pub(crate) struct UnitRecord {
     pub avoid_side: i8,
     pub arrived: bool,
     pub settled: bool,
+    pub arrived_frame: Option<u64>,
     /// The frame it was quarantined in, if it was.
     pub quarantined: Option<u64>,
 }

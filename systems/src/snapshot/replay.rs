@@ -19,7 +19,7 @@ use crate::simulation::{SimError, Simulation};
 
 /// The replay format version this build reads and writes (2: its snapshot holds the contact
 /// settings).
-pub const REPLAY_VERSION: u32 = 3;
+pub const REPLAY_VERSION: u32 = 4;
 
 /// One command given to a [`Simulation`].
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
