@@ -9,7 +9,7 @@ use glam::Vec2;
 use hecs::Entity;
 use horde_core::{
     Agent, Blocked, ExternalForce, Map, Position, Steering, Stun, Velocity, cell_coords,
-    centre_is_open, clear_of_walls, escape_wall_where, move_body, push_out_of_walls,
+    cell_share, centre_is_open, clear_of_walls, escape_wall_where, move_body, push_out_of_walls,
 };
 
 use crate::frame::{FrameData, UNIT_CHUNK, for_each_unit_chunk};
@@ -148,8 +148,7 @@ fn escape_walls(data: &FrameData, map: &Map) -> usize {
             continue;
         }
         // Discs of this size that fit in a cell side by side (at least one).
-        let across = (size / (2.0 * agent.radius)).floor().clamp(1.0, 16.0) as u32;
-        let fit = across * across;
+        let fit = (1.0 / cell_share(agent.radius, size)).round() as u32;
         let occupancy = |cell: (i64, i64)| {
             let centre = grid.origin() + (Vec2::new(cell.0 as f32, cell.1 as f32) + 0.5) * size;
             let mut count = placed.get(&cell).copied().unwrap_or(0);

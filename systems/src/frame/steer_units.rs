@@ -249,8 +249,9 @@ impl<'a> Frame<'a> {
             clearance,
         } = *fetched;
 
-        // Where the unit is bound: along the field, or inside its goal area towards the
-        // goal's core. `None`: farther than `near_goal`, so not in the goal, not slowing.
+        // Where the unit is bound: along the field, or inside its goal area to the cells the
+        // area fills next. `distance` `None`: farther than `near_goal`, so not in the goal
+        // and not slowing down.
         let g = usize::from(agent.group.0);
         let far = self
             .goal_box
