@@ -9,7 +9,7 @@
 //! hash on 1, 2 and 3 threads.
 
 use glam::Vec2;
-use horde::{Cell, GoalSet, Grid, GroupId, Map, SimConfig, Simulation, Terrain, UnitSpec};
+use horde::{Cell, GoalSet, Grid, GroupId, Layer, Map, SimConfig, Simulation, Terrain, UnitSpec};
 
 const DT: f32 = 1.0 / 30.0;
 /// Frames a unit must stay under 5% of its top speed to count as at rest: 2 s.
@@ -269,4 +269,35 @@ fn a_filling_area_restores_exactly_from_a_snapshot() {
             assert_eq!(restored.state_hash(), hash, "saved at {frame}, frame {k}");
         }
     }
+}
+
+/// Hover units sent to a pond (cells only their layer can stand in) come to rest there.
+#[test]
+fn hover_units_come_to_rest_in_a_goal_on_water() {
+    let out = on_thread_counts("pond", |threads| {
+        let mut map = Map::new(Grid::new(40, 30).unwrap());
+        for x in 25..29 {
+            for y in 12..16 {
+                map.set_terrain(Cell::new(x, y), Terrain::Water);
+            }
+        }
+        let mut sim = Simulation::new(map, SimConfig::default().with_threads(threads)).unwrap();
+        let goal =
+            GoalSet::new((26..28).flat_map(|x| (13..15).map(move |y| Cell::new(x, y)))).unwrap();
+        let group = sim.add_group(goal).unwrap();
+        for i in 0..12u32 {
+            let at = Vec2::new(4.5 + (i % 4) as f32, 10.5 + (i / 4) as f32);
+            let spec = UnitSpec::at(at)
+                .with_radius(0.3)
+                .with_layer(Layer::Hover)
+                .with_group(group);
+            sim.spawn(spec).unwrap();
+        }
+        run(&mut sim, 3000, 30.0)
+    });
+    assert!(share(out.still, out.units) >= 0.98, "{out:?}");
+    assert!(
+        share(out.arrived + out.settled, out.units) >= 0.98,
+        "{out:?}"
+    );
 }

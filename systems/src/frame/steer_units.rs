@@ -277,7 +277,9 @@ impl<'a> Frame<'a> {
             FillWay::Rest => (Vec2::ZERO, None),
             FillWay::Outside => (ideal, distance),
         };
-        let at_goal = fill == FillWay::Rest || (in_goal && self.fills.get(agent.group.0).is_none());
+        // A goal cell the fill does not cover (a one-cell goal, or a cell only another layer
+        // can stand in, such as water for hover units): the unit arrives there.
+        let at_goal = fill == FillWay::Rest || (in_goal && !in_area);
 
         // Step 5: separation, and where resting friends touch us: a loop over contiguous
         // slices with local accumulators, the hottest of the frame. The square root and
