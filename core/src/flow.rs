@@ -168,8 +168,14 @@ impl FlowField {
         // Walls may have moved in or out of sight anywhere near the goal: redo those bits.
         if let Some(goal) = self.sight_goal {
             let r = config.line_of_sight_radius;
-            let (x0, x1) = (goal.x.saturating_sub(r), (goal.x + r).min(self.width - 1));
-            let (y0, y1) = (goal.y.saturating_sub(r), (goal.y + r).min(self.height - 1));
+            let (x0, x1) = (
+                goal.x.saturating_sub(r),
+                goal.x.saturating_add(r).min(self.width - 1),
+            );
+            let (y0, y1) = (
+                goal.y.saturating_sub(r),
+                goal.y.saturating_add(r).min(self.height - 1),
+            );
             for y in y0..=y1 {
                 let row = y as usize * self.width as usize;
                 for b in &mut self.cells[row + x0 as usize..=row + x1 as usize] {
@@ -220,8 +226,14 @@ impl FlowField {
             return None;
         }
         self.sight_goal = Some(*goal);
-        let (x0, x1) = (goal.x.saturating_sub(r), (goal.x + r).min(self.width - 1));
-        let (y0, y1) = (goal.y.saturating_sub(r), (goal.y + r).min(self.height - 1));
+        let (x0, x1) = (
+            goal.x.saturating_sub(r),
+            goal.x.saturating_add(r).min(self.width - 1),
+        );
+        let (y0, y1) = (
+            goal.y.saturating_sub(r),
+            goal.y.saturating_add(r).min(self.height - 1),
+        );
         Some((*goal, x0, x1, y0, y1))
     }
 
@@ -601,6 +613,17 @@ mod tests {
             flat.direction(Cell::new(4, 0)).unwrap().unit_vector()
         );
         assert_eq!(flat.sample(&grid, Vec2::new(-1.0, 0.0)), Vec2::ZERO);
+        // The largest radius accepted covers the whole map, as the map's own size does
+        // (it used to overflow: `goal + radius`).
+        let whole = |radius| {
+            let config = FlowConfig {
+                line_of_sight_radius: radius,
+            };
+            FlowField::build(&cost, &integ, &[goal], &config)
+                .bytes()
+                .to_vec()
+        };
+        assert_eq!(whole(u32::MAX), whole(grid.width().max(grid.height())));
         // Multi-cell goals get no line of sight.
         let two = [goal, Cell::new(0, 0)];
         let integ2 = IntegrationField::build(&cost, &two).unwrap();
