@@ -220,28 +220,25 @@ fn threads_are_honoured_and_bad_counts_exit_2() {
     let dir = scratch("hardening", "threads");
     let one = small_scenario(&dir, "one.toml", "threads = 1\nframes = 5");
     let json = dir.join("one.json");
-    let out = horde()
-        .arg("run")
-        .arg(&one)
-        .arg("--json")
-        .arg(&json)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
-    let v: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-    assert_eq!(v["threads"], 1, "the scenario's threads");
-    let out = horde()
-        .arg("run")
-        .arg(&one)
-        .args(["--threads", "2", "--json"])
-        .arg(&json)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
-    let v: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-    assert_eq!(v["threads"], 2, "--threads overrides the scenario");
+    // `horde run ONE ARGS --json JSON`, succeeding: its summary.
+    let run = |args: &[&str]| -> serde_json::Value {
+        let out = horde()
+            .arg("run")
+            .arg(&one)
+            .args(args)
+            .arg("--json")
+            .arg(&json)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap()
+    };
+    assert_eq!(run(&[])["threads"], 1, "the scenario's threads");
+    assert_eq!(
+        run(&["--threads", "2"])["threads"],
+        2,
+        "--threads overrides the scenario"
+    );
 
     let zero = small_scenario(&dir, "zero.toml", "threads = 0");
     let err = bad_input(&[os("run"), zero.as_os_str()], 20);

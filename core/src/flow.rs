@@ -168,14 +168,7 @@ impl FlowField {
         // Walls may have moved in or out of sight anywhere near the goal: redo those bits.
         if let Some(goal) = self.sight_goal {
             let r = config.line_of_sight_radius;
-            let (x0, x1) = (
-                goal.x.saturating_sub(r),
-                goal.x.saturating_add(r).min(self.width - 1),
-            );
-            let (y0, y1) = (
-                goal.y.saturating_sub(r),
-                goal.y.saturating_add(r).min(self.height - 1),
-            );
+            let (x0, x1, y0, y1) = self.box_around(goal, r);
             for y in y0..=y1 {
                 let row = y as usize * self.width as usize;
                 for b in &mut self.cells[row + x0 as usize..=row + x1 as usize] {
@@ -211,6 +204,17 @@ impl FlowField {
         }
     }
 
+    /// The cells within `r` (Chebyshev) of `goal`, clipped to the field: `(x0, x1, y0, y1)`,
+    /// inclusive. Saturating, so any radius is safe.
+    fn box_around(&self, goal: Cell, r: u32) -> (u32, u32, u32, u32) {
+        (
+            goal.x.saturating_sub(r),
+            goal.x.saturating_add(r).min(self.width - 1),
+            goal.y.saturating_sub(r),
+            goal.y.saturating_add(r).min(self.height - 1),
+        )
+    }
+
     /// Sets [`Self::sight_goal`] for `goals` and returns it with the box of cells that may see
     /// it (`x0, x1, y0, y1`, inclusive), or `None` when the field has no line of sight.
     fn sight_box(
@@ -226,14 +230,7 @@ impl FlowField {
             return None;
         }
         self.sight_goal = Some(*goal);
-        let (x0, x1) = (
-            goal.x.saturating_sub(r),
-            goal.x.saturating_add(r).min(self.width - 1),
-        );
-        let (y0, y1) = (
-            goal.y.saturating_sub(r),
-            goal.y.saturating_add(r).min(self.height - 1),
-        );
+        let (x0, x1, y0, y1) = self.box_around(*goal, r);
         Some((*goal, x0, x1, y0, y1))
     }
 

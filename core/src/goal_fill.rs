@@ -48,7 +48,6 @@ pub enum FillWay {
 /// terrain, and each frame's steps to the free cells to fill next.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GoalFill {
-    goal: GoalSet,
     cost_version: u64,
     /// The goal's bounding box: its first cell and size.
     min: Cell,
@@ -92,7 +91,6 @@ impl GoalFill {
         let (width, height) = (hi.x - lo.x + 1, hi.y - lo.y + 1);
         let size = width as usize * height as usize;
         let mut fill = Self {
-            goal: goal.clone(),
             cost_version: cost.version(),
             min: lo,
             width,
@@ -108,7 +106,7 @@ impl GoalFill {
             open_cells: 0,
             taken_cells: 0,
         };
-        fill.build_depths(cost);
+        fill.build_depths(goal, cost);
         fill.open_cells = fill.depth.iter().filter(|&&d| d > 0).count();
         Some(fill)
     }
@@ -119,12 +117,14 @@ impl GoalFill {
         self.cost_version == cost.version()
     }
 
-    fn build_depths(&mut self, cost: &CostField) {
+    fn build_depths(&mut self, goal: &GoalSet, cost: &CostField) {
         const UNSEEN: u32 = u32::MAX;
         let mut steps = vec![UNSEEN; self.depth.len()];
-        let open_goal: Vec<bool> = (0..self.depth.len())
-            .map(|i| self.goal_index(i, cost))
-            .collect();
+        // The goal's open cells, by box index.
+        let mut open_goal = vec![false; self.depth.len()];
+        for c in goal.cells().iter().filter(|&&c| cost.get(c) != WALL) {
+            open_goal[((c.y - self.min.y) * self.width + (c.x - self.min.x)) as usize] = true;
+        }
         let (w, h) = (self.width as i64, self.height as i64);
         let mut edge_by_wall = Vec::new();
         self.queue.clear();
@@ -167,17 +167,6 @@ impl GoalFill {
         for (d, s) in self.depth.iter_mut().zip(&steps) {
             *d = if *s == UNSEEN { 0 } else { s + 1 };
         }
-    }
-
-    /// Whether box index `i` is an open cell of the goal.
-    fn goal_index(&self, i: usize, cost: &CostField) -> bool {
-        let cell = self.cell(i);
-        cost.get(cell) != WALL
-            && self
-                .goal
-                .cells()
-                .binary_search_by_key(&(cell.y, cell.x), |c| (c.y, c.x))
-                .is_ok()
     }
 
     fn cell(&self, i: usize) -> Cell {

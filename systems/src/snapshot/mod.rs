@@ -141,14 +141,7 @@ pub(crate) fn validate(r: &SnapshotRecord) -> Result<(), String> {
         SpatialGrid::new(&grid, size).map_err(|e| format!("bucket size {size}: {e}"))?;
     }
     for (i, g) in r.groups.iter().enumerate() {
-        let goal = record::goal(&g.goal).map_err(|e| format!("group {i}: {e}"))?;
-        if let Some(c) = goal
-            .cells()
-            .iter()
-            .find(|c| c.x >= grid.width() || c.y >= grid.height())
-        {
-            return Err(format!("group {i}: goal cell {c} lies outside the map"));
-        }
+        goal_on_map(&g.goal, &grid).map_err(|e| format!("group {i}: {e}"))?;
         if g.goal_frame > r.frame {
             return Err(format!(
                 "group {i}: goal set at frame {}, after the snapshot's frame {}",
@@ -174,14 +167,7 @@ pub(crate) fn validate(r: &SnapshotRecord) -> Result<(), String> {
         if group.layers & (1 << layer as u8) == 0 {
             return Err(format!("{what}: the group has no field on that layer"));
         }
-        let goal = record::goal(&c.goal).map_err(|e| format!("{what}: {e}"))?;
-        if let Some(cell) = goal
-            .cells()
-            .iter()
-            .find(|c| c.x >= grid.width() || c.y >= grid.height())
-        {
-            return Err(format!("{what}: goal cell {cell} lies outside the map"));
-        }
+        goal_on_map(&c.goal, &grid).map_err(|e| format!("{what}: {e}"))?;
         cache(c)
             .check(&sectors)
             .map_err(|e| format!("{what}: {e}"))?;
@@ -217,6 +203,19 @@ fn cache(c: &SectorCacheRecord) -> SectorCache {
         fields: c.fields.clone(),
         distances: c.distances.clone(),
         estimates: c.estimates.clone(),
+    }
+}
+
+/// A saved goal that is a goal set with every cell on the map.
+fn goal_on_map(cells: &[(u32, u32)], grid: &Grid) -> Result<(), String> {
+    let goal = record::goal(cells)?;
+    match goal
+        .cells()
+        .iter()
+        .find(|c| c.x >= grid.width() || c.y >= grid.height())
+    {
+        Some(c) => Err(format!("goal cell {c} lies outside the map")),
+        None => Ok(()),
     }
 }
 
