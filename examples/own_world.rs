@@ -39,10 +39,8 @@ fn main() {
             println!("frame {frame}: mean position {mean:.1}");
         }
     }
-    let arrived = horde::unit_states(&world)
-        .iter()
-        .filter(|u| u.arrived)
-        .count();
+    let status = horde.group_status(&world);
+    let arrived = status[0].arrived;
     let healthy = world.query::<&Health>().iter().filter(|h| h.0 > 0).count();
     println!("{arrived} of 40 units arrived; {healthy} entities still carry the engine's Health");
     assert_eq!(healthy, 41);

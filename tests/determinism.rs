@@ -218,9 +218,12 @@ fn memos_never_change_results(navigation: Navigation) {
         let mut hashes = Vec::new();
         for frame in 0..160 {
             match frame {
-                30 => horde
-                    .set_group_goal(&mut world, groups[0], area_goal(&map, goals[1], 20))
-                    .unwrap(),
+                30 => {
+                    let reach = horde
+                        .set_group_goal(&mut world, groups[0], area_goal(&map, goals[1], 20))
+                        .unwrap();
+                    assert_eq!(reach.group, groups[0]);
+                }
                 50..=80 => {
                     // Group 2's goal moves one cell along a row every frame.
                     let at = nearest_open(&map, Cell::new(10 + frame - 50, 40));

@@ -347,7 +347,7 @@ fn a_non_finite_unit_is_quarantined_and_the_rest_goes_on() {
         horde.step(&mut world, DT).unwrap();
         assert!(horde.last_quarantined().is_empty());
     }
-    let units = horde::unit_states(&world);
+    let units = horde.unit_states(&world);
     assert_eq!(units.len(), snapshot.unit_count() - 2);
     assert!(units.iter().all(|u| u.position.is_finite()
         && u.velocity.is_finite()

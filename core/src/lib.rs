@@ -21,6 +21,7 @@ mod level;
 mod map;
 mod map_format;
 pub mod reference;
+mod regions;
 mod scenario_check;
 mod spatial_grid;
 mod stamp;
@@ -64,6 +65,7 @@ pub use map_format::{
     load_map, load_scenario, movingai_char, parse_ascii_map, parse_movingai_map, parse_scenario,
     write_ascii_map, write_movingai_map,
 };
+pub use regions::Regions;
 pub use scenario_check::{
     RELATIVE_TOLERANCE, ScenarioMismatch, ScenarioReport, check_scenario_lines, uniform_cost_field,
 };
@@ -74,6 +76,6 @@ pub use steering::{
 };
 pub use terrain::{CostTable, Layer, OPEN, Terrain, TerrainProps, WALL, ZeroCost};
 pub use unit::{
-    Agent, CellMemo, ExternalForce, GroupId, MAX_RADIUS, Mass, Position, Quarantined, SpawnError,
-    Steering, Stun, UnitId, UnitSpec, Velocity,
+    Agent, CellMemo, ExternalForce, GroupId, MAX_RADIUS, MAX_SPEED, Mass, Position, Quarantined,
+    SpawnError, Steering, Stun, UnitId, UnitSpec, Velocity,
 };

@@ -20,6 +20,11 @@ pub struct Group {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Groups {
     pub(crate) list: Vec<Group>,
+    /// Per group, its army: the lowest index of the groups that share its goal. Groups sent
+    /// to one goal move as one army: their resting units are friends to each other's (they
+    /// settle against them and fill the goal area together). Kept by
+    /// [`Groups::refresh_armies`] whenever a goal is set.
+    armies: Vec<u16>,
 }
 
 impl Groups {
@@ -49,6 +54,20 @@ impl Groups {
         self.list
             .get_mut(usize::from(id.0))
             .ok_or(horde_core::SpawnError::NoSuchGroup(id.0))
+    }
+
+    /// The army of group `id` (see [`Groups`]); a group that does not exist is its own.
+    #[must_use]
+    pub fn army(&self, id: u16) -> u16 {
+        self.armies.get(usize::from(id)).copied().unwrap_or(id)
+    }
+
+    /// Recomputes every group's army after a goal was set.
+    pub(crate) fn refresh_armies(&mut self) {
+        let mut first: std::collections::HashMap<&GoalSet, u16> = std::collections::HashMap::new();
+        self.armies = (self.list.iter().enumerate())
+            .map(|(i, g)| *first.entry(&g.goal).or_insert(i as u16))
+            .collect();
     }
 
     /// The field units of group `id` on `layer` follow.

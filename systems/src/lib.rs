@@ -16,6 +16,7 @@ mod groups;
 mod hierarchy_nav;
 mod job_graph;
 mod parallel_integration;
+mod reach;
 mod simulation;
 mod snapshot;
 mod sort_units;
@@ -31,7 +32,8 @@ pub use job_graph::{
     StageContext, StageTime, WorkerPool,
 };
 pub use parallel_integration::{ParallelIntegration, Workers};
-pub use simulation::{Horde, SimError, Simulation, UnitState, state_hash, unit_states};
+pub use reach::{GroupReach, GroupStatus, UnitStatus};
+pub use simulation::{Horde, SimError, Simulation, UnitState, state_hash};
 pub use snapshot::{
     FileError, FileKind, MAX_SNAPSHOT_FILE_BYTES, REPLAY_VERSION, Replay, ReplayError,
     SNAPSHOT_VERSION, Snapshot, write_atomic,

@@ -19,6 +19,7 @@ use crate::frame::{FrameClock, FrameData, GoalFills, Neighbours, bucket_side, bu
 use crate::groups::{Group, Groups};
 use crate::hierarchy_nav::HierarchyNav;
 use crate::job_graph::{FrameReport, GraphBuildError, JobGraph, JobPanic, PoolError, WorkerPool};
+use crate::reach::{GroupReach, GroupStatus};
 use crate::snapshot::{CommandRecord, FileError, Replay, ReplayRecord};
 use crate::sort_units;
 
@@ -94,6 +95,8 @@ pub struct Horde {
     last_quarantined: Vec<UnitId>,
     /// The name the storage sort has in frame reports.
     sort_step: Arc<str>,
+    /// Each layer's connected regions, for [`Horde::reachability`].
+    pub(crate) regions: crate::reach::RegionCache,
 }
 
 impl std::fmt::Debug for Horde {
@@ -141,6 +144,7 @@ impl Horde {
             last_report: None,
             last_quarantined: Vec::new(),
             sort_step: Arc::from("sort_units"),
+            regions: crate::reach::RegionCache::default(),
         })
     }
 
@@ -213,16 +217,18 @@ impl Horde {
             goal_changes: 0,
             goal_frame: self.data.clock.frame,
         });
+        groups.refresh_armies();
         Ok(GroupId(id))
     }
 
     /// Gives group `group` a new goal (takes effect next frame; arrived units set off again).
+    /// Returns which of the group's units can reach it (see [`Horde::reachability`]).
     pub fn set_group_goal(
         &mut self,
         world: &mut World,
         group: GroupId,
         goal: GoalSet,
-    ) -> Result<(), SimError> {
+    ) -> Result<GroupReach, SimError> {
         self.check_goal(&goal)?;
         let map = self.data.map.get_mut();
         let fields = self.data.fields.get_mut();
@@ -253,6 +259,7 @@ impl Horde {
         groups.list[usize::from(group.0)].goal = goal;
         groups.list[usize::from(group.0)].goal_changes += 1;
         groups.list[usize::from(group.0)].goal_frame = self.data.clock.frame;
+        groups.refresh_armies();
         // Fields no group follows any more are dropped: a goal that moves every frame
         // ("chase the player") must not grow the cache without bound.
         let groups = &self.data.groups.get_mut().list;
@@ -264,7 +271,8 @@ impl Horde {
                 steering.arrived_frame = None;
             }
         }
-        Ok(())
+        let mut reach = self.reachability(world);
+        Ok(reach.swap_remove(usize::from(group.0)))
     }
 
     fn check_goal(&self, goal: &GoalSet) -> Result<(), SimError> {
@@ -465,6 +473,48 @@ impl Horde {
     pub fn state_hash(&self, world: &World) -> u64 {
         state_hash(world)
     }
+
+    /// Every unit of `world` with its state, in [`UnitId`] order.
+    #[must_use]
+    pub fn unit_states(&self, world: &World) -> Vec<UnitState> {
+        let statuses = self.unit_statuses(world);
+        let mut out: Vec<UnitState> = world
+            .query::<(
+                Entity,
+                &UnitId,
+                &Position,
+                &Velocity,
+                &ExternalForce,
+                &Stun,
+                &Agent,
+                &Steering,
+            )>()
+            .iter()
+            .map(|(entity, id, p, v, e, s, a, st)| UnitState {
+                entity,
+                id: *id,
+                position: p.0,
+                velocity: v.0,
+                external: e.0,
+                stun: s.0,
+                group: a.group,
+                layer: a.layer,
+                radius: a.radius,
+                max_speed: a.max_speed,
+                arrived: st.arrived,
+                settled: st.settled,
+                arrived_frame: st.arrived_frame,
+                status: crate::UnitStatus::Moving,
+            })
+            .collect();
+        out.sort_unstable_by_key(|u| u.id);
+        // Both lists hold the units with an `Agent`, in id order.
+        for (unit, (id, status)) in out.iter_mut().zip(statuses) {
+            debug_assert_eq!(unit.id, id);
+            unit.status = status;
+        }
+        out
+    }
 }
 
 /// Bucket size that keeps every interaction within the 3x3 buckets around a unit (see
@@ -552,41 +602,8 @@ pub struct UnitState {
     /// ([`Steering::arrived_frame`](horde_core::Steering)); with
     /// [`Horde::group_goal_frame`], its arrival time.
     pub arrived_frame: Option<u64>,
-}
-
-/// Every unit's state in [`UnitId`] order.
-#[must_use]
-pub fn unit_states(world: &World) -> Vec<UnitState> {
-    let mut out: Vec<UnitState> = world
-        .query::<(
-            Entity,
-            &UnitId,
-            &Position,
-            &Velocity,
-            &ExternalForce,
-            &Stun,
-            &Agent,
-            &Steering,
-        )>()
-        .iter()
-        .map(|(entity, id, p, v, e, s, a, st)| UnitState {
-            entity,
-            id: *id,
-            position: p.0,
-            velocity: v.0,
-            external: e.0,
-            stun: s.0,
-            group: a.group,
-            layer: a.layer,
-            radius: a.radius,
-            max_speed: a.max_speed,
-            arrived: st.arrived,
-            settled: st.settled,
-            arrived_frame: st.arrived_frame,
-        })
-        .collect();
-    out.sort_unstable_by_key(|u| u.id);
-    out
+    /// Where it stands with its goal (moving, arrived, settled, or unable to reach it).
+    pub status: crate::UnitStatus,
 }
 
 /// A [`Horde`] with its own world: the simplest way to run a crowd.
@@ -676,11 +693,28 @@ impl Simulation {
     }
 
     /// See [`Horde::set_group_goal`].
-    pub fn set_group_goal(&mut self, group: GroupId, goal: GoalSet) -> Result<(), SimError> {
-        self.horde
+    pub fn set_group_goal(
+        &mut self,
+        group: GroupId,
+        goal: GoalSet,
+    ) -> Result<GroupReach, SimError> {
+        let reach = self
+            .horde
             .set_group_goal(&mut self.world, group, goal.clone())?;
         self.record(|| CommandRecord::set_goal(group, &goal));
-        Ok(())
+        Ok(reach)
+    }
+
+    /// See [`Horde::reachability`].
+    #[must_use]
+    pub fn reachability(&self) -> Vec<GroupReach> {
+        self.horde.reachability(&self.world)
+    }
+
+    /// See [`Horde::group_status`].
+    #[must_use]
+    pub fn group_status(&self) -> Vec<GroupStatus> {
+        self.horde.group_status(&self.world)
     }
 
     /// See [`Horde::spawn`].
@@ -754,7 +788,7 @@ impl Simulation {
     /// Every unit's state in id order.
     #[must_use]
     pub fn units(&self) -> Vec<UnitState> {
-        unit_states(&self.world)
+        self.horde.unit_states(&self.world)
     }
 
     /// How solid the units' bodies are now (see [`crate::BodyStats`]).

@@ -1,0 +1,229 @@
+//! Where each unit stands with its goal: moving, arrived, settled, or unable to reach it at
+//! all; per group, the counts and the arrival times.
+//!
+//! Reachability is read from the connected [`Regions`] of each layer's open cells (built once
+//! per terrain version, on the first question after an edit): a unit can reach its group's
+//! goal when its cell's region holds a goal cell. Units never cross walls, so the answer
+//! changes only when the goal or the terrain does. Nothing here runs inside the frame.
+
+use hecs::World;
+use horde_core::{Agent, Cell, GroupId, Layer, Map, Position, Regions, Steering, UnitId};
+use parking_lot::{Mutex, MutexGuard};
+
+use crate::groups::Groups;
+use crate::simulation::Horde;
+
+/// One unit's standing with its group's goal (see `docs/run-output.md` for how `horde run`
+/// counts them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UnitStatus {
+    /// On its way (or pushed off its rest and on its way back).
+    Moving,
+    /// At rest in its goal: in the goal area, on the cells the area's fill gave it.
+    Arrived,
+    /// At rest outside its goal, behind resting units of its group (a group bigger than its
+    /// goal forms a blob around it).
+    Settled,
+    /// No walk leads from where it stands to any goal cell on its layer.
+    Unreachable,
+}
+
+/// Which of a group's units can reach its goal ([`Horde::reachability`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct GroupReach {
+    /// The group.
+    pub group: GroupId,
+    /// How many of its units can reach the goal.
+    pub reachable: usize,
+    /// The units that cannot, in id order.
+    pub unreachable: Vec<UnitId>,
+}
+
+/// A group's counts and arrival times ([`Horde::group_status`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GroupStatus {
+    /// The group.
+    pub group: GroupId,
+    /// Its units.
+    pub units: usize,
+    /// Units by [`UnitStatus`]; the four add up to `units`.
+    pub moving: usize,
+    /// See [`UnitStatus::Arrived`].
+    pub arrived: usize,
+    /// See [`UnitStatus::Settled`].
+    pub settled: usize,
+    /// See [`UnitStatus::Unreachable`].
+    pub unreachable: usize,
+    /// The frame counter when the group's goal was last set: arrival times count from here.
+    pub goal_frame: u64,
+    /// Frames from `goal_frame` to the first and the last arrival of a unit arrived now
+    /// (`None` while none is).
+    pub first_arrival: Option<u64>,
+    /// See `first_arrival`.
+    pub last_arrival: Option<u64>,
+}
+
+/// The regions of each layer, rebuilt when that layer's costs have changed.
+#[derive(Debug, Default)]
+pub(crate) struct RegionCache {
+    layers: Mutex<[Option<Regions>; Layer::COUNT]>,
+}
+
+impl RegionCache {
+    /// For each group and layer, the sorted regions its goal cells lie in, and the function
+    /// that says whether a unit of that group and layer at a position can reach them.
+    fn reach_test<'a>(&'a self, map: &'a Map, groups: &Groups) -> ReachTest<'a> {
+        let mut layers = self.layers.lock();
+        for layer in Layer::ALL {
+            let cost = map.cost_field(layer);
+            let slot = &mut layers[layer as usize];
+            if slot.as_ref().is_none_or(|r| !r.is_current(cost)) {
+                *slot = Some(Regions::of(cost));
+            }
+        }
+        let goal_regions = (0..groups.len())
+            .map(|g| {
+                let goal = &groups.get(g as u16).expect("in range").goal;
+                Layer::ALL.map(|l| {
+                    layers[l as usize]
+                        .as_ref()
+                        .map(|r| r.regions_of(goal.cells()))
+                        .unwrap_or_default()
+                })
+            })
+            .collect();
+        ReachTest {
+            map,
+            regions: layers,
+            goal_regions,
+        }
+    }
+}
+
+/// The regions and goal regions one question reads.
+struct ReachTest<'a> {
+    map: &'a Map,
+    /// Every slot built.
+    regions: MutexGuard<'a, [Option<Regions>; Layer::COUNT]>,
+    /// Per group, per layer.
+    goal_regions: Vec<[Vec<u32>; Layer::COUNT]>,
+}
+
+impl ReachTest<'_> {
+    fn reaches(&self, agent: &Agent, pos: glam::Vec2) -> bool {
+        let Some(goals) = self.goal_regions.get(usize::from(agent.group.0)) else {
+            return false;
+        };
+        let goals = &goals[agent.layer as usize];
+        let Some(regions) = &self.regions[agent.layer as usize] else {
+            return false;
+        };
+        let cell: Cell = self.map.grid().clamped_cell_at(pos);
+        match regions.region(cell) {
+            Some(r) => goals.binary_search(&r).is_ok(),
+            None => regions
+                .regions_around(cell)
+                .iter()
+                .any(|r| goals.binary_search(r).is_ok()),
+        }
+    }
+}
+
+impl Horde {
+    /// Per group, which of `world`'s units can reach the group's goal: a unit cannot when no
+    /// walk from its cell leads to a goal cell on its layer (it stands in a sealed pocket, or
+    /// the goal does). Costs one flood fill of the map per layer after a terrain edit, then
+    /// a lookup per unit.
+    #[must_use]
+    pub fn reachability(&self, world: &World) -> Vec<GroupReach> {
+        let map = self.data.map.read();
+        let groups = self.data.groups.read();
+        let test = self.regions.reach_test(&map, &groups);
+        let mut out: Vec<GroupReach> = (0..groups.len())
+            .map(|g| GroupReach {
+                group: GroupId(g as u16),
+                ..GroupReach::default()
+            })
+            .collect();
+        for (id, pos, agent) in world.query::<(&UnitId, &Position, &Agent)>().iter() {
+            let Some(reach) = out.get_mut(usize::from(agent.group.0)) else {
+                continue;
+            };
+            if test.reaches(agent, pos.0) {
+                reach.reachable += 1;
+            } else {
+                reach.unreachable.push(*id);
+            }
+        }
+        for reach in &mut out {
+            reach.unreachable.sort_unstable();
+        }
+        out
+    }
+
+    /// Each of `world`'s units with its [`UnitStatus`], in [`UnitId`] order.
+    #[must_use]
+    pub fn unit_statuses(&self, world: &World) -> Vec<(UnitId, UnitStatus)> {
+        let map = self.data.map.read();
+        let groups = self.data.groups.read();
+        let test = self.regions.reach_test(&map, &groups);
+        let mut out: Vec<(UnitId, UnitStatus)> = world
+            .query::<(&UnitId, &Position, &Agent, &Steering)>()
+            .iter()
+            .map(|(id, pos, agent, steering)| (*id, status(&test, pos.0, agent, steering)))
+            .collect();
+        out.sort_unstable_by_key(|u| u.0);
+        out
+    }
+
+    /// Per group: its units by [`UnitStatus`], and the arrival times of those arrived now,
+    /// counted from the group's latest goal change. Saved state, so a run resumed from a
+    /// snapshot reports what the uninterrupted run does.
+    #[must_use]
+    pub fn group_status(&self, world: &World) -> Vec<GroupStatus> {
+        let map = self.data.map.read();
+        let groups = self.data.groups.read();
+        let test = self.regions.reach_test(&map, &groups);
+        let mut out: Vec<GroupStatus> = (0..groups.len())
+            .map(|g| GroupStatus {
+                group: GroupId(g as u16),
+                goal_frame: groups.get(g as u16).map_or(0, |g| g.goal_frame),
+                ..GroupStatus::default()
+            })
+            .collect();
+        for (pos, agent, steering) in world.query::<(&Position, &Agent, &Steering)>().iter() {
+            let Some(s) = out.get_mut(usize::from(agent.group.0)) else {
+                continue;
+            };
+            s.units += 1;
+            match status(&test, pos.0, agent, steering) {
+                UnitStatus::Moving => s.moving += 1,
+                UnitStatus::Arrived => {
+                    s.arrived += 1;
+                    if let Some(f) = steering.arrived_frame {
+                        let t = f.saturating_sub(s.goal_frame);
+                        s.first_arrival = Some(s.first_arrival.map_or(t, |a| a.min(t)));
+                        s.last_arrival = Some(s.last_arrival.map_or(t, |a| a.max(t)));
+                    }
+                }
+                UnitStatus::Settled => s.settled += 1,
+                UnitStatus::Unreachable => s.unreachable += 1,
+            }
+        }
+        out
+    }
+}
+
+/// A unit's status: arrived and settled as its steering says, unreachable before settled (a
+/// unit resting against friends in a sealed pocket is still cut off), moving otherwise.
+fn status(test: &ReachTest<'_>, pos: glam::Vec2, agent: &Agent, steering: &Steering) -> UnitStatus {
+    if steering.arrived {
+        UnitStatus::Arrived
+    } else if !test.reaches(agent, pos) {
+        UnitStatus::Unreachable
+    } else if steering.settled {
+        UnitStatus::Settled
+    } else {
+        UnitStatus::Moving
+    }
+}
