@@ -20,8 +20,9 @@ pub struct NeighbourInfo {
     pub radius: f32,
     /// The unit's [`UnitId`].
     pub id: u32,
-    /// The unit's group.
-    pub group: u16,
+    /// The unit's army: the lowest index of the groups sharing its group's goal
+    /// ([`crate::Groups::army`]). Resting units of one army are friends.
+    pub army: u16,
     /// Whether it was at rest (arrived or settled) when the frame began.
     pub at_rest: bool,
 }
@@ -38,7 +39,7 @@ pub struct Neighbours {
     /// the unit before them: a measure of how scattered the storage is (see
     /// `Horde::step`, which sorts the units when it is high).
     pub far_jumps: usize,
-    /// The units at rest as the frame began (group, position, radius), in storage order:
+    /// The units at rest as the frame began (army, position, radius), in storage order:
     /// what `fill_goals` counts.
     pub resting: Vec<(u16, Vec2, f32)>,
     /// Units too big for [`Self::grid`]'s buckets, in coarser buckets of their own (`None`
@@ -440,6 +441,7 @@ impl Neighbours {
 pub(crate) fn bucket_units(data: &FrameData, ctx: &StageContext<'_>) {
     let mut guard = data.neighbours.write();
     let n = &mut *guard;
+    let groups = data.groups.read();
     let batch_size = data.config.batch_size.clamp(1, u32::MAX as usize) as u32;
     let mut query = data
         .world
@@ -497,7 +499,7 @@ pub(crate) fn bucket_units(data: &FrameData, ctx: &StageContext<'_>) {
                 pos: pos.0,
                 radius: agent.radius,
                 id: id.0,
-                group: agent.group.0,
+                army: groups.army(agent.group.0),
                 at_rest: steering.arrived || steering.settled,
             };
             // A unit whose position is not finite (it will be quarantined this frame) is
@@ -518,7 +520,7 @@ pub(crate) fn bucket_units(data: &FrameData, ctx: &StageContext<'_>) {
                 small += usize::from(bucket_side(agent.radius, separation_range) <= half_bucket);
             }
             if unit.at_rest {
-                resting.push((unit.group, unit.pos, unit.radius));
+                resting.push((unit.army, unit.pos, unit.radius));
             }
             far += usize::from(previous_row.is_some_and(|r: u32| r.abs_diff(y) > FAR_ROWS));
             previous_row = Some(y);

@@ -77,10 +77,12 @@ pub(crate) fn fill_goals(data: &FrameData, _ctx: &StageContext<'_>) {
             *built_for = group.goal_changes;
         }
         if let Some(fill) = fill {
+            // The area takes the resting units of every group sent to it.
+            let army = groups.army(g as u16);
             let resting = neighbours
                 .resting
                 .iter()
-                .filter(|&&(group, ..)| usize::from(group) == g)
+                .filter(|&&(a, ..)| a == army)
                 .map(|&(_, pos, radius)| (pos, radius));
             fill.update(grid, resting);
         }

@@ -53,6 +53,7 @@ pub(crate) fn steer_units(data: &FrameData, ctx: &StageContext<'_>) {
             .map(|g| GoalBox::around(g.goal.cells()))
             .collect(),
         fills: &fills,
+        groups: &groups,
         near_goal: sc.arrival_distance.max(sc.slow_distance),
         fan: Fan::new(sc),
         common_rate,
@@ -146,6 +147,8 @@ struct Frame<'a> {
     goal_box: Vec<GoalBox>,
     /// Each goal area's fill (`fill_goals`).
     fills: &'a GoalFills,
+    /// The groups, for each one's army ([`crate::Groups::army`]).
+    groups: &'a crate::Groups,
     near_goal: f32,
     fan: Fan,
     common_rate: f32,
@@ -287,6 +290,7 @@ impl<'a> Frame<'a> {
         // are outside it (nine of thirteen in the 1M lattice), and computing them for every
         // candidate, to keep the loop free of branches, cost more than the branch (LLVM
         // turns the select back into one on x86 anyway).
+        let army = self.groups.army(agent.group.0);
         let mut separation = Vec2::ZERO;
         let mut rest = RestingFriends::default();
         let mut stacked = false;
@@ -307,15 +311,14 @@ impl<'a> Frame<'a> {
                     let ramp = touch * (sc.separation_range - 1.0).max(0.05);
                     if d > 1e-6 {
                         separation += away * ((range - d) / (ramp * d));
-                        // Resting units of other groups give way (contacts move them):
+                        // Resting units of other armies give way (contacts move them):
                         // they do not block. Resting friends do: they are not pushed aside.
-                        let gives_way = other.at_rest && other.group != agent.group.0;
+                        let gives_way = other.at_rest && other.army != army;
                         if d < touch * TOUCHING && blocked_by < BLOCKERS && !gives_way {
                             blockers[blocked_by] = away / d;
                             blocked_by += 1;
                         }
-                        if other.at_rest && other.group == agent.group.0 && d < touch * SETTLE_TOUCH
-                        {
+                        if other.at_rest && other.army == army && d < touch * SETTLE_TOUCH {
                             rest.add(-away / d, way);
                         }
                     } else {
