@@ -132,6 +132,7 @@ pub fn build(args: &RunArgs, threads: usize) -> Result<Plan, AppError> {
         frames: args.frames.unwrap_or(900),
         dt: DT,
         events,
+        group_names: Vec::new(),
     })
 }
 

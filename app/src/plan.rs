@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use horde_core::{Cell, ForceField, GoalSet, GroupId, Terrain};
-use horde_systems::{SimConfig, SimError, Simulation};
+use horde_systems::{GroupReach, SimConfig, SimError, Simulation};
 
 use crate::AppError;
 use crate::demo::{self, RunArgs};
@@ -53,17 +53,23 @@ pub struct Plan {
     pub dt: f32,
     /// Events, sorted by frame (stable: same-frame events keep their order).
     pub events: Vec<TimedEvent>,
+    /// Each group's name in reports, by group index (`group N` where the file gives none).
+    pub group_names: Vec<String>,
 }
 
 impl Plan {
-    /// Applies the events of `frame`.
-    pub fn apply_events(&mut self, frame: u32) -> Result<(), SimError> {
+    /// Applies the events of `frame`; returns, for each goal change among them, which of the
+    /// group's units can reach the new goal.
+    pub fn apply_events(&mut self, frame: u32) -> Result<Vec<GroupReach>, SimError> {
+        let mut reaches = Vec::new();
         for e in self.events.iter().filter(|e| e.frame == frame) {
             match &e.event {
                 Event::Force(f) => {
                     self.sim.add_force(*f);
                 }
-                Event::Goal { group, goal } => self.sim.set_group_goal(*group, goal.clone())?,
+                Event::Goal { group, goal } => {
+                    reaches.push(self.sim.set_group_goal(*group, goal.clone())?);
+                }
                 Event::Terrain { cells, terrain } => {
                     for &c in cells {
                         self.sim.set_terrain(c, *terrain)?;
@@ -71,7 +77,16 @@ impl Plan {
                 }
             }
         }
-        Ok(())
+        Ok(reaches)
+    }
+
+    /// The name of group `group` in reports.
+    #[must_use]
+    pub fn group_name(&self, group: GroupId) -> String {
+        self.group_names
+            .get(usize::from(group.0))
+            .cloned()
+            .unwrap_or_else(|| format!("group {}", group.0))
     }
 }
 

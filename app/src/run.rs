@@ -6,7 +6,10 @@ use std::io::{BufWriter, IsTerminal, Write};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use horde_systems::{BodyStats, FileError, SimError, Simulation, Snapshot, UnitState};
+use horde_core::GroupId;
+use horde_systems::{
+    BodyStats, FileError, GroupReach, GroupStatus, SimError, Simulation, Snapshot, UnitState,
+};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::AppError;
@@ -302,6 +305,47 @@ fn write_trace(
     Ok(())
 }
 
+/// The times units were found unable to reach their goal (at the start of the run and after
+/// goal changes): the first [`CutOff::KEPT`] in full, the rest counted, so memory stays
+/// bounded however many goal changes a run makes.
+#[derive(Default)]
+struct CutOff {
+    reports: Vec<CutOffReport>,
+    more: usize,
+}
+
+struct CutOffReport {
+    frame: u32,
+    cause: &'static str,
+    group: GroupId,
+    unreachable: usize,
+    reachable: usize,
+    /// The first few unreachable units' ids.
+    first_units: Vec<u32>,
+}
+
+impl CutOff {
+    const KEPT: usize = 64;
+
+    fn add(&mut self, frame: u32, cause: &'static str, reach: &GroupReach) {
+        if reach.unreachable.is_empty() {
+            return;
+        }
+        if self.reports.len() == Self::KEPT {
+            self.more += 1;
+            return;
+        }
+        self.reports.push(CutOffReport {
+            frame,
+            cause,
+            group: reach.group,
+            unreachable: reach.unreachable.len(),
+            reachable: reach.reachable,
+            first_units: reach.unreachable.iter().take(16).map(|u| u.0).collect(),
+        });
+    }
+}
+
 /// Runs `plan` and reports (see the module docs).
 pub fn run_plan(mut plan: Plan, args: &RunArgs, setup: Duration) -> Result<(), AppError> {
     let threads = plan.threads();
@@ -355,9 +399,19 @@ pub fn run_plan(mut plan: Plan, args: &RunArgs, setup: Duration) -> Result<(), A
     let mut totals = DurationStats::new();
     let mut bodies = BodyFigures::new();
     let mut units_before = plan.sim.units();
+    // Units that cannot reach their goal: where the run starts, and after each goal change.
+    let mut cut_off = CutOff::default();
+    let cause = if start == 0 { "spawn" } else { "resume" };
+    for reach in plan.sim.reachability() {
+        cut_off.add(start, cause, &reach);
+    }
     for frame in start..frames {
-        plan.apply_events(frame)
+        let reaches = plan
+            .apply_events(frame)
             .map_err(|e| AppError::Failed(e.to_string()))?;
+        for reach in &reaches {
+            cut_off.add(frame, "goal change", reach);
+        }
         let t = Instant::now();
         plan.sim
             .step(plan.dt)
@@ -412,9 +466,10 @@ pub fn run_plan(mut plan: Plan, args: &RunArgs, setup: Duration) -> Result<(), A
 
     let sim = &plan.sim;
     let units = sim.units();
-    let arrived = units.iter().filter(|u| u.arrived).count();
-    let settled = units.iter().filter(|u| u.settled).count();
-    let moving = units.len() - arrived - settled;
+    let status = sim.group_status();
+    let count = |f: fn(&GroupStatus) -> usize| status.iter().map(f).sum::<usize>();
+    let (arrived, settled) = (count(|g| g.arrived), count(|g| g.settled));
+    let (moving, unreachable) = (count(|g| g.moving), count(|g| g.unreachable));
     let stunned = units.iter().filter(|u| u.stun > 0.0).count();
     let hash = sim.state_hash();
     // Arrival times count from the group's latest goal change, and come from the saved
@@ -461,10 +516,67 @@ pub fn run_plan(mut plan: Plan, args: &RunArgs, setup: Duration) -> Result<(), A
     }
     let wall_violations = bodies.wall_violations;
     println!(
-        "arrived {arrived} (median {} s, max {} s), settled {settled}, moving {moving}, stunned {stunned}, wall violations {wall_violations}",
+        "arrived {arrived} (median {} s, max {} s), settled {settled}, moving {moving}, unreachable {unreachable}, stunned {stunned}, wall violations {wall_violations}",
         arrival_median.map_or("-".into(), |s| format!("{s:.2}")),
         arrival_max.map_or("-".into(), |s| format!("{s:.2}")),
     );
+    let seconds = |frames: Option<u64>| frames.map(|f| f as f64 * f64::from(plan.dt));
+    let shown = |s: Option<f64>| s.map_or("-".into(), |s| format!("{s:.2}"));
+    let mut json_groups = Vec::with_capacity(status.len());
+    for g in &status {
+        let name = plan.group_name(g.group);
+        let (first, last) = (seconds(g.first_arrival), seconds(g.last_arrival));
+        if status.len() > 1 {
+            println!(
+                "  {}: {} units: arrived {} (first {} s, last {} s), settled {}, moving {}, unreachable {}",
+                printable(&name),
+                g.units,
+                g.arrived,
+                shown(first),
+                shown(last),
+                g.settled,
+                g.moving,
+                g.unreachable
+            );
+        }
+        json_groups.push(serde_json::json!({
+            "group": g.group.0,
+            "name": name,
+            "units": g.units,
+            "arrived": g.arrived,
+            "settled": g.settled,
+            "moving": g.moving,
+            "unreachable": g.unreachable,
+            "goal_frame": g.goal_frame,
+            "first_arrival_s": first,
+            "last_arrival_s": last,
+        }));
+    }
+    let mut json_cut_off = Vec::with_capacity(cut_off.reports.len());
+    for r in &cut_off.reports {
+        println!(
+            "unreachable at frame {} ({}): {} of {} units of {} cannot reach the goal",
+            r.frame,
+            r.cause,
+            r.unreachable,
+            r.unreachable + r.reachable,
+            printable(&plan.group_name(r.group)),
+        );
+        json_cut_off.push(serde_json::json!({
+            "frame": r.frame,
+            "cause": r.cause,
+            "group": r.group.0,
+            "unreachable": r.unreachable,
+            "reachable": r.reachable,
+            "first_units": r.first_units,
+        }));
+    }
+    if cut_off.more > 0 {
+        println!(
+            "unreachable: {} more goal changes left units cut off",
+            cut_off.more
+        );
+    }
     let (worst_frame, worst_mean) = bodies.worst_frame.unwrap_or((0, 0.0));
     println!(
         "overlap mean {:.3}, p99 {:.3}, max {:.3}, worst frame {worst_frame} (mean {worst_mean:.3}) (penetration / mean radius of touching pairs)",
@@ -516,6 +628,9 @@ pub fn run_plan(mut plan: Plan, args: &RunArgs, setup: Duration) -> Result<(), A
             "arrived": arrived,
             "settled": settled,
             "moving": moving,
+            "unreachable": unreachable,
+            "groups": json_groups,
+            "unreachable_reports": json_cut_off,
             "stunned": stunned,
             "state_hash": format!("{hash:016x}"),
             "wall_violations": wall_violations,

@@ -684,12 +684,14 @@ pub struct ForceRestoreError {
 
 /// A knock-back parameter that is NaN, infinite or negative.
 #[derive(Clone, Copy, Debug, PartialEq, thiserror::Error)]
-#[error("knock-back parameter {name} = {value} must be finite and >= 0")]
+#[error("knock-back parameter {name} = {value} must be finite, >= 0 and <= {max}")]
 pub struct KnockbackParamsError {
     /// Name of the field of [`KnockbackParams`].
     pub name: &'static str,
     /// Its value.
     pub value: f32,
+    /// The largest value allowed.
+    pub max: f32,
 }
 
 /// How force turns into external velocity and stun ([`apply_impulse`]) and how both wear off
@@ -733,18 +735,24 @@ impl Default for KnockbackParams {
 impl KnockbackParams {
     /// `Ok` when every value is finite and `>= 0`, else the first bad one.
     pub fn validate(&self) -> Result<(), KnockbackParamsError> {
+        // Upper bounds: speeds past MAX_SPEED cross the map in a frame, and stun or drag
+        // beyond them are no longer numbers a game means.
         let values = [
-            ("max_external_speed", self.max_external_speed),
-            ("stun_threshold", self.stun_threshold),
-            ("stun_per_impulse", self.stun_per_impulse),
-            ("max_stun", self.max_stun),
-            ("drag", self.drag),
-            ("slippery_drag", self.slippery_drag),
-            ("snap_speed", self.snap_speed),
+            (
+                "max_external_speed",
+                self.max_external_speed,
+                crate::MAX_SPEED,
+            ),
+            ("stun_threshold", self.stun_threshold, crate::MAX_SPEED),
+            ("stun_per_impulse", self.stun_per_impulse, 1.0e6),
+            ("max_stun", self.max_stun, 1.0e6),
+            ("drag", self.drag, 1.0e6),
+            ("slippery_drag", self.slippery_drag, 1.0e6),
+            ("snap_speed", self.snap_speed, crate::MAX_SPEED),
         ];
-        for (name, value) in values {
-            if !(value.is_finite() && value >= 0.0) {
-                return Err(KnockbackParamsError { name, value });
+        for (name, value, max) in values {
+            if !(value.is_finite() && (0.0..=max).contains(&value)) {
+                return Err(KnockbackParamsError { name, value, max });
             }
         }
         Ok(())
@@ -1372,9 +1380,13 @@ mod tests {
             KnockbackParams::default().with_drag(1.0, -2.0).validate(),
             Err(KnockbackParamsError {
                 name: "slippery_drag",
-                value: -2.0
+                value: -2.0,
+                max: 1.0e6
             })
         );
+        // Finite but past its bound: the error names the bound.
+        let fast = KnockbackParams::default().with_max_external_speed(3e38);
+        assert_eq!(fast.validate().map_err(|e| e.max), Err(crate::MAX_SPEED));
         assert!(
             KnockbackParams::default()
                 .with_max_external_speed(f32::NAN)

@@ -60,22 +60,64 @@ pub const MAX_SEPARATION_RANGE: f32 = 1000.0;
 
 impl SteeringConfig {
     /// `Ok` when every value is finite and in range (`fan_step` in `(0, pi]`, `fan_steps` at
-    /// most `180`, `separation_range` in `(0, MAX_SEPARATION_RANGE]`, the rest `>= 0`), else
-    /// the first bad one.
+    /// most `180`, `separation_range` in `(0, MAX_SEPARATION_RANGE]`, the rest `>= 0` and at
+    /// most the bound its error names), else the first bad one.
     pub fn validate(&self) -> Result<(), SteeringConfigError> {
-        const NON_NEGATIVE: &str = "finite and >= 0";
+        // Upper bounds keep the frame's cost and numbers sane: a longer probe walks more
+        // cells per ray, larger weights and pushes turn every blend into an overflow, a jitter
+        // past pi is a full turn.
         let checks = [
-            ("probe_length", self.probe_length, NON_NEGATIVE),
-            ("probe_inflate", self.probe_inflate, NON_NEGATIVE),
-            ("avoid_weight", self.avoid_weight, NON_NEGATIVE),
-            ("separation_weight", self.separation_weight, NON_NEGATIVE),
-            ("separation_push", self.separation_push, NON_NEGATIVE),
-            ("jitter", self.jitter, NON_NEGATIVE),
-            ("arrival_distance", self.arrival_distance, NON_NEGATIVE),
-            ("slow_distance", self.slow_distance, NON_NEGATIVE),
+            (
+                "probe_length",
+                self.probe_length,
+                100.0,
+                "finite, >= 0 and <= 100 (world units; each ray walks the cells it covers)",
+            ),
+            (
+                "probe_inflate",
+                self.probe_inflate,
+                10.0,
+                "finite, >= 0 and <= 10",
+            ),
+            (
+                "avoid_weight",
+                self.avoid_weight,
+                1000.0,
+                "finite, >= 0 and <= 1000 (a blend weight)",
+            ),
+            (
+                "separation_weight",
+                self.separation_weight,
+                1000.0,
+                "finite, >= 0 and <= 1000 (a blend weight)",
+            ),
+            (
+                "separation_push",
+                self.separation_push,
+                10.0,
+                "finite, >= 0 and <= 10 (times the top speed)",
+            ),
+            (
+                "jitter",
+                self.jitter,
+                std::f32::consts::PI,
+                "finite, >= 0 and <= pi (radians a frame)",
+            ),
+            (
+                "arrival_distance",
+                self.arrival_distance,
+                1.0e6,
+                "finite, >= 0 and <= 1e6 (cells)",
+            ),
+            (
+                "slow_distance",
+                self.slow_distance,
+                1.0e6,
+                "finite, >= 0 and <= 1e6 (cells)",
+            ),
         ];
-        for (name, value, expected) in checks {
-            if !(value.is_finite() && value >= 0.0) {
+        for (name, value, max, expected) in checks {
+            if !(value.is_finite() && (0.0..=max).contains(&value)) {
                 return Err(SteeringConfigError {
                     name,
                     value,

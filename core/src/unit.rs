@@ -329,7 +329,7 @@ impl UnitSpec {
     }
 
     /// Checks the numbers alone (radius, mass and turn rate finite and `> 0`, radius at most
-    /// [`MAX_RADIUS`], top speed finite and `>= 0`), not the position.
+    /// [`MAX_RADIUS`], top speed finite, `>= 0` and at most [`MAX_SPEED`]), not the position.
     pub fn validate_parameters(&self) -> Result<(), SpawnError> {
         let positive = |name: &'static str, v: f32| {
             if v.is_finite() && v > 0.0 {
@@ -354,9 +354,21 @@ impl UnitSpec {
                 value: self.max_speed,
             });
         }
+        if self.max_speed > MAX_SPEED {
+            return Err(SpawnError::TooLarge {
+                name: "max_speed",
+                value: self.max_speed,
+                max: MAX_SPEED,
+            });
+        }
         Ok(())
     }
 }
+
+/// The largest speed a unit may be given (its top speed, and the external speed of
+/// knock-back), world units per second: at 30 frames a second a third of the largest map
+/// side a frame. Far faster and positions stop being numbers within a few frames.
+pub const MAX_SPEED: f32 = 1.0e4;
 
 /// The largest unit radius, world units: far beyond any map, and small enough that what is
 /// derived from it (a unit's reach, the neighbour buckets sized by it) stays finite.

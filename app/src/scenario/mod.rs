@@ -16,6 +16,7 @@ use std::ops::Range;
 use std::path::Path;
 
 use glam::Vec2;
+use horde_core::Regions;
 use horde_core::{
     Cell, ForceField, ForceKind, GoalSet, GroupId, Layer, Level, LevelConfig, Map, Terrain,
     UnitSpec, WALL, generate_level, load_map, parse_ascii_map,
@@ -25,6 +26,8 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::plan::{Event, Plan, TimedEvent};
+
+mod config;
 
 /// Seconds per frame when a scenario gives no `dt`.
 pub const DEFAULT_DT: f64 = 1.0 / 30.0;
@@ -195,6 +198,8 @@ struct RawScenario {
     dt: Option<Spanned<f64>>,
     frames: Option<Spanned<i64>>,
     threads: Option<Spanned<i64>>,
+    require_reachable: Option<Spanned<bool>>,
+    config: Option<Spanned<config::RawConfig>>,
     map: Spanned<RawMap>,
     #[serde(default)]
     group: Vec<Spanned<RawGroup>>,
@@ -742,6 +747,9 @@ fn cells_near(map: &Map, centre: Cell, n: usize, keep: impl Fn(Cell) -> bool) ->
 struct World {
     map: Map,
     level: Option<Level>,
+    /// The level was generated with `guarantee_reachable`: units spawn only where they can
+    /// reach their goal.
+    guaranteed: bool,
 }
 
 impl World {
@@ -966,7 +974,11 @@ fn build_map(
     let world = if let Some(file) = &m.file {
         let path = base_dir.join(file.get_ref());
         let map = load_map(&path).map_err(|e| map_error(file.span(), "map.file", e.to_string()))?;
-        World { map, level: None }
+        World {
+            map,
+            level: None,
+            guaranteed: false,
+        }
     } else if let Some(rows) = &m.rows {
         let label = format!("{} (map.rows)", ctx.source);
         let map = parse_ascii_map(rows.get_ref(), &label).map_err(|e| {
@@ -986,7 +998,11 @@ fn build_map(
                 ..map_error(rows.span(), "map.rows", e.kind.to_string())
             }
         })?;
-        World { map, level: None }
+        World {
+            map,
+            level: None,
+            guaranteed: false,
+        }
     } else if let Some(g) = &m.generate {
         let gen_ref = g.get_ref();
         let level_seed = match &gen_ref.seed {
@@ -1036,6 +1052,7 @@ fn build_map(
         World {
             map: level.map().clone(),
             level: Some(level),
+            guaranteed: config.guarantee_reachable,
         }
     } else {
         return Err(ctx.missing(raw.span(), "map", "no map given"));
@@ -1077,6 +1094,23 @@ fn per_unit(
 struct GroupInfo {
     name: Option<String>,
     layer: Layer,
+    /// The cells its units spawned in.
+    cells: Vec<Cell>,
+}
+
+/// Whether walks lead from `from` to a cell of `goal` on `layer` of `map` (`regions` holds
+/// that layer's regions once built).
+fn connected(
+    regions: &mut Option<Regions>,
+    map: &Map,
+    layer: Layer,
+    goal: &[u32],
+    from: Cell,
+) -> bool {
+    let regions = regions.get_or_insert_with(|| Regions::of(map.cost_field(layer)));
+    regions
+        .region(from)
+        .is_some_and(|r| goal.binary_search(&r).is_ok())
 }
 
 fn build(
@@ -1136,12 +1170,16 @@ fn build(
         ));
     }
 
-    let config = SimConfig::default().with_seed(seed).with_threads(threads);
+    let mut config = SimConfig::default().with_seed(seed).with_threads(threads);
+    if let Some(table) = &raw.config {
+        config = config::apply(ctx, table, config)?;
+    }
     let mut sim = Simulation::new(world.map.clone(), config)
         .map_err(|e| ctx.error(None, None, ScenarioErrorKind::Setup, e.to_string()))?;
     let map = &world.map;
     let mut occupied = vec![false; map.grid().len()];
     let mut groups: Vec<GroupInfo> = Vec::with_capacity(raw.group.len());
+    let mut regions: [Option<Regions>; Layer::COUNT] = Default::default();
     for (gi, g) in raw.group.iter().enumerate() {
         let p = format!("group[{gi}]");
         let span = g.span();
@@ -1152,7 +1190,7 @@ fn build(
         };
         let goal = world.goal(ctx, map, &raw_goal!(g), layer, &p, span.clone())?;
         let id = sim
-            .add_group(goal)
+            .add_group(goal.clone())
             .map_err(|e| ctx.bad(span.clone(), &p, e.to_string()))?;
         let count = integer_in(
             ctx,
@@ -1168,7 +1206,22 @@ fn build(
             Some(s) => number(ctx, s, &format!("{p}.speed"), true)?,
             None => 4.0,
         };
-        let free = |c: Cell| open(map, layer, c) && !occupied[map.grid().index(c)];
+        // On a level generated with `guarantee_reachable`, only cells connected to the goal.
+        let goal_regions = match world.guaranteed {
+            true => regions[layer as usize]
+                .get_or_insert_with(|| Regions::of(map.cost_field(layer)))
+                .regions_of(goal.cells()),
+            false => Vec::new(),
+        };
+        let layer_regions = regions[layer as usize].as_ref();
+        let free = |c: Cell| {
+            open(map, layer, c)
+                && !occupied[map.grid().index(c)]
+                && (!world.guaranteed
+                    || layer_regions
+                        .and_then(|r| r.region(c))
+                        .is_some_and(|r| goal_regions.binary_search(&r).is_ok()))
+        };
         let cells = match (&g.spawn, &g.spawn_near) {
             (Some(rect), None) => {
                 let key = format!("{p}.spawn");
@@ -1235,7 +1288,35 @@ fn build(
         groups.push(GroupInfo {
             name: g.name.clone(),
             layer,
+            cells,
         });
+    }
+    let require_reachable = raw.require_reachable.as_ref().is_some_and(|r| *r.get_ref());
+    if require_reachable {
+        for reach in sim.reachability() {
+            let Some(&first) = reach.unreachable.first() else {
+                continue;
+            };
+            let gi = usize::from(reach.group.0);
+            let units = sim.units();
+            let at = units
+                .iter()
+                .find(|u| u.id == first)
+                .map_or(Vec2::ZERO, |u| u.position);
+            let cell = map.grid().clamped_cell_at(at);
+            return Err(ctx.bad(
+                raw.group[gi].span(),
+                &format!("group[{gi}]"),
+                format!(
+                    "{} of {} units spawn where they cannot reach the goal (the first at cell \
+                     [{}, {}]), and require_reachable = true",
+                    reach.unreachable.len(),
+                    reach.unreachable.len() + reach.reachable,
+                    cell.x,
+                    cell.y
+                ),
+            ));
+        }
     }
 
     let mut events: Vec<TimedEvent> = Vec::new();
@@ -1354,6 +1435,28 @@ fn build(
         }
         let layer = groups[index].layer;
         let goal = world.goal(ctx, &later_map, &raw_goal!(change), layer, &p, c.span())?;
+        // Checked from where the units spawned: they cannot leave their region unless an
+        // edit opens it, and the run reports the exact count when the change happens.
+        if require_reachable {
+            let mut later = None;
+            let goal_regions = later
+                .get_or_insert_with(|| Regions::of(later_map.cost_field(layer)))
+                .regions_of(goal.cells());
+            let cut = (groups[index].cells.iter())
+                .filter(|&&cell| !connected(&mut later, &later_map, layer, &goal_regions, cell))
+                .count();
+            if cut > 0 {
+                return Err(ctx.bad(
+                    c.span(),
+                    &p,
+                    format!(
+                        "{cut} of {} units of the group spawned where they cannot reach this \
+                         goal, and require_reachable = true",
+                        groups[index].cells.len()
+                    ),
+                ));
+            }
+        }
         goal_events.push(TimedEvent {
             frame,
             event: Event::Goal {
@@ -1375,12 +1478,16 @@ fn build(
             |s| s.to_string_lossy().into_owned(),
         )
     });
+    let group_names = (groups.iter().enumerate())
+        .map(|(i, g)| g.name.clone().unwrap_or_else(|| format!("group {i}")))
+        .collect();
     Ok(Plan {
         name,
         sim,
         frames,
         dt: dt as f32,
         events,
+        group_names,
     })
 }
 
@@ -1593,6 +1700,170 @@ goal_area = { x = 0, y = 4, w = 2, h = 2 }
     }
 
     #[test]
+    fn the_config_table_sets_the_simulation() {
+        let text = SMALL.replace(
+            "[map]",
+            "[config]\nnavigation = \"hierarchical\"\nline_of_sight_radius = 4\n\
+             [config.steering]\njitter = 0.1\nfan_steps = 3\n[config.contacts]\npasses = 2\n\
+             [config.knockback]\ndrag = 2.5\n\n[map]",
+        );
+        let plan = parse(&text).expect("parses");
+        let config = plan.sim.horde().config();
+        assert_eq!(config.navigation, horde_systems::Navigation::Hierarchical);
+        assert_eq!(config.flow.line_of_sight_radius, 4);
+        assert_eq!(config.steering.jitter, 0.1);
+        assert_eq!(config.steering.fan_steps, 3);
+        assert_eq!(config.contacts.passes, 2);
+        assert_eq!(config.knockback.drag, 2.5);
+        // Untouched keys keep their defaults.
+        let defaults = SimConfig::default();
+        assert_eq!(config.steering.probe_length, defaults.steering.probe_length);
+        assert_eq!(config.contacts.relaxation, defaults.contacts.relaxation);
+    }
+
+    #[test]
+    fn config_values_out_of_range_name_key_and_line() {
+        let with = |table: &str, line: &str| {
+            SMALL.replace("[map]", &format!("[config{table}]\n{line}\n\n[map]"))
+        };
+        let text = with(".steering", "separation_weight = 3e38");
+        assert_error(
+            &err(&text),
+            ScenarioErrorKind::BadValue,
+            "config.steering.separation_weight",
+            line_of(&text, "separation_weight"),
+            "<= 1000",
+        );
+        let text = with(".steering", "probe_length = 3e38");
+        assert_error(
+            &err(&text),
+            ScenarioErrorKind::BadValue,
+            "config.steering.probe_length",
+            line_of(&text, "probe_length"),
+            "<= 100",
+        );
+        let text = with(".knockback", "max_external_speed = 1e30");
+        assert_error(
+            &err(&text),
+            ScenarioErrorKind::BadValue,
+            "config.knockback.max_external_speed",
+            line_of(&text, "max_external_speed"),
+            "<= 10000",
+        );
+        let text = with(".steering", "fan_steps = 500");
+        assert_error(
+            &err(&text),
+            ScenarioErrorKind::BadValue,
+            "config.steering.fan_steps",
+            line_of(&text, "fan_steps"),
+            "<= 180",
+        );
+        let text = with("", "navigation = \"astar\"");
+        assert_error(
+            &err(&text),
+            ScenarioErrorKind::BadValue,
+            "config.navigation",
+            line_of(&text, "astar"),
+            "\"flat\" or \"hierarchical\"",
+        );
+        let text = with(".contacts", "relaxation = 7");
+        assert_error(
+            &err(&text),
+            ScenarioErrorKind::BadValue,
+            "config.contacts.relaxation",
+            line_of(&text, "relaxation"),
+            "0.5..=2",
+        );
+        let text = with(".steering", "jiter = 0.1");
+        let e = err(&text);
+        assert_eq!(e.kind, ScenarioErrorKind::UnknownKey, "{e}");
+        assert_eq!(e.line, Some(line_of(&text, "jiter")), "{e}");
+        assert!(e.to_string().contains("jiter"), "{e}");
+    }
+
+    /// A map with a sealed pocket at its right: units spawned there cannot reach the goal.
+    const POCKET: &str = r#"
+[map]
+rows = """
+..........
+......####
+......#..#
+......####
+"""
+
+[[group]]
+count = 30
+spawn = { x = 0, y = 0, w = 10, h = 4 }
+goal = [[0, 0]]
+"#;
+
+    #[test]
+    fn units_that_cannot_reach_their_goal_are_reported_or_refused() {
+        let plan = parse(POCKET).expect("parses: reported, not refused");
+        let reach = plan.sim.reachability();
+        assert_eq!(reach.len(), 1);
+        assert_eq!(reach[0].unreachable.len(), 2, "{reach:?}");
+        let units = plan.sim.units();
+        for id in &reach[0].unreachable {
+            let u = units.iter().find(|u| u.id == *id).expect("a unit");
+            assert!(
+                u.position.x > 7.0 && (2.0..3.0).contains(&u.position.y),
+                "{u:?}"
+            );
+            assert_eq!(u.status, horde_systems::UnitStatus::Unreachable);
+        }
+        assert_eq!(
+            reach[0].reachable + reach[0].unreachable.len(),
+            plan.sim.unit_count()
+        );
+        let text = format!("require_reachable = true\n{POCKET}");
+        assert_error(
+            &err(&text),
+            ScenarioErrorKind::BadValue,
+            "group[0]",
+            line_of(&text, "[[group]]"),
+            "cannot reach the goal",
+        );
+        // A goal change into the pocket is refused too, naming the change.
+        let text = format!(
+            "require_reachable = true\n{}\n[[goal_change]]\ngroup = 0\ngoal = [[1, 0]]\n\
+             frame = 5\n",
+            POCKET
+                .replace("w = 10, h = 4", "w = 6, h = 4")
+                .replace("count = 30", "count = 20")
+        );
+        parse(&text).expect("every unit reaches [1, 0]");
+        let text = text.replace("goal = [[1, 0]]", "goal = [[7, 2]]");
+        assert_error(
+            &err(&text),
+            ScenarioErrorKind::BadValue,
+            "goal_change[0]",
+            line_of(&text, "[[goal_change]]"),
+            "cannot reach this goal",
+        );
+    }
+
+    #[test]
+    fn guaranteed_levels_spawn_only_where_the_goal_is_reachable() {
+        // Seed 424242 puts enemy spawn 0 beside a sealed pocket (issue 25's report).
+        let text = "seed = 424242\n[map]\ngenerate = { width = 64, height = 64, \
+                    guarantee_reachable = true }\n[[group]]\ncount = 2000\n\
+                    spawn_near = \"enemy_spawn_0\"\ngoal_site = \"lair_approach\"\n";
+        let plan = parse(text).expect("parses");
+        let reach = plan.sim.reachability();
+        assert_eq!(reach[0].unreachable, Vec::new());
+        assert_eq!(reach[0].reachable, 2000);
+        // Without the guarantee (another level: nothing is carved) the nearest cells include
+        // sealed pockets; the units are spawned there and reported.
+        let plan =
+            parse(&text.replace("guarantee_reachable = true", "guarantee_reachable = false"))
+                .expect("parses");
+        let reach = plan.sim.reachability();
+        assert!(!reach[0].unreachable.is_empty());
+        assert_eq!(reach[0].reachable + reach[0].unreachable.len(), 2000);
+    }
+
+    #[test]
     fn unknown_key_names_key_and_line() {
         let text = SMALL.replace("name = \"second\"", "name = \"second\"\ncuont = 3");
         let e = err(&text);
@@ -1797,7 +2068,7 @@ goal_area = { x = 0, y = 4, w = 2, h = 2 }
 
     #[test]
     fn the_documented_example_runs() {
-        let doc = include_str!("../../docs/scenario.md");
+        let doc = include_str!("../../../docs/scenario.md");
         let example = doc
             .split_once("```toml\n")
             .and_then(|(_, rest)| rest.split_once("```"))
@@ -2029,7 +2300,7 @@ frame = 20
 
     #[test]
     fn demo_scenario_reproduces_the_built_in_demo() {
-        let text = include_str!("../../scenarios/demo.toml");
+        let text = include_str!("../../../scenarios/demo.toml");
         let mut from_file =
             parse_scenario(text, "demo.toml", Path::new("."), Some(2)).expect("demo.toml");
         let mut built = crate::demo::build(&crate::demo::RunArgs::default(), 2)
