@@ -28,6 +28,9 @@ struct Outcome {
     /// Seconds from the first unit's arrival to the end.
     after_first_arrival: f32,
     mean_overlap: f64,
+    /// The longest any unit stood still (under 5% of its top speed) without being arrived
+    /// or settled while other units still moved: a unit stuck in the flow, seconds.
+    longest_stall: f32,
 }
 
 /// Runs `sim` for at most `frames` frames: after the first arrival, until every unit has
@@ -35,6 +38,7 @@ struct Outcome {
 fn run(sim: &mut Simulation, frames: u32, settle_for: f32) -> Outcome {
     let n = sim.units().len();
     let mut still = vec![0u32; n];
+    let (mut stall, mut longest_stall) = (vec![0u32; n], 0u32);
     let (mut first_arrival, mut overlap_sum, mut pairs) = (None::<u32>, 0.0, 0u64);
     let mut frame = 0;
     while frame < frames {
@@ -48,6 +52,16 @@ fn run(sim: &mut Simulation, frames: u32, settle_for: f32) -> Outcome {
             } else {
                 0
             };
+        }
+        // A stall counts while someone still moves past.
+        let anyone_moving = still.iter().any(|&s| s == 0);
+        for ((s, &st), u) in stall.iter_mut().zip(&still).zip(&after) {
+            *s = if st > 0 && anyone_moving && !u.arrived && !u.settled {
+                *s + 1
+            } else {
+                0
+            };
+            longest_stall = longest_stall.max(*s);
         }
         if first_arrival.is_none() && after.iter().any(|u| u.arrived) {
             first_arrival = Some(frame);
@@ -74,6 +88,7 @@ fn run(sim: &mut Simulation, frames: u32, settle_for: f32) -> Outcome {
         } else {
             overlap_sum / pairs as f64
         },
+        longest_stall: longest_stall as f32 * DT,
     }
 }
 
@@ -203,6 +218,8 @@ fn a_crowd_through_a_chokepoint_arrives() {
     });
     assert!(share(out.arrived, out.units) >= 0.98, "{out:?}");
     assert!(out.mean_overlap <= 0.10, "{out:?}");
+    // No unit waits stuck in the crowd for 30 s while others pass.
+    assert!(out.longest_stall < 30.0, "{out:?}");
 }
 
 /// A goal change sets a resting group moving again, and it comes to rest at the new goal.

@@ -67,9 +67,10 @@ pub struct GoalFill {
     searched: Option<Vec<u32>>,
     /// The targets of that search.
     targets: Vec<u32>,
-    /// Open goal cells, and how many of them are taken this frame.
-    open_cells: usize,
-    taken_cells: usize,
+    /// The open goal cells at the area's edge (depth 1: where units come in), and how many
+    /// of them are taken this frame.
+    edge_cells: usize,
+    taken_edge_cells: usize,
     /// Per box cell: taken in that search.
     is_taken: Vec<bool>,
 }
@@ -103,11 +104,11 @@ impl GoalFill {
             searched: None,
             targets: Vec::new(),
             is_taken: Vec::new(),
-            open_cells: 0,
-            taken_cells: 0,
+            edge_cells: 0,
+            taken_edge_cells: 0,
         };
         fill.build_depths(goal, cost);
-        fill.open_cells = fill.depth.iter().filter(|&&d| d > 0).count();
+        fill.edge_cells = fill.depth.iter().filter(|&&d| d == 1).count();
         Some(fill)
     }
 
@@ -222,7 +223,7 @@ impl GoalFill {
             .filter(|&i| self.covered[i as usize] >= TAKEN)
             .collect();
         taken.sort_unstable();
-        self.taken_cells = taken.len();
+        self.taken_edge_cells = taken.iter().filter(|&&i| self.depth[i as usize] == 1).count();
         // The steps are searched again only when the taken cells changed: when one was
         // freed, or a quarter of the targets (at least one) were taken since the last
         // search, or there were no targets left: between
@@ -257,11 +258,14 @@ impl GoalFill {
         self.covered[i] += share;
     }
 
-    /// Whether some open cell of the area is not taken this frame: units of the group
+    /// Whether some cell at the area's edge is not taken this frame: units of the group
     /// outside the area then walk on into it rather than settle behind resting friends.
+    /// The area fills from its deepest cells out, so its edge is the last to fill; a free
+    /// cell left deep inside a full edge (a resting unit pushed out of it) is no way in, and
+    /// units outside settle rather than press against the edge for ever.
     #[must_use]
     pub fn has_room(&self) -> bool {
-        self.taken_cells < self.open_cells
+        self.taken_edge_cells < self.edge_cells
     }
 
     /// The taken cells (box indices, sorted) the steps were last searched with (`None`:

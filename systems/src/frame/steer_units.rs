@@ -349,9 +349,11 @@ impl<'a> Frame<'a> {
                 .is_none_or(|c| cost.get(c) == horde_core::WALL)
         };
         let left = way.perp();
-        // Outside a goal area that still has room, a unit walks on: the area takes it.
+        // Outside a goal area that still has room at its edge, a unit walks on: the area
+        // takes it; stopped by resting friends, it slides along them toward that room (the
+        // field leads to the nearest goal cells, which may be the taken ones).
         let may_settle = !in_area && self.fills.get(agent.group.0).is_none_or(|f| !f.has_room());
-        let ahead_closed = may_settle && rest.ahead;
+        let ahead_closed = rest.ahead && !in_area;
         let resting = at_goal
             || (may_settle
                 && (rest.right_ahead
