@@ -574,9 +574,13 @@ impl ForceManager {
         ForceFieldId(self.next_id)
     }
 
+    /// The largest next id a restored manager may have (2^63): room for as many fields
+    /// again, so that ids never wrap.
+    pub const MAX_NEXT_ID: u64 = 1 << 63;
+
     /// A manager holding `entries` (`(id, field, live)`, as [`entries`](Self::entries) lists
     /// them) whose next id is `next_id`: how a snapshot is restored. Ids must grow strictly
-    /// and stay below `next_id`.
+    /// and stay below `next_id`, and `next_id` at most [`Self::MAX_NEXT_ID`].
     pub fn restore(
         entries: impl IntoIterator<Item = (u64, ForceField, bool)>,
         next_id: u64,
@@ -587,6 +591,13 @@ impl ForceManager {
             live_bounds: None,
             index: FieldIndex::default(),
         };
+        // Ids never wrap: a counter past MAX_NEXT_ID would run out within any run's reach.
+        if next_id > Self::MAX_NEXT_ID {
+            return Err(ForceRestoreError {
+                id: next_id,
+                next_id,
+            });
+        }
         for (id, field, live) in entries {
             let previous = manager.entries.last().map(|e| e.id.0);
             if id >= next_id || previous.is_some_and(|p| id <= p) {
@@ -674,7 +685,9 @@ fn finite_non_negative(x: f32) -> f32 {
 
 /// [`ForceManager::restore`] was given ids out of order or not below the next id.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("force field id {id} is out of order or not below the next id {next_id}")]
+#[error(
+    "force field id {id} is out of order or not below the next id {next_id}, or the next id is past 2^63"
+)]
 pub struct ForceRestoreError {
     /// The offending id.
     pub id: u64,
@@ -1376,6 +1389,9 @@ mod tests {
         );
         assert!(f.with_time_decay(f32::INFINITY).is_err());
         assert!(KnockbackParams::default().validate().is_ok());
+        // A restored counter with no room left is refused: ids never wrap.
+        assert!(ForceManager::restore([], u64::MAX).is_err());
+        assert!(ForceManager::restore([], ForceManager::MAX_NEXT_ID).is_ok());
         assert_eq!(
             KnockbackParams::default().with_drag(1.0, -2.0).validate(),
             Err(KnockbackParamsError {

@@ -223,7 +223,10 @@ impl GoalFill {
             .filter(|&i| self.covered[i as usize] >= TAKEN)
             .collect();
         taken.sort_unstable();
-        self.taken_edge_cells = taken.iter().filter(|&&i| self.depth[i as usize] == 1).count();
+        self.taken_edge_cells = taken
+            .iter()
+            .filter(|&&i| self.depth[i as usize] == 1)
+            .count();
         // The steps are searched again only when the taken cells changed: when one was
         // freed, or a quarter of the targets (at least one) were taken since the last
         // search, or there were no targets left: between

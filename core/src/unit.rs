@@ -413,6 +413,9 @@ pub enum SpawnError {
     /// The group does not exist.
     #[error("group {0} does not exist")]
     NoSuchGroup(u16),
+    /// Every [`UnitId`] has been given out (ids never wrap, so no two units share one).
+    #[error("no unit id is left: {0} units were spawned")]
+    IdsExhausted(u32),
 }
 
 #[cfg(test)]

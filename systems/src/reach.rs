@@ -63,17 +63,28 @@ pub struct GroupStatus {
     pub last_arrival: Option<u64>,
 }
 
-/// The regions of each layer, rebuilt when that layer's costs have changed.
+/// The regions of each layer, rebuilt when that layer's costs have changed, and the regions
+/// of each group's goal, found again when its goal or the regions change.
 #[derive(Debug, Default)]
 pub(crate) struct RegionCache {
-    layers: Mutex<[Option<Regions>; Layer::COUNT]>,
+    state: Mutex<CacheState>,
 }
 
+#[derive(Debug, Default)]
+struct CacheState {
+    layers: [Option<Regions>; Layer::COUNT],
+    /// Per group: what its goal regions were found for (its goal changes and the layers'
+    /// cost versions), and per layer the sorted regions of its goal cells.
+    goals: Vec<(GoalKey, [Vec<u32>; Layer::COUNT])>,
+}
+
+type GoalKey = (u64, [u64; Layer::COUNT]);
+
 impl RegionCache {
-    /// For each group and layer, the sorted regions its goal cells lie in, and the function
-    /// that says whether a unit of that group and layer at a position can reach them.
+    /// The regions, and each group's goal regions per layer, brought up to date.
     fn reach_test<'a>(&'a self, map: &'a Map, groups: &Groups) -> ReachTest<'a> {
-        let mut layers = self.layers.lock();
+        let mut state = self.state.lock();
+        let CacheState { layers, goals } = &mut *state;
         for layer in Layer::ALL {
             let cost = map.cost_field(layer);
             let slot = &mut layers[layer as usize];
@@ -81,41 +92,44 @@ impl RegionCache {
                 *slot = Some(Regions::of(cost));
             }
         }
-        let goal_regions = (0..groups.len())
-            .map(|g| {
-                let goal = &groups.get(g as u16).expect("in range").goal;
-                Layer::ALL.map(|l| {
-                    layers[l as usize]
-                        .as_ref()
-                        .map(|r| r.regions_of(goal.cells()))
-                        .unwrap_or_default()
-                })
-            })
-            .collect();
-        ReachTest {
-            map,
-            regions: layers,
-            goal_regions,
+        let versions = Layer::ALL.map(|l| map.cost_field(l).version());
+        goals.truncate(groups.len());
+        for g in 0..groups.len() {
+            let group = groups.get(g as u16).expect("in range");
+            let key = (group.goal_changes, versions);
+            if goals.get(g).is_some_and(|(k, _)| *k == key) {
+                continue;
+            }
+            let found = Layer::ALL.map(|l| {
+                layers[l as usize]
+                    .as_ref()
+                    .map(|r| r.regions_of(group.goal.cells()))
+                    .unwrap_or_default()
+            });
+            if g < goals.len() {
+                goals[g] = (key, found);
+            } else {
+                goals.push((key, found));
+            }
         }
+        ReachTest { map, state }
     }
 }
 
 /// The regions and goal regions one question reads.
 struct ReachTest<'a> {
     map: &'a Map,
-    /// Every slot built.
-    regions: MutexGuard<'a, [Option<Regions>; Layer::COUNT]>,
-    /// Per group, per layer.
-    goal_regions: Vec<[Vec<u32>; Layer::COUNT]>,
+    /// Every layer's regions and every group's goal regions up to date.
+    state: MutexGuard<'a, CacheState>,
 }
 
 impl ReachTest<'_> {
     fn reaches(&self, agent: &Agent, pos: glam::Vec2) -> bool {
-        let Some(goals) = self.goal_regions.get(usize::from(agent.group.0)) else {
+        let Some((_, goals)) = self.state.goals.get(usize::from(agent.group.0)) else {
             return false;
         };
         let goals = &goals[agent.layer as usize];
-        let Some(regions) = &self.regions[agent.layer as usize] else {
+        let Some(regions) = &self.state.layers[agent.layer as usize] else {
             return false;
         };
         let cell: Cell = self.map.grid().clamped_cell_at(pos);

@@ -297,6 +297,9 @@ impl Horde {
     /// Spawns a unit into `world` after checking `spec` (see [`UnitSpec::validate`]).
     pub fn spawn(&mut self, world: &mut World, spec: UnitSpec) -> Result<Entity, SimError> {
         spec.validate(self.data.map.get_mut())?;
+        // Ids never wrap (a snapshot may carry any counter): the last one stays unused.
+        let next =
+            (self.next_unit.checked_add(1)).ok_or(SpawnError::IdsExhausted(self.next_unit))?;
         self.ensure_field(spec.group, spec.layer)?;
         let map = self.data.map.get_mut();
         // The first unit sizes the neighbour buckets (at least for radius 0.5): a crowd of
@@ -310,7 +313,7 @@ impl Horde {
             *neighbours = Neighbours::new(grid);
         }
         let id = UnitId(self.next_unit);
-        self.next_unit += 1;
+        self.next_unit = next;
         Ok(world.spawn((
             id,
             Position(spec.position),
@@ -812,5 +815,30 @@ impl Simulation {
     /// The map.
     pub fn map(&self) -> RwLockReadGuard<'_, Map> {
         self.horde.map()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Unit ids never wrap: once the counter (which a snapshot may carry at any value) has
+    /// no id left, spawning is refused and nothing changes.
+    #[test]
+    fn spawning_past_the_last_unit_id_is_refused() {
+        let map = Map::new(horde_core::Grid::new(8, 8).unwrap());
+        let mut horde = Horde::new(map, SimConfig::default()).unwrap();
+        let mut world = World::new();
+        let group = horde.add_group(GoalSet::single(Cell::new(1, 1))).unwrap();
+        horde.next_unit = u32::MAX - 1;
+        let spec = UnitSpec::at(glam::Vec2::new(4.5, 4.5)).with_group(group);
+        horde.spawn(&mut world, spec).unwrap();
+        let refused = horde.spawn(&mut world, spec);
+        assert!(
+            matches!(refused, Err(SimError::Spawn(SpawnError::IdsExhausted(_)))),
+            "{refused:?}"
+        );
+        assert_eq!(world.len(), 1);
+        assert_eq!(horde.next_unit, u32::MAX);
     }
 }

@@ -10,7 +10,7 @@
 
 use glam::Vec2;
 use horde_core::{
-    Agent, Cell, Clearance, Fan, FillWay, Layer, Map, NavField, Position, Steering, Stun,
+    Agent, Cell, Clearance, Fan, FillWay, GoalFill, Layer, Map, NavField, Position, Steering, Stun,
     TurnLimit, UnitId, UnitSpec, Velocity, avoid_walls, blend_and_turn, unit_noise,
     without_part_into,
 };
@@ -92,6 +92,10 @@ pub(crate) fn steer_units(data: &FrameData, ctx: &StageContext<'_>) {
         }
     });
 }
+
+/// Cells (Chebyshev) from a goal area within which a unit stopped by resting friends slides
+/// on toward room at the area's edge instead of settling.
+const ROOM_REACH: u32 = 4;
 
 /// How many touching bodies a unit's motion is kept out of (the first ones found).
 pub(crate) const BLOCKERS: usize = 4;
@@ -349,10 +353,20 @@ impl<'a> Frame<'a> {
                 .is_none_or(|c| cost.get(c) == horde_core::WALL)
         };
         let left = way.perp();
-        // Outside a goal area that still has room at its edge, a unit walks on: the area
-        // takes it; stopped by resting friends, it slides along them toward that room (the
-        // field leads to the nearest goal cells, which may be the taken ones).
-        let may_settle = !in_area && self.fills.get(agent.group.0).is_none_or(|f| !f.has_room());
+        // Outside a goal area that still has room at its edge, a unit close to the area
+        // walks on: the area takes it; stopped by resting friends, it slides along them
+        // toward that room (the field leads to the nearest goal cells, which may be the
+        // taken ones). Farther out it settles: sliding round a whole blob toward room on
+        // the far side would never end.
+        let near_area = self
+            .goal_box
+            .get(g)
+            .is_some_and(|b| b.chebyshev(cell) <= ROOM_REACH);
+        let room = self
+            .fills
+            .get(agent.group.0)
+            .is_some_and(GoalFill::has_room);
+        let may_settle = !in_area && !(room && near_area);
         let ahead_closed = rest.ahead && !in_area;
         let resting = at_goal
             || (may_settle
