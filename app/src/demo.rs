@@ -10,8 +10,8 @@ use std::path::PathBuf;
 use clap::Args;
 use glam::Vec2;
 use horde_core::{
-    Cell, ForceField, ForceKind, GoalSet, GroupId, Layer, LevelConfig, Terrain, UnitSpec, WALL,
-    generate_level,
+    Cell, ForceField, ForceKind, GoalSet, GroupId, Layer, LevelConfig, Regions, Terrain, UnitSpec,
+    WALL, generate_level,
 };
 use horde_systems::{SimConfig, Simulation};
 
@@ -107,9 +107,18 @@ pub fn build(args: &RunArgs, threads: usize) -> Result<Plan, AppError> {
     }
     let per_group = units.div_ceil(3);
     let mut spawned = 0;
+    // Only cells from which the lair can be reached (the level guarantees it for the
+    // spawns, not for every pocket beside them).
+    let regions = Regions::of(sim.map().cost_field(Layer::Ground));
+    let goal_regions = regions.regions_of(approach.cells());
+    let reaches = |c: Cell| {
+        regions
+            .region(c)
+            .is_some_and(|r| goal_regions.binary_search(&r).is_ok())
+    };
     for (g, tile) in spawns.iter().enumerate().take(3) {
         let centre = level.tile_centre(*tile);
-        let cells = open_cells_near(&sim, centre, per_group as usize);
+        let cells = open_cells_near(&sim, centre, per_group as usize, reaches);
         for (i, c) in cells.into_iter().enumerate() {
             if spawned == units {
                 break;
@@ -132,12 +141,18 @@ pub fn build(args: &RunArgs, threads: usize) -> Result<Plan, AppError> {
         frames: args.frames.unwrap_or(900),
         dt: DT,
         events,
-        group_names: Vec::new(),
+        // As scenarios/demo.toml names them.
+        group_names: ["left", "middle", "right"].map(String::from).to_vec(),
     })
 }
 
-/// Up to `n` open ground cells nearest `centre` (ring by ring).
-pub fn open_cells_near(sim: &Simulation, centre: Vec2, n: usize) -> Vec<Cell> {
+/// Up to `n` open ground cells nearest `centre` (ring by ring) that `keep` accepts.
+pub fn open_cells_near(
+    sim: &Simulation,
+    centre: Vec2,
+    n: usize,
+    keep: impl Fn(Cell) -> bool,
+) -> Vec<Cell> {
     let map = sim.map();
     let grid = map.grid();
     let c = grid.clamped_cell_at(centre);
@@ -151,7 +166,10 @@ pub fn open_cells_near(sim: &Simulation, centre: Vec2, n: usize) -> Vec<Cell> {
                     continue;
                 }
                 let (cx, cy) = (i64::from(c.x) + x, i64::from(c.y) + y);
-                if grid.contains(cx, cy) && cost.get(Cell::new(cx as u32, cy as u32)) != WALL {
+                if grid.contains(cx, cy)
+                    && cost.get(Cell::new(cx as u32, cy as u32)) != WALL
+                    && keep(Cell::new(cx as u32, cy as u32))
+                {
                     out.push(Cell::new(cx as u32, cy as u32));
                     if out.len() == n {
                         return out;
@@ -202,7 +220,7 @@ fn demo_events(sim: &Simulation) -> Result<Vec<TimedEvent>, AppError> {
     });
     // Group 2 is sent to the middle of the map instead.
     let map_centre = sim.map().grid().clamped_cell_at(centre);
-    let cells = open_cells_near(sim, sim.map().grid().cell_centre(map_centre), 64);
+    let cells = open_cells_near(sim, sim.map().grid().cell_centre(map_centre), 64, |_| true);
     let goal = GoalSet::new(cells).map_err(|e| AppError::Failed(e.to_string()))?;
     events.push(TimedEvent {
         frame: 240,

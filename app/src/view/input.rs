@@ -309,7 +309,7 @@ pub fn apply(sim: &mut Simulation, action: &Action) -> Result<String, String> {
             if usize::from(group.0) >= sim.horde().groups().len() {
                 return Err(format!("group {} does not exist", group.0));
             }
-            let cells = open_cells_near(sim, *centre, *count as usize);
+            let cells = open_cells_near(sim, *centre, *count as usize, |_| true);
             let mut spawned = 0u32;
             for c in cells {
                 let pos = sim.map().grid().cell_centre(c);
