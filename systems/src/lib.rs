@@ -19,6 +19,7 @@ mod parallel_integration;
 mod simulation;
 mod snapshot;
 mod sort_units;
+mod unit_check;
 
 pub use body_stats::BodyStats;
 pub use config::{ConfigError, ContactConfig, SimConfig};
@@ -33,6 +34,6 @@ pub use job_graph::{
 pub use parallel_integration::{ParallelIntegration, Workers};
 pub use simulation::{Horde, SimError, Simulation, UnitState, state_hash, unit_states};
 pub use snapshot::{
-    FileError, FileKind, MAX_SNAPSHOT_FILE_BYTES, REPLAY_VERSION, Replay, ReplayError,
-    SNAPSHOT_VERSION, Snapshot, write_atomic,
+    FileError, FileKind, MAX_ORIGIN_NAME_BYTES, MAX_SNAPSHOT_FILE_BYTES, Origin, REPLAY_VERSION,
+    Replay, ReplayError, SNAPSHOT_VERSION, Snapshot, write_atomic,
 };
