@@ -100,7 +100,7 @@ pub fn load_plan(
     units: Option<u32>,
 ) -> Result<Plan, AppError> {
     check_threads(overrides.threads)?;
-    match scenario {
+    let mut plan = match scenario {
         Some(path) => {
             if units.is_some() {
                 return Err(AppError::BadInput(
@@ -127,10 +127,68 @@ pub fn load_plan(
             };
             demo::build(&args, threads)
         }
-    }
+    }?;
+    let fingerprint = plan.fingerprint();
+    let name = plan.name.clone();
+    plan.sim.set_scenario(&name, fingerprint);
+    Ok(plan)
 }
 
 impl Plan {
+    /// A fingerprint of what the plan runs, saved in its snapshots so that `--resume` with
+    /// a snapshot of another plan is refused: its name, time step and events, and the
+    /// simulation as built (every unit's id, position and parameters, every group's goal,
+    /// every force field). The map and the settings (the seed among them) are compared on
+    /// their own ([`horde_systems::Snapshot::differences`]); the frame count and the thread
+    /// count are not part of it (a run may be resumed for longer, on other threads).
+    #[must_use]
+    pub fn fingerprint(&self) -> u64 {
+        use horde_core::{Agent, Mass, Position, UnitId};
+        use std::fmt::Write;
+        let mut h = horde_core::Fnv::default();
+        h.bytes(self.name.as_bytes());
+        h.word(u64::from(self.dt.to_bits()));
+        // Formatting into the hash cannot fail.
+        let _ = write!(h, "{:?}", self.events);
+        let world = self.sim.world();
+        let mut units: Vec<[u32; 11]> = world
+            .query::<(&UnitId, &Position, &Mass, &Agent)>()
+            .iter()
+            .map(|(id, p, m, a)| {
+                [
+                    id.0,
+                    p.0.x.to_bits(),
+                    p.0.y.to_bits(),
+                    m.0.to_bits(),
+                    a.radius.to_bits(),
+                    a.max_speed.to_bits(),
+                    a.turn_rate.to_bits(),
+                    a.layer as u32,
+                    u32::from(a.group.0),
+                    u32::from(a.controllable),
+                    0,
+                ]
+            })
+            .collect();
+        units.sort_unstable();
+        h.word(units.len() as u64);
+        for u in units {
+            for w in u {
+                h.word(u64::from(w));
+            }
+        }
+        let horde = self.sim.horde();
+        let groups = horde.groups();
+        for g in (0..groups.len()).filter_map(|i| u16::try_from(i).ok().and_then(|i| groups.get(i)))
+        {
+            let _ = write!(h, "{:?}", g.goal);
+        }
+        for entry in horde.forces().entries() {
+            let _ = write!(h, "{entry:?}");
+        }
+        h.0
+    }
+
     /// The worker threads the plan's simulation runs on.
     #[must_use]
     pub fn threads(&self) -> usize {

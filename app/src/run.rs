@@ -255,19 +255,19 @@ pub fn file_error(e: FileError) -> AppError {
     }
 }
 
-/// Replaces the plan's simulation by the snapshot at `path`, after checking it fits the plan.
+/// Replaces the plan's simulation by the snapshot at `path`, after checking it was taken
+/// from this plan ([`Snapshot::differences`]: the map it started on, the seed, the settings
+/// and the scenario's fingerprint). A snapshot of another run is bad input (exit code 2)
+/// naming everything that differs.
 fn resume(plan: &mut Plan, path: &Path, threads: usize) -> Result<(), AppError> {
     let snapshot = Snapshot::load(path).map_err(file_error)?;
-    let planned = (plan.sim.map().width(), plan.sim.map().height());
-    if snapshot.map_size() != planned {
+    let differences = snapshot.differences(plan.sim.horde());
+    if !differences.is_empty() {
         return Err(AppError::BadInput(format!(
-            "{}: the snapshot is of a {}x{} map, but {} runs on a {}x{} map: resume with the scenario the snapshot was taken from",
+            "{}: the snapshot was taken from another run than {}: {}; resume with the scenario and options the snapshot was taken with",
             path.display(),
-            snapshot.map_size().0,
-            snapshot.map_size().1,
             printable(&plan.name),
-            planned.0,
-            planned.1
+            printable(&differences.join("; "))
         )));
     }
     plan.sim = Simulation::from_snapshot(&snapshot, threads).map_err(|e| match e {

@@ -405,3 +405,200 @@ fn two_runs_cannot_share_a_snapshot_folder() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--resume` refuses a snapshot of another run (exit code 2, saying what differs): another
+/// scenario on a map of the same size (other walls, other units), another seed, other
+/// settings; the snapshot of the same run resumes.
+#[test]
+fn resume_refuses_a_snapshot_of_another_run() {
+    let dir = scratch("hardening", "resume-fingerprint");
+    let rows = |wall: char| {
+        format!(
+            "[map]\nrows = \"\"\"\n............\n....{wall}.......\n....{wall}.......\n\
+             ............\n............\n............\n\"\"\"\n"
+        )
+    };
+    let group = |count: u32| {
+        format!(
+            "[[group]]\ncount = {count}\nspawn = {{ x = 0, y = 0, w = 4, h = 6 }}\ngoal = [[10, 4]]\n"
+        )
+    };
+    let write = |file: &str, text: String| {
+        let path = dir.join(file);
+        std::fs::write(&path, text).unwrap();
+        path
+    };
+    let a = write(
+        "a.toml",
+        format!(
+            "name = \"a\"\nseed = 2\nframes = 20\n{}{}",
+            rows('#'),
+            group(20)
+        ),
+    );
+    let b = write(
+        "b.toml",
+        format!(
+            "name = \"b\"\nseed = 2\nframes = 20\n{}{}",
+            rows('.'),
+            group(3)
+        ),
+    );
+    // Same map and units as `a`, another name and events: another scenario.
+    let c = write(
+        "c.toml",
+        format!(
+            "name = \"c\"\nseed = 2\nframes = 20\n{}{}[[force]]\nkind = \"explosion\"\n\
+             x = 9.0\ny = 5.0\nradius = 1.0\nstrength = 1.0\nframe = 15\n",
+            rows('#'),
+            group(20)
+        ),
+    );
+    let snaps = dir.join("snaps");
+    let out = horde()
+        .arg("run")
+        .arg(&a)
+        .args(["--threads", "1", "--snapshot-every", "10", "--snapshot-dir"])
+        .arg(&snaps)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let snap = snaps.join("frame-00000010.hsnap");
+    let resume = |scenario: &Path, extra: &[&str]| {
+        let mut args = vec![os("run"), scenario.as_os_str(), os("--threads"), os("1")];
+        args.extend(extra.iter().map(|s| os(s)));
+        args.extend([os("--resume"), snap.as_os_str()]);
+        args.iter().map(|s| s.to_os_string()).collect::<Vec<_>>()
+    };
+    let refused = |args: Vec<std::ffi::OsString>| {
+        let args: Vec<&std::ffi::OsStr> = args.iter().map(|s| s.as_os_str()).collect();
+        bad_input(&args, 30)
+    };
+    let err = refused(resume(&b, &[]));
+    assert!(err.contains("another run") && err.contains("map:"), "{err}");
+    assert!(err.contains("scenario:") && err.contains("\"a\""), "{err}");
+    let err = refused(resume(&c, &[]));
+    assert!(err.contains("scenario:") && !err.contains("map:"), "{err}");
+    let err = refused(resume(&a, &["--seed", "1"]));
+    assert!(
+        err.contains("seed: the snapshot's is 2, this run's 1"),
+        "{err}"
+    );
+    // The demo: another seed is another level (and seed).
+    let demo = snaps.join("../demo");
+    let out = horde()
+        .args(["run", "--units", "30", "--frames", "4", "--threads", "1"])
+        .args(["--snapshot-every", "2", "--snapshot-dir"])
+        .arg(&demo)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let demo_snap = demo.join("frame-00000002.hsnap");
+    let err = bad_input(
+        &[
+            os("run"),
+            os("--units"),
+            os("30"),
+            os("--seed"),
+            os("2"),
+            os("--resume"),
+            demo_snap.as_os_str(),
+        ],
+        30,
+    );
+    assert!(err.contains("seed:"), "{err}");
+    let err = bad_input(
+        &[
+            os("run"),
+            os("--units"),
+            os("31"),
+            os("--resume"),
+            demo_snap.as_os_str(),
+        ],
+        30,
+    );
+    assert!(err.contains("scenario:"), "{err}");
+    // The run the snapshot came from resumes, on another thread count too.
+    let out = horde()
+        .arg("run")
+        .arg(&a)
+        .args(["--threads", "2", "--resume"])
+        .arg(&snap)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A scenario of many force tables is parsed in batches: its peak memory stays a small
+/// multiple of the file (it was about 34 times the file: 1 GB for 30 MB).
+#[test]
+fn a_scenario_of_many_force_tables_parses_in_bounded_memory() {
+    let dir = scratch("hardening", "many-forces");
+    let mut text = String::from(
+        "name = \"forces\"\nframes = 1\nthreads = 1\n[map]\ngenerate = { width = 64, height = 64 }\n\
+         [[group]]\ncount = 10\nspawn = { x = 1, y = 1, w = 5, h = 5 }\ngoal = [[50, 50]]\n",
+    );
+    let mut i = 0u32;
+    while text.len() < 8 << 20 {
+        text.push_str(&format!(
+            "[[force]]\nkind = \"explosion\"\nx = {}.5\ny = {}.25\nradius = 3.0\nstrength = 5.0\n\
+             duration = 1e9\nframe = {}\n",
+            i % 64,
+            (i / 64) % 64,
+            i % 1000
+        ));
+        i += 1;
+    }
+    // One bad table far down still names its index and line.
+    let bad_line = text.lines().count() + 4;
+    text.push_str(
+        "[[force]]\nkind = \"explosion\"\nx = 1.0\ny = nan\nradius = 2.0\nstrength = 1.0\n",
+    );
+    let bad = dir.join("bad.toml");
+    std::fs::write(&bad, &text).unwrap();
+    let out = horde().arg("run").arg(&bad).output().unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!(":{bad_line}: force[{i}].y")),
+        "line {bad_line}, force[{i}]: {err}"
+    );
+    let good = dir.join("good.toml");
+    let cut = text.rfind("[[force]]").unwrap();
+    std::fs::write(&good, &text[..cut]).unwrap();
+    // A long run: its peak memory (VmHWM) is read while it runs, after the parse.
+    let mut child = horde()
+        .arg("run")
+        .arg(&good)
+        .args(["--frames", "1000000"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let peak = |pid: u32| -> Option<u64> {
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+        let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+        line.split_whitespace().nth(1)?.parse().ok()
+    };
+    let started = Instant::now();
+    let mut seen = 0;
+    while started.elapsed() < Duration::from_secs(8) {
+        std::thread::sleep(Duration::from_millis(100));
+        match peak(child.id()) {
+            Some(kib) => seen = seen.max(kib),
+            None => break,
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    let file_kib = (cut / 1024) as u64;
+    if Path::new("/proc/self/status").exists() {
+        assert!(seen > 0, "no VmHWM read");
+        assert!(
+            seen < 8 * file_kib,
+            "peak {seen} KiB for a {file_kib} KiB scenario"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

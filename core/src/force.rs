@@ -397,29 +397,67 @@ pub struct ForceManager {
     index: FieldIndex,
 }
 
-/// The live fields by area: [`ForceManager`]'s live bounds cut into at most
-/// [`FieldIndex::SIDE`] x [`FieldIndex::SIDE`] square cells, each listing the live fields
-/// whose box overlaps it, in insertion order (so a sum over a cell's list adds the same
-/// fields in the same order as a sum over every field: bit for bit the same force). A battle
-/// with hundreds of explosions then costs each unit the few near it, not all of them.
+/// The live fields by area: [`ForceManager`]'s live bounds cut into
+/// [`FieldIndex::SIDE`] x [`FieldIndex::SIDE`] square cells (level 0), and coarser levels
+/// of that grid, each with cells twice as wide as the one below, up to one cell for the
+/// whole box (a pyramid of [`FieldIndex::LEVELS`] grids). A field is listed on the finest
+/// level where its box overlaps at most 2 x 2 cells, in those cells only: building the
+/// index costs at most four entries a field whatever its size (a field as wide as the
+/// bounds used to be listed in all 4,096 cells). A point's fields are the lists of the one
+/// cell holding it on each level that has fields, merged in insertion order, so a sum over
+/// them adds the same fields in the same order as a sum over every field: bit for bit the
+/// same force. A battle with hundreds of explosions then costs each unit the few near it,
+/// not all of them.
 #[derive(Clone, Debug, Default)]
 struct FieldIndex {
     origin: Vec2,
-    /// 1 / cell side.
+    /// 1 / cell side on level 0.
     scale: f32,
-    columns: u32,
-    rows: u32,
-    /// The fields of cell `c` are `fields[start[c]..start[c + 1]]`.
+    /// Bit `k`: level `k` lists some field.
+    levels: u8,
+    /// The fields of cell `c` (numbered across the levels, level 0 first) are
+    /// `fields[start[c]..start[c + 1]]`.
     start: Vec<u32>,
-    /// Entry indices.
-    fields: Vec<u32>,
+    /// Entry indices with their boxes (so that a field whose box misses is rejected
+    /// without reading its entry).
+    fields: Vec<Listed>,
+}
+
+/// A field listed in a cell of the [`FieldIndex`]: its entry index and its box.
+#[derive(Clone, Copy, Debug, Default)]
+struct Listed {
+    entry: u32,
+    min: Vec2,
+    max: Vec2,
 }
 
 impl FieldIndex {
-    /// Most cells along a side.
+    /// Cells along a side of level 0.
     const SIDE: u32 = 64;
+    /// Levels of the pyramid: sides 64, 32, ..., 1.
+    const LEVELS: u32 = Self::SIDE.trailing_zeros() + 1;
 
-    /// The index of the live `entries`, whose boxes together span `bounds`.
+    /// The first cell number of level `level`.
+    const fn level_start(level: u32) -> usize {
+        let mut start = 0;
+        let mut k = 0;
+        while k < level {
+            let side = (Self::SIDE >> k) as usize;
+            start += side * side;
+            k += 1;
+        }
+        start
+    }
+
+    /// The cell number of level-0 column and row `(x, y)` on level `level`.
+    #[inline]
+    fn cell_number(level: u32, (x, y): (u32, u32)) -> usize {
+        let side = (Self::SIDE >> level) as usize;
+        Self::level_start(level) + (y >> level) as usize * side + (x >> level) as usize
+    }
+
+    /// The index of the live `entries`, whose boxes together span `bounds`. Costs the live
+    /// fields plus the pyramid's cells (5,461), whatever the fields' sizes.
     fn build(entries: &[Entry], bounds: Option<(Vec2, Vec2)>) -> Self {
         let Some((min, max)) = bounds else {
             return Self::default();
@@ -433,14 +471,11 @@ impl FieldIndex {
         let mut index = Self {
             origin: min,
             scale: 1.0 / side,
-            columns: 0,
-            rows: 0,
+            levels: 0,
             start: Vec::new(),
             fields: Vec::new(),
         };
-        (index.columns, index.rows) = index.cell(max);
-        (index.columns, index.rows) = (index.columns + 1, index.rows + 1);
-        let cells = (index.columns * index.rows) as usize;
+        let cells = Self::level_start(Self::LEVELS);
         let live = || (0u32..).zip(entries).filter(|(_, e)| e.live);
         // Count, prefix sums, then place (in entry order, so every list is ascending).
         let mut start = vec![0u32; cells + 1];
@@ -451,21 +486,27 @@ impl FieldIndex {
             start[c + 1] += start[c];
         }
         let mut next = start.clone();
-        let mut fields = vec![0; start[cells] as usize];
+        let mut fields = vec![Listed::default(); start[cells] as usize];
         for (i, e) in live() {
-            index.for_each_cell(e.min, e.max, |c| {
-                fields[next[c] as usize] = i;
+            let listed = Listed {
+                entry: i,
+                min: e.min,
+                max: e.max,
+            };
+            let level = index.for_each_cell(e.min, e.max, |c| {
+                fields[next[c] as usize] = listed;
                 next[c] += 1;
             });
+            index.levels |= 1 << level;
         }
         index.start = start;
         index.fields = fields;
         index
     }
 
-    /// Column and row of the cell holding `pos` (clamped to the index; `pos` is within the
-    /// live bounds when asked for a force). Monotone in each coordinate, so a box's cells
-    /// are those between its corners' cells.
+    /// Level-0 column and row of the cell holding `pos` (clamped to the index; `pos` is
+    /// within the live bounds when asked for a force). Monotone in each coordinate, so a
+    /// box's cells are those between its corners' cells, on every level.
     #[inline]
     fn cell(&self, pos: Vec2) -> (u32, u32) {
         let local = (pos - self.origin) * self.scale;
@@ -474,24 +515,73 @@ impl FieldIndex {
         ((local.x as u32).min(last), (local.y as u32).min(last))
     }
 
-    fn for_each_cell(&self, min: Vec2, max: Vec2, mut f: impl FnMut(usize)) {
+    /// Calls `f` with the cells of the level where the box `min..=max` overlaps at most
+    /// 2 x 2 cells (the finest such), and returns that level.
+    fn for_each_cell(&self, min: Vec2, max: Vec2, mut f: impl FnMut(usize)) -> u32 {
         let ((x0, y0), (x1, y1)) = (self.cell(min), self.cell(max));
-        for y in y0..=y1.min(self.rows - 1) {
-            for x in x0..=x1.min(self.columns - 1) {
-                f((y * self.columns + x) as usize);
+        let level = (0..Self::LEVELS)
+            .find(|&k| (x1 >> k) - (x0 >> k) <= 1 && (y1 >> k) - (y0 >> k) <= 1)
+            .unwrap_or(Self::LEVELS - 1);
+        for y in (y0 >> level)..=(y1 >> level) {
+            for x in (x0 >> level)..=(x1 >> level) {
+                f(Self::cell_number(level, (x << level, y << level)));
             }
         }
+        level
     }
 
-    /// The entry indices of the live fields whose box may hold `pos`, ascending.
+    /// Calls `f` with the entry index of every live field whose box holds `pos`, in
+    /// ascending order.
     #[inline]
-    fn fields_at(&self, pos: Vec2) -> &[u32] {
-        if self.columns == 0 {
-            return &[];
+    fn for_each_field_at(&self, pos: Vec2, mut f: impl FnMut(u32)) {
+        self.for_each_listed_at(pos, |l| {
+            if inside(pos, l.min, l.max) {
+                f(l.entry);
+            }
+        });
+    }
+
+    /// Calls `f` with every field listed in a cell holding `pos`, in ascending entry order.
+    #[inline]
+    fn for_each_listed_at(&self, pos: Vec2, mut f: impl FnMut(&Listed)) {
+        if self.levels == 0 {
+            return;
         }
-        let (x, y) = self.cell(pos);
-        let c = (y.min(self.rows - 1) * self.columns + x.min(self.columns - 1)) as usize;
-        &self.fields[self.start[c] as usize..self.start[c + 1] as usize]
+        let cell = self.cell(pos);
+        let list = |level: u32| {
+            let c = Self::cell_number(level, cell);
+            &self.fields[self.start[c] as usize..self.start[c + 1] as usize]
+        };
+        if self.levels.is_power_of_two() {
+            list(self.levels.trailing_zeros()).iter().for_each(f);
+            return;
+        }
+        // Several levels: merge their lists (each ascending) into insertion order.
+        let mut lists: [&[Listed]; Self::LEVELS as usize] = [&[]; Self::LEVELS as usize];
+        let mut n = 0;
+        for level in 0..Self::LEVELS {
+            if self.levels >> level & 1 == 1 {
+                let l = list(level);
+                if !l.is_empty() {
+                    lists[n] = l;
+                    n += 1;
+                }
+            }
+        }
+        let lists = &mut lists[..n];
+        loop {
+            let mut best: Option<usize> = None;
+            for (k, l) in lists.iter().enumerate() {
+                if let Some(head) = l.first()
+                    && best.is_none_or(|b| head.entry < lists[b][0].entry)
+                {
+                    best = Some(k);
+                }
+            }
+            let Some(b) = best else { return };
+            f(&lists[b][0]);
+            lists[b] = &lists[b][1..];
+        }
     }
 }
 
@@ -619,18 +709,27 @@ impl ForceManager {
     /// Starts a frame of `dt` seconds: ages the live fields by `dt`, drops the expired ones
     /// and makes the pending ones live (see the type's docs). A NaN, negative or infinite
     /// `dt` counts as `0.0` (time stands still; impulses still last one frame).
+    ///
+    /// The index of the live fields is rebuilt only when a field became live or was
+    /// dropped: long-lived fields cost nothing from frame to frame.
     pub fn advance(&mut self, dt: f32) {
         let dt = finite_non_negative(dt);
+        let mut changed = false;
         self.entries.retain_mut(|entry| {
             if !entry.live {
                 entry.live = true;
+                changed = true;
                 return true;
             }
             let field = &mut entry.field;
             field.elapsed += dt;
-            !(field.duration == 0.0 || field.elapsed >= field.duration)
+            let keep = !(field.duration == 0.0 || field.elapsed >= field.duration);
+            changed |= !keep;
+            keep
         });
-        self.update_bounds();
+        if changed {
+            self.update_bounds();
+        }
     }
 
     /// The total force on a unit at `pos`: the sum, in insertion order, of
@@ -648,12 +747,12 @@ impl ForceManager {
             return Vec2::ZERO;
         }
         let mut total = Vec2::ZERO;
-        for &i in self.index.fields_at(pos) {
-            let entry = &self.entries[i as usize];
-            if entry.field.affects(controllable) && inside(pos, entry.min, entry.max) {
-                total += entry.field.force_at(pos);
+        self.index.for_each_field_at(pos, |i| {
+            let field = &self.entries[i as usize].field;
+            if field.affects(controllable) {
+                total += field.force_at(pos);
             }
-        }
+        });
         total
     }
 
@@ -1409,5 +1508,48 @@ mod tests {
                 .validate()
                 .is_err()
         );
+    }
+}
+
+#[cfg(test)]
+mod index_cost {
+    use super::*;
+
+    /// The index holds at most four entries a field whatever the fields' sizes (a field as
+    /// wide as the live bounds used to be listed in all 4,096 cells), and advancing fields
+    /// that neither start nor end keeps it as it is.
+    #[test]
+    fn the_index_grows_with_the_fields_not_their_area() {
+        let mut m = ForceManager::new();
+        for i in 0..2_000u16 {
+            let position = Vec2::new(f32::from(i % 50), f32::from(i / 50));
+            let radius = if i % 2 == 0 { 500.0 } else { 0.7 };
+            let field = ForceField::new(position, ForceKind::Attractor, radius, 1.0)
+                .and_then(|f| f.with_duration(ForceField::FOREVER))
+                .unwrap();
+            m.add(field);
+        }
+        m.advance(0.1);
+        assert!(
+            m.index.fields.len() <= 4 * m.len(),
+            "{}",
+            m.index.fields.len()
+        );
+        let built = m.index.fields.as_ptr();
+        m.advance(0.1);
+        assert_eq!(m.index.fields.as_ptr(), built, "not rebuilt");
+        // Still every field: the force equals the sum over every field, bit for bit.
+        for p in [
+            Vec2::new(3.3, 7.1),
+            Vec2::new(49.0, 39.5),
+            Vec2::new(-100.0, 20.0),
+        ] {
+            let every = m
+                .entries
+                .iter()
+                .filter(|e| e.live)
+                .fold(Vec2::ZERO, |t, e| t + e.field.force_at(p));
+            assert_eq!(m.force_at(p, false), every);
+        }
     }
 }

@@ -59,7 +59,7 @@ pub use hierarchy::{
 };
 pub use integration::{FieldError, IntegrationField, UNREACHABLE};
 pub use level::{Level, LevelConfig, LevelError, LevelWeights, generate_level};
-pub use map::{Map, TerrainLengthError};
+pub use map::{Fnv, Map, TerrainLengthError};
 pub use map_format::{
     MAX_MAP_FILE_BYTES, MapFormat, MapFormatError, MapFormatErrorKind, Scenario, ScenarioLine,
     load_map, load_scenario, movingai_char, parse_ascii_map, parse_movingai_map, parse_scenario,

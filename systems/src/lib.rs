@@ -20,6 +20,7 @@ mod reach;
 mod simulation;
 mod snapshot;
 mod sort_units;
+mod unit_check;
 
 pub use body_stats::BodyStats;
 pub use config::{ConfigError, ContactConfig, SimConfig};
@@ -35,6 +36,6 @@ pub use parallel_integration::{ParallelIntegration, Workers};
 pub use reach::{GroupReach, GroupStatus, UnitStatus};
 pub use simulation::{Horde, SimError, Simulation, UnitState, state_hash};
 pub use snapshot::{
-    FileError, FileKind, MAX_SNAPSHOT_FILE_BYTES, REPLAY_VERSION, Replay, ReplayError,
-    SNAPSHOT_VERSION, Snapshot, write_atomic,
+    FileError, FileKind, MAX_ORIGIN_NAME_BYTES, MAX_SNAPSHOT_FILE_BYTES, Origin, REPLAY_VERSION,
+    Replay, ReplayError, SNAPSHOT_VERSION, Snapshot, write_atomic,
 };

@@ -93,6 +93,10 @@ pub struct Horde {
     pub(crate) next_unit: u32,
     last_report: Option<FrameReport>,
     last_quarantined: Vec<UnitId>,
+    /// Scratch of the unit check before each frame (a bit per unit id).
+    seen_ids: Vec<u64>,
+    /// Where it came from (saved in snapshots).
+    pub(crate) origin: crate::snapshot::Origin,
     /// The name the storage sort has in frame reports.
     sort_step: Arc<str>,
     /// Each layer's connected regions, for [`Horde::reachability`].
@@ -112,6 +116,7 @@ impl Horde {
     /// Horde on `map` with `config` (starts `config.threads` threads, the caller included).
     pub fn new(map: Map, config: SimConfig) -> Result<Self, SimError> {
         config.validate()?;
+        let map_fingerprint = map.fingerprint();
         let clearance = Layer::ALL
             .iter()
             .map(|&l| Clearance::build(map.cost_field(l)))
@@ -143,6 +148,11 @@ impl Horde {
             next_unit: 0,
             last_report: None,
             last_quarantined: Vec::new(),
+            seen_ids: Vec::new(),
+            origin: crate::snapshot::Origin {
+                map: map_fingerprint,
+                ..Default::default()
+            },
             sort_step: Arc::from("sort_units"),
             regions: crate::reach::RegionCache::default(),
         })
@@ -152,6 +162,23 @@ impl Horde {
     #[must_use]
     pub fn config(&self) -> &SimConfig {
         &self.data.config
+    }
+
+    /// Where this simulation came from (saved in its snapshots; see
+    /// [`Origin`](crate::Origin)).
+    #[must_use]
+    pub fn origin(&self) -> &crate::snapshot::Origin {
+        &self.origin
+    }
+
+    /// Names the scenario this simulation runs and gives its fingerprint (any hash of what
+    /// defines the scenario, 0 for none), saved in snapshots so that
+    /// [`Snapshot::differences`](crate::Snapshot::differences) detects a snapshot of
+    /// another scenario. The name is cut to
+    /// [`MAX_ORIGIN_NAME_BYTES`](crate::MAX_ORIGIN_NAME_BYTES).
+    pub fn set_scenario(&mut self, name: &str, fingerprint: u64) {
+        self.origin.name = crate::snapshot::origin_name(name);
+        self.origin.scenario = fingerprint;
     }
 
     /// The map (terrain and costs).
@@ -383,11 +410,15 @@ impl Horde {
         }
         puffin::profile_function!();
         self.data.clock.dt = dt;
+        self.last_quarantined.clear();
+        self.check_units(world)?;
         std::mem::swap(&mut self.data.world, world);
         let outcome = self.graph.run(&self.pool, &self.data);
         std::mem::swap(&mut self.data.world, world);
         let mut report = outcome?;
-        self.quarantine(world);
+        let found = std::mem::take(self.data.quarantine.get_mut());
+        self.quarantine(world, found);
+        self.last_quarantined.sort_unstable();
         // Not a stage: it needs the world itself, between frames (see `sort_units`).
         let started = Instant::now();
         let neighbours = self.data.neighbours.get_mut();
@@ -412,15 +443,42 @@ impl Horde {
         Ok(self.last_report.insert(report))
     }
 
-    /// Takes the units the frame found non-finite out of the simulation: their [`Agent`] and
-    /// [`Steering`] move into a [`Quarantined`] component, so no stage sees them again.
-    fn quarantine(&mut self, world: &mut World) {
-        self.last_quarantined.clear();
-        let mut found = std::mem::take(self.data.quarantine.get_mut());
+    /// Before a frame: quarantines every unit that breaks the rules of
+    /// [`crate::unit_check`] (a caller wrote an impossible value into it, or gave it an id
+    /// another unit has), and gives a group a field on a layer a caller moved its units to.
+    fn check_units(&mut self, world: &mut World) -> Result<(), SimError> {
+        let found = {
+            let map = self.data.map.read();
+            let groups = self.data.groups.read();
+            let goal_frames: Vec<u64> = groups.list.iter().map(|g| g.goal_frame).collect();
+            let rules = crate::unit_check::Rules {
+                frame: self.data.clock.frame,
+                next_unit: self.next_unit,
+                grid: map.grid(),
+                goal_frames: &goal_frames,
+            };
+            crate::unit_check::check_world(
+                world,
+                &rules,
+                |g, l| groups.list[usize::from(g.0)].fields[l as usize].is_some(),
+                &mut self.seen_ids,
+            )
+        };
+        for (group, layer) in found.fields {
+            self.ensure_field(group, layer)?;
+        }
+        self.quarantine(world, found.bad);
+        Ok(())
+    }
+
+    /// Takes the units `found` out of the simulation (found non-finite by a frame, or
+    /// breaking the rules before it): their [`Agent`] and [`Steering`] move into a
+    /// [`Quarantined`] component, so no stage sees them again.
+    fn quarantine(&mut self, world: &mut World, mut found: Vec<Entity>) {
         if found.is_empty() {
             return;
         }
-        found.sort_unstable_by_key(|&e| world.get::<&UnitId>(e).map_or(u32::MAX, |id| id.0));
+        found.sort_by_key(|&e| world.get::<&UnitId>(e).map_or(u32::MAX, |id| id.0));
         for entity in found {
             let Ok((agent, steering)) = world.remove::<(Agent, Steering)>(entity) else {
                 continue;
@@ -469,12 +527,14 @@ impl Horde {
         &self.last_quarantined
     }
 
-    /// A hash of every unit's state (ids, positions, velocities, external velocities, stun,
-    /// heading, avoidance side, arrival) in [`UnitId`] order: equal on every machine and
-    /// thread count for the same inputs, so lockstep peers can compare it to detect desyncs.
+    /// A hash of the whole state: every unit's state (ids, positions, velocities, external
+    /// velocities, stun, heading, avoidance side, arrival) in [`UnitId`] order, the
+    /// quarantined units, the terrain, the groups' goals and the force fields (see
+    /// [`state_hash`]). Equal on every machine and thread count for the same inputs, so
+    /// lockstep peers can compare it to detect desyncs.
     #[must_use]
     pub fn state_hash(&self, world: &World) -> u64 {
-        state_hash(world)
+        state_hash(self, world)
     }
 
     /// Every unit of `world` with its state, in [`UnitId`] order.
@@ -526,9 +586,108 @@ pub(crate) fn spatial_cell_size(max_radius: f32, config: &SimConfig) -> f32 {
     bucket_side(max_radius, config.steering.separation_range)
 }
 
-/// FNV-1a over the units' state in [`UnitId`] order (see [`Horde::state_hash`]).
+/// The state hash of [`Horde::state_hash`]: FNV-1a over, in this order,
+///
+/// 1. every simulated unit's state in [`UnitId`] order (id, position, velocity, external
+///    velocity, stun, heading, avoidance side, arrival);
+/// 2. every quarantined unit in id order (id, the frame it was quarantined in, position,
+///    velocity, external velocity, stun, its parameters), so a world of quarantined units
+///    does not hash like an empty one;
+/// 3. the terrain ([`Map::terrain_digest`]) and the cost table;
+/// 4. every group's goal cells and the frame its goal was set;
+/// 5. every force field, pending or live, with its id and every value
+///    ([`ForceManager::entries`]), and the next force id.
+///
+/// So a replay edited to add a terrain edit, a goal change or a force field that moves
+/// nobody no longer matches its recorded hashes.
 #[must_use]
-pub fn state_hash(world: &World) -> u64 {
+pub fn state_hash(horde: &Horde, world: &World) -> u64 {
+    let mut h = UnitHasher::default();
+    units_hash(world, &mut h);
+    let map = horde.data.map.read();
+    h.word(u64::from(map.width()));
+    h.word(u64::from(map.height()));
+    h.word(map.terrain_digest());
+    for t in horde_core::Terrain::ALL {
+        for l in Layer::ALL {
+            h.byte(map.cost_table().cost(t, l));
+        }
+    }
+    let groups = horde.data.groups.read();
+    h.word(groups.list.len() as u64);
+    for g in &groups.list {
+        h.word(g.goal_frame);
+        h.word(g.goal.cells().len() as u64);
+        for c in g.goal.cells() {
+            h.u32(c.x);
+            h.u32(c.y);
+        }
+    }
+    let forces = horde.data.forces.read();
+    h.word(forces.next_id().get());
+    for (id, f, live) in forces.entries() {
+        h.word(id.get());
+        h.byte(u8::from(live));
+        let (kind, a, b) = match f.kind() {
+            horde_core::ForceKind::Explosion => (0, 0, 0),
+            horde_core::ForceKind::Attractor => (1, 0, 0),
+            horde_core::ForceKind::Push { direction } => {
+                (2, direction.x.to_bits(), direction.y.to_bits())
+            }
+            horde_core::ForceKind::Vortex { clockwise } => (3, u32::from(clockwise), 0),
+        };
+        for w in [
+            kind,
+            a,
+            b,
+            f.position().x.to_bits(),
+            f.position().y.to_bits(),
+            f.radius().to_bits(),
+            f.strength().to_bits(),
+            f.duration().to_bits(),
+            f.elapsed().to_bits(),
+            f.falloff(),
+            f.time_decay().to_bits(),
+            u32::from(f.affects_controllable()),
+        ] {
+            h.u32(w);
+        }
+    }
+    h.0
+}
+
+/// FNV-1a, byte by byte.
+struct UnitHasher(u64);
+
+impl Default for UnitHasher {
+    fn default() -> Self {
+        Self(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl UnitHasher {
+    #[inline]
+    fn byte(&mut self, b: u8) {
+        self.0 ^= u64::from(b);
+        self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
+    }
+
+    #[inline]
+    fn u32(&mut self, w: u32) {
+        for b in w.to_le_bytes() {
+            self.byte(b);
+        }
+    }
+
+    fn word(&mut self, w: u64) {
+        for b in w.to_le_bytes() {
+            self.byte(b);
+        }
+    }
+}
+
+/// Parts 1 and 2 of [`state_hash`]: the simulated units, then the quarantined ones.
+fn units_hash(world: &World, h: &mut UnitHasher) {
     let mut rows: Vec<(u32, [u32; 13])> = world
         .query::<(
             &UnitId,
@@ -561,17 +720,54 @@ pub fn state_hash(world: &World) -> u64 {
             )
         })
         .collect();
-    rows.sort_unstable_by_key(|r| r.0);
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    rows.sort_unstable();
+    h.word(rows.len() as u64);
     for (id, words) in rows {
         for w in std::iter::once(id).chain(words) {
-            for b in w.to_le_bytes() {
-                h ^= u64::from(b);
-                h = h.wrapping_mul(0x0100_0000_01b3);
-            }
+            h.u32(w);
         }
     }
-    h
+    let mut quarantined: Vec<(u32, [u32; 15])> = world
+        .query::<(
+            &UnitId,
+            &Position,
+            &Velocity,
+            &ExternalForce,
+            &Stun,
+            &Mass,
+            &Quarantined,
+        )>()
+        .iter()
+        .map(|(id, p, v, e, s, m, q)| {
+            (
+                id.0,
+                [
+                    q.frame as u32,
+                    p.0.x.to_bits(),
+                    p.0.y.to_bits(),
+                    v.0.x.to_bits(),
+                    v.0.y.to_bits(),
+                    e.0.x.to_bits(),
+                    e.0.y.to_bits(),
+                    s.0.to_bits(),
+                    m.0.to_bits(),
+                    q.agent.radius.to_bits(),
+                    q.agent.max_speed.to_bits(),
+                    q.agent.turn_rate.to_bits(),
+                    q.agent.layer as u32,
+                    u32::from(q.agent.group.0),
+                    u32::from(q.agent.controllable),
+                ],
+            )
+        })
+        .collect();
+    quarantined.sort_unstable();
+    h.word(quarantined.len() as u64);
+    for (id, words) in quarantined {
+        for w in std::iter::once(id).chain(words) {
+            h.u32(w);
+        }
+    }
 }
 
 /// A snapshot of one unit's state, for callers reading results.
@@ -682,6 +878,11 @@ impl Simulation {
         &self.horde
     }
 
+    /// See [`Horde::set_scenario`].
+    pub fn set_scenario(&mut self, name: &str, fingerprint: u64) {
+        self.horde.set_scenario(name, fingerprint);
+    }
+
     /// The units' world (read-only: change units through the simulation's methods).
     #[must_use]
     pub fn world(&self) -> &World {
@@ -773,7 +974,7 @@ impl Simulation {
         // A frame that ran is recorded even if a stage reported a failure afterwards, so the
         // replay keeps in step with the state.
         if self.recording.is_some() && self.horde.frame() != before {
-            let hash = state_hash(&self.world);
+            let hash = state_hash(&self.horde, &self.world);
             self.record(|| CommandRecord::Step { dt, hash });
         }
         outcome?;
@@ -785,7 +986,7 @@ impl Simulation {
     /// See [`Horde::state_hash`].
     #[must_use]
     pub fn state_hash(&self) -> u64 {
-        state_hash(&self.world)
+        state_hash(&self.horde, &self.world)
     }
 
     /// Every unit's state in id order.

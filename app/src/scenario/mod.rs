@@ -179,12 +179,118 @@ pub fn parse_scenario_with(
     base_dir: &Path,
     overrides: &Overrides,
 ) -> Result<Plan, ScenarioError> {
+    // The `[[force]]` tables are parsed in batches after the rest of the file (which is
+    // parsed without them; errors map its offsets back), so that a file of a million force
+    // tables never holds the parsed form of all of them at once.
+    let forces = force_batches(text);
     let ctx = Ctx {
         text,
         source: source_name,
+        base: 0,
+        holes: &forces,
     };
-    let raw: RawScenario = toml::from_str(text).map_err(|e| ctx.toml_error(&e))?;
-    build(&ctx, raw, base_dir, overrides)
+    let raw: RawScenario = if forces.is_empty() {
+        toml::from_str(text)
+    } else {
+        toml::from_str(&leave_out(text, &forces))
+    }
+    .map_err(|e| ctx.toml_error(&e))?;
+    build(&ctx, raw, base_dir, overrides, &forces)
+}
+
+/// How many `[[force]]` tables one batch parses at most.
+const FORCE_BATCH: usize = 1024;
+
+/// The byte ranges of the file's `[[force]]` tables (each with the `[force.*]` sub-tables
+/// that follow it), in batches of at most [`FORCE_BATCH`] adjacent tables. Top-level
+/// headers are found with the TOML lexer (so a `[` in a string or an array is not one).
+fn force_batches(text: &str) -> Vec<Range<usize>> {
+    use toml_parser::lexer::TokenKind;
+    let source = toml_parser::Source::new(text);
+    let mut tokens = source.lex().peekable();
+    // (start, whether it is a force table) of every top-level header, in order.
+    let mut headers: Vec<(usize, bool)> = Vec::new();
+    let (mut depth, mut line_start) = (0usize, true);
+    while let Some(t) = tokens.next() {
+        match t.kind() {
+            TokenKind::LeftSquareBracket if line_start && depth == 0 => {
+                let start = t.span().start();
+                let mut end = t.span().end();
+                while let Some(next) =
+                    tokens.next_if(|n| !matches!(n.kind(), TokenKind::Newline | TokenKind::Comment))
+                {
+                    end = next.span().end();
+                }
+                let header = text.get(start..end).unwrap_or("");
+                let array = header.starts_with("[[");
+                let inner =
+                    header.trim_matches(|c: char| c == '[' || c == ']' || c.is_whitespace());
+                let first = inner.split('.').next().unwrap_or("").trim();
+                let force = if first != "force" {
+                    false
+                } else if array && inner == "force" {
+                    true
+                } else {
+                    // `[force.x]`: part of the force table before it, if there is one.
+                    headers.last().is_some_and(|&(_, f)| f)
+                };
+                headers.push((start, force));
+                line_start = false;
+            }
+            TokenKind::LeftSquareBracket | TokenKind::LeftCurlyBracket => {
+                depth += 1;
+                line_start = false;
+            }
+            TokenKind::RightSquareBracket | TokenKind::RightCurlyBracket => {
+                depth = depth.saturating_sub(1);
+                line_start = false;
+            }
+            TokenKind::Newline => line_start = true,
+            TokenKind::Whitespace | TokenKind::Comment => {}
+            _ => line_start = false,
+        }
+    }
+    let mut batches: Vec<Range<usize>> = Vec::new();
+    let mut tables = 0;
+    for (i, &(start, force)) in headers.iter().enumerate() {
+        if !force {
+            continue;
+        }
+        let end = headers.get(i + 1).map_or(text.len(), |h| h.0);
+        let new_table = text[start..].starts_with("[[");
+        match batches.last_mut() {
+            Some(last) if last.end == start && (!new_table || tables < FORCE_BATCH) => {
+                last.end = end;
+                tables += usize::from(new_table);
+            }
+            _ => {
+                batches.push(start..end);
+                tables = 1;
+            }
+        }
+    }
+    batches
+}
+
+/// `text` without the byte ranges `ranges` (in order; each starts at a top-level header,
+/// so what is left is still whole lines of TOML).
+fn leave_out(text: &str, ranges: &[Range<usize>]) -> String {
+    let mut out = String::with_capacity(text.len() - ranges.iter().map(Range::len).sum::<usize>());
+    let mut at = 0;
+    for r in ranges {
+        out.push_str(&text[at..r.start]);
+        at = r.end;
+    }
+    out.push_str(&text[at..]);
+    out
+}
+
+/// One batch of `[[force]]` tables as serde reads it.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawForces {
+    #[serde(default)]
+    force: Vec<Spanned<RawForce>>,
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -348,15 +454,35 @@ struct RawGoalChange {
 // Errors with lines.
 
 struct Ctx<'a> {
+    /// The whole file.
     text: &'a str,
     source: &'a str,
+    /// Where the text that was parsed starts in the file (spans are relative to it): 0 for
+    /// the file, the start of a batch of `[[force]]` tables for that batch.
+    base: usize,
+    /// The ranges of the file left out of the parsed text (the `[[force]]` batches, when
+    /// the rest of the file is parsed), in order.
+    holes: &'a [Range<usize>],
 }
 
 impl Ctx<'_> {
-    /// 1-based line of byte `offset`.
+    /// The offset in the file of byte `offset` of the parsed text.
+    fn original(&self, offset: usize) -> usize {
+        let mut at = offset.saturating_add(self.base);
+        for h in self.holes {
+            if h.start <= at {
+                at += h.len();
+            } else {
+                break;
+            }
+        }
+        at
+    }
+
+    /// 1-based line of byte `offset` of the parsed text.
     fn line(&self, offset: usize) -> usize {
         let bytes = self.text.as_bytes();
-        let end = offset.min(bytes.len());
+        let end = self.original(offset).min(bytes.len());
         bytes
             .get(..end)
             .map_or(0, |b| b.iter().filter(|&&c| c == b'\n').count())
@@ -489,6 +615,7 @@ impl Ctx<'_> {
     /// Which `[[name]]` entry (from 0) holds byte `offset`: the number of `[[name]]` headers
     /// that start before it, minus one.
     fn table_index(&self, name: &str, offset: usize) -> Option<usize> {
+        let offset = self.original(offset);
         let mut count = 0usize;
         let mut at = 0usize;
         for line in self.text.split_inclusive('\n') {
@@ -1118,6 +1245,7 @@ fn build(
     raw: RawScenario,
     base_dir: &Path,
     overrides: &Overrides,
+    force_batches: &[Range<usize>],
 ) -> Result<Plan, ScenarioError> {
     let seed = match (overrides.seed, &raw.seed) {
         (Some(s), _) => s,
@@ -1320,7 +1448,7 @@ fn build(
     }
 
     let mut events: Vec<TimedEvent> = Vec::new();
-    for (fi, f) in raw.force.iter().enumerate() {
+    let mut force_event = |ctx: &Ctx<'_>, fi: usize, f: &Spanned<RawForce>| {
         let p = format!("force[{fi}]");
         let frame = event_frame(
             ctx,
@@ -1336,6 +1464,31 @@ fn build(
             frame,
             event: Event::Force(field),
         });
+        Ok::<(), ScenarioError>(())
+    };
+    for (fi, f) in raw.force.iter().enumerate() {
+        force_event(ctx, fi, f)?;
+    }
+    let mut fi = raw.force.len();
+    for batch in force_batches {
+        let batch_ctx = Ctx {
+            base: batch.start,
+            holes: &[],
+            ..*ctx
+        };
+        if !raw.force.is_empty() {
+            return Err(batch_ctx.missing(
+                0..0,
+                "force",
+                "force fields are given both as an array `force = [...]` and as [[force]] tables: use one",
+            ));
+        }
+        let parsed: RawForces =
+            toml::from_str(&ctx.text[batch.clone()]).map_err(|e| batch_ctx.toml_error(&e))?;
+        for f in &parsed.force {
+            force_event(&batch_ctx, fi, f)?;
+            fi += 1;
+        }
     }
 
     // Terrain edits, in time order, so that goal changes can be checked against the map as it

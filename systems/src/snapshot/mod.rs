@@ -35,16 +35,63 @@ use crate::sort_units::UnitComponents;
 
 pub use container::{FileError, FileKind, MAX_SNAPSHOT_FILE_BYTES, write_atomic};
 use record::{
-    ConfigRecord, ForceEntryRecord, GroupRecord, MapRecord, SectorCacheRecord, SnapshotRecord,
-    UnitRecord, v2, vec2,
+    ConfigRecord, ForceEntryRecord, GroupRecord, MapRecord, OriginRecord, SectorCacheRecord,
+    SnapshotRecord, UnitRecord, v2, vec2,
 };
 pub(crate) use record::{ForceRecord, SpecRecord};
 pub(crate) use replay::{CommandRecord, ReplayRecord};
 pub use replay::{REPLAY_VERSION, Replay, ReplayError};
 
 /// The snapshot format version this build reads and writes (2: hierarchical sector caches
-/// also hold their fields' distances, which arrival uses; 3: the contact settings).
-pub const SNAPSHOT_VERSION: u32 = 5;
+/// also hold their fields' distances, which arrival uses; 3: the contact settings; 6: the
+/// [`Origin`], and quarantined units saved whatever they hold).
+pub const SNAPSHOT_VERSION: u32 = 6;
+
+/// The longest [`Origin::name`] a snapshot holds, in bytes (longer names are cut).
+pub const MAX_ORIGIN_NAME_BYTES: usize = 256;
+
+/// Where a simulation came from, saved in its snapshots so that a snapshot resumed into
+/// another run is detected ([`Snapshot::differences`]): the fingerprint of the map it was
+/// created on ([`Map::fingerprint`], taken by [`Horde::new`]: the terrain before any edit,
+/// the cost table, the geometry) and a fingerprint and name of the scenario, which the
+/// caller gives ([`Horde::set_scenario`]; `horde run` hashes the whole initial state and the
+/// plan's events). A restored simulation keeps the snapshot's origin.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Origin {
+    /// [`Map::fingerprint`] of the map the simulation was created on.
+    pub map: u64,
+    /// The caller's fingerprint of its scenario; 0 when none was given.
+    pub scenario: u64,
+    /// The caller's name of its scenario (at most [`MAX_ORIGIN_NAME_BYTES`]).
+    pub name: String,
+}
+
+impl Origin {
+    fn record(&self) -> OriginRecord {
+        OriginRecord {
+            map: self.map,
+            scenario: self.scenario,
+            name: self.name.clone(),
+        }
+    }
+
+    fn from_record(r: &OriginRecord) -> Self {
+        Self {
+            map: r.map,
+            scenario: r.scenario,
+            name: r.name.clone(),
+        }
+    }
+}
+
+/// `name` cut to at most [`MAX_ORIGIN_NAME_BYTES`], at a character boundary.
+pub(crate) fn origin_name(name: &str) -> String {
+    let mut end = name.len().min(MAX_ORIGIN_NAME_BYTES);
+    while !name.is_char_boundary(end) {
+        end -= 1;
+    }
+    name[..end].to_string()
+}
 
 /// The whole state of a simulation at the start of a frame (see the module docs).
 #[derive(Clone, Debug, PartialEq)]
@@ -69,6 +116,67 @@ impl Snapshot {
     #[must_use]
     pub fn map_size(&self) -> (u32, u32) {
         (self.record.map.width, self.record.map.height)
+    }
+
+    /// Where the simulation the snapshot was taken of came from.
+    #[must_use]
+    pub fn origin(&self) -> Origin {
+        Origin::from_record(&self.record.origin)
+    }
+
+    /// What differs between the run this snapshot was taken from and `horde`, a simulation
+    /// about to be replaced by it (resuming): the map it was created on (size, then
+    /// terrain and cost table), the seed, the other settings (thread count aside) and the
+    /// scenario ([`Origin`]). Empty when the snapshot fits; each entry says what differs,
+    /// the snapshot's value first.
+    #[must_use]
+    pub fn differences(&self, horde: &Horde) -> Vec<String> {
+        let mut out = Vec::new();
+        let (theirs, ours) = (&self.record.origin, &horde.origin);
+        let size = self.map_size();
+        let planned = {
+            let map = horde.map();
+            (map.width(), map.height())
+        };
+        if size != planned {
+            out.push(format!(
+                "map size: the snapshot's is {}x{}, this run's {}x{}",
+                size.0, size.1, planned.0, planned.1
+            ));
+        } else if theirs.map != ours.map {
+            out.push(format!(
+                "map: the snapshot's starting terrain or cost table (fingerprint {:016x}) is not this run's ({:016x})",
+                theirs.map, ours.map
+            ));
+        }
+        let config = ConfigRecord::from_config(&horde.data.config);
+        if self.record.config.seed != config.seed {
+            out.push(format!(
+                "seed: the snapshot's is {}, this run's {}",
+                self.record.config.seed, config.seed
+            ));
+        }
+        let settings = self.record.config.differing_settings(&config);
+        if !settings.is_empty() {
+            out.push(format!("settings: {} differ", settings.join(", ")));
+        }
+        if theirs.scenario != ours.scenario || theirs.name != ours.name {
+            let name = |o: &OriginRecord| {
+                if o.name.is_empty() {
+                    "unnamed".to_string()
+                } else {
+                    format!("{:?}", o.name)
+                }
+            };
+            out.push(format!(
+                "scenario: the snapshot's is {} (fingerprint {:016x}), this run's {} ({:016x})",
+                name(theirs),
+                theirs.scenario,
+                name(&ours.record()),
+                ours.scenario
+            ));
+        }
+        out
     }
 
     /// The snapshot as the bytes of a snapshot file.
@@ -124,6 +232,12 @@ pub(crate) fn decode<T: serde::de::DeserializeOwned>(
 
 /// Checks every value of a decoded snapshot; the error says which value and why.
 pub(crate) fn validate(r: &SnapshotRecord) -> Result<(), String> {
+    if r.origin.name.len() > MAX_ORIGIN_NAME_BYTES {
+        return Err(format!(
+            "origin: a scenario name of {} bytes (at most {MAX_ORIGIN_NAME_BYTES})",
+            r.origin.name.len()
+        ));
+    }
     r.config
         .to_config(1)
         .validate()
@@ -188,7 +302,10 @@ pub(crate) fn validate(r: &SnapshotRecord) -> Result<(), String> {
     let mut ids: Vec<u32> = Vec::with_capacity(r.units.len());
     for u in &r.units {
         validate_unit(u, r, &grid).map_err(|e| format!("unit {}: {e}", u.id))?;
-        ids.push(u.id);
+        // A quarantined unit may share its id (that may be why it was quarantined).
+        if u.quarantined.is_none() {
+            ids.push(u.id);
+        }
     }
     ids.sort_unstable();
     if let Some(w) = ids.windows(2).find(|w| w[0] == w[1]) {
@@ -220,14 +337,34 @@ fn goal_on_map(cells: &[(u32, u32)], grid: &Grid) -> Result<(), String> {
 }
 
 fn validate_unit(u: &UnitRecord, r: &SnapshotRecord, grid: &Grid) -> Result<(), String> {
-    if u.id >= r.next_unit {
-        return Err(format!("id is not below the unit counter {}", r.next_unit));
-    }
     let spec = u.spec.to_spec()?;
-    let group = r
-        .groups
-        .get(usize::from(spec.group.0))
-        .ok_or_else(|| format!("group {} does not exist", spec.group.0))?;
+    if let Some(frame) = u.quarantined {
+        // A quarantined unit holds whatever made it break the rules (a NaN top speed, mass
+        // 0, a huge radius, a group that does not exist, an id another unit has): no stage
+        // reads it, so only its frame must make sense.
+        if frame > r.frame {
+            return Err(format!("quarantined in frame {frame}, after the snapshot"));
+        }
+        return Ok(());
+    }
+    let goal_frames: Vec<u64> = r.groups.iter().map(|g| g.goal_frame).collect();
+    let rules = crate::unit_check::Rules {
+        frame: r.frame,
+        next_unit: r.next_unit,
+        grid,
+        goal_frames: &goal_frames,
+    };
+    let view = crate::unit_check::UnitView {
+        id: u.id,
+        spec,
+        external: vec2(u.external),
+        stun: u.stun,
+        heading: vec2(u.heading),
+        avoid_side: u.avoid_side,
+        arrived_frame: u.arrived_frame,
+    };
+    crate::unit_check::unit_problem(&view, &rules)?;
+    let group = &r.groups[usize::from(spec.group.0)];
     if group.layers & (1 << spec.layer as u8) == 0 {
         return Err(format!(
             "group {} has no {} field",
@@ -235,43 +372,9 @@ fn validate_unit(u: &UnitRecord, r: &SnapshotRecord, grid: &Grid) -> Result<(), 
             spec.layer.name()
         ));
     }
-    spec.validate_parameters().map_err(|e| e.to_string())?;
-    if let Some(frame) = u.arrived_frame
-        && (frame > r.frame || frame < group.goal_frame)
-    {
-        return Err(format!(
-            "arrived in frame {frame}, outside frames {}..={} (its goal's, the snapshot's)",
-            group.goal_frame, r.frame
-        ));
-    }
-    if let Some(frame) = u.quarantined {
-        // A quarantined unit's state is whatever made it non-finite; only its parameters
-        // must make sense.
-        if frame > r.frame {
-            return Err(format!("quarantined in frame {frame}, after the snapshot"));
-        }
-        return Ok(());
-    }
-    // The position must lie on the map, but its cell may be a wall: a wall may be placed on
-    // a unit between frames (the next frame steps it out).
-    if grid.cell_at(spec.position).is_none() {
-        return Err(format!("position {} lies outside the map", spec.position));
-    }
-    let finite = |name: &str, v: glam::Vec2| {
-        if v.is_finite() {
-            Ok(())
-        } else {
-            Err(format!("{name} {v} is not finite"))
-        }
-    };
-    finite("velocity", vec2(u.velocity))?;
-    finite("external velocity", vec2(u.external))?;
-    finite("heading", vec2(u.heading))?;
-    if !(u.stun.is_finite() && u.stun >= 0.0) {
-        return Err(format!("stun {} must be finite and >= 0", u.stun));
-    }
-    if u.avoid_side != 1 && u.avoid_side != -1 {
-        return Err(format!("avoidance side {} must be 1 or -1", u.avoid_side));
+    let velocity = vec2(u.velocity);
+    if !velocity.is_finite() {
+        return Err(format!("velocity {velocity} is not finite"));
     }
     Ok(())
 }
@@ -362,6 +465,7 @@ impl Horde {
         );
         Snapshot {
             record: SnapshotRecord {
+                origin: self.origin.record(),
                 frame: self.data.clock.frame,
                 next_unit: self.next_unit,
                 config: ConfigRecord::from_config(&self.data.config),
@@ -509,6 +613,7 @@ impl Horde {
         horde.data.hierarchy.get_mut().restore_caches(caches, map);
         horde.data.clock.frame = r.frame;
         horde.next_unit = r.next_unit;
+        horde.origin = Origin::from_record(&r.origin);
         Ok(horde)
     }
 }

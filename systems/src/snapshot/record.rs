@@ -88,6 +88,47 @@ impl ConfigRecord {
         }
     }
 
+    /// The names of the settings other than the seed that differ between `self` and
+    /// `other` (bit for bit).
+    pub fn differing_settings(&self, other: &Self) -> Vec<&'static str> {
+        let mut out = Vec::new();
+        macro_rules! compare {
+            ($($field:ident),*) => {
+                $(
+                    if self.$field.to_le_bytes() != other.$field.to_le_bytes() {
+                        out.push(stringify!($field));
+                    }
+                )*
+            };
+        }
+        compare!(
+            batch_size,
+            probe_length,
+            probe_inflate,
+            fan_step,
+            fan_steps,
+            avoid_weight,
+            separation_weight,
+            separation_push,
+            separation_range,
+            jitter,
+            arrival_distance,
+            slow_distance,
+            max_external_speed,
+            stun_threshold,
+            stun_per_impulse,
+            max_stun,
+            drag,
+            slippery_drag,
+            snap_speed,
+            line_of_sight_radius,
+            navigation,
+            contact_passes,
+            contact_relaxation
+        );
+        out
+    }
+
     /// The navigation byte, checked.
     pub fn check_navigation(&self) -> Result<(), String> {
         if self.navigation > 1 {
@@ -357,9 +398,22 @@ pub(crate) struct UnitRecord {
     pub quarantined: Option<u64>,
 }
 
+/// Where the simulation came from (see [`super::Origin`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct OriginRecord {
+    /// `Map::fingerprint` of the map the simulation was created on.
+    pub map: u64,
+    /// The caller's fingerprint of its scenario (0: none given).
+    pub scenario: u64,
+    /// The caller's name for it.
+    pub name: String,
+}
+
 /// The whole simulation state.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct SnapshotRecord {
+    /// Where it came from (added in snapshot version 6).
+    pub origin: OriginRecord,
     pub frame: u64,
     pub next_unit: u32,
     pub config: ConfigRecord,

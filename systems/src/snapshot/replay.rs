@@ -18,8 +18,9 @@ use super::{Snapshot, decode, validate};
 use crate::simulation::{SimError, Simulation};
 
 /// The replay format version this build reads and writes (2: its snapshot holds the contact
-/// settings).
-pub const REPLAY_VERSION: u32 = 4;
+/// settings; 5: its snapshot holds the origin, and the recorded state hashes cover the
+/// terrain, the force fields, the goals and the quarantined units).
+pub const REPLAY_VERSION: u32 = 5;
 
 /// One command given to a [`Simulation`].
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -336,5 +337,39 @@ mod tests {
         let e = Replay::from_bytes(&replay.to_bytes().unwrap()).unwrap_err();
         assert!(matches!(e, FileError::Invalid { .. }), "{e}");
         assert!(e.to_string().contains("command 1"), "{e}");
+    }
+
+    /// A replay edited to add a command that moves nobody (a terrain edit far from every
+    /// unit, a force field far from them, a goal change of a group's) no longer matches its
+    /// recorded hashes: the state hash covers the terrain, the forces and the goals.
+    #[test]
+    fn an_edited_replay_is_a_desync() {
+        let mut sim = small();
+        sim.start_recording();
+        for _ in 0..6 {
+            sim.step(0.05).unwrap();
+        }
+        let replay = sim.finish_recording().unwrap();
+        let far = ForceField::new(
+            Vec2::new(15.0, 0.5),
+            horde_core::ForceKind::Explosion,
+            0.5,
+            1.0,
+        )
+        .unwrap();
+        let edits = [
+            CommandRecord::set_terrain(Cell::new(15, 0), Terrain::BrickWall),
+            CommandRecord::add_force(&far),
+            CommandRecord::set_goal(GroupId(0), &GoalSet::single(Cell::new(14, 15))),
+        ];
+        for edit in edits {
+            let mut edited = replay.clone();
+            edited.record.commands.insert(2, edit.clone());
+            let e = edited.play(1, |_| {}).unwrap_err();
+            assert!(
+                matches!(e, ReplayError::Desync { frame: 3, .. }),
+                "{edit:?}: {e}"
+            );
+        }
     }
 }
