@@ -54,7 +54,7 @@ fn run(sim: &mut Simulation, frames: u32, settle_for: f32) -> Outcome {
             };
         }
         // A stall counts while someone still moves past.
-        let anyone_moving = still.iter().any(|&s| s == 0);
+        let anyone_moving = still.contains(&0);
         for ((s, &st), u) in stall.iter_mut().zip(&still).zip(&after) {
             *s = if st > 0 && anyone_moving && !u.arrived && !u.settled {
                 *s + 1

@@ -366,7 +366,8 @@ impl<'a> Frame<'a> {
             .fills
             .get(agent.group.0)
             .is_some_and(GoalFill::has_room);
-        let may_settle = !in_area && !(room && near_area);
+        let walks_on = room && near_area;
+        let may_settle = !in_area && !walks_on;
         let ahead_closed = rest.ahead && !in_area;
         let resting = at_goal
             || (may_settle
