@@ -190,7 +190,10 @@ fn broken_files_exit_2_with_what_is_wrong() {
         ))
         .output()
         .unwrap();
-    exit_2(&out, "resume with the scenario the snapshot was taken from");
+    exit_2(
+        &out,
+        "map size: the snapshot's is 128x128, this run's 40x16",
+    );
     // Half of a pair of flags.
     let out = horde()
         .args(["run", "--snapshot-every", "5"])
