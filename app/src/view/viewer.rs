@@ -226,7 +226,16 @@ impl Viewer {
             Ok(())
         } else {
             self.events_done = Some(frame);
-            self.plan.apply_events(frame)
+            self.plan.apply_events(frame).map(|reaches| {
+                // A goal change that cuts units off says so in the panel.
+                if let Some(r) = reaches.iter().find(|r| !r.unreachable.is_empty()) {
+                    self.controls.message = format!(
+                        "{} units of {} cannot reach the new goal",
+                        r.unreachable.len(),
+                        self.plan.group_name(r.group)
+                    );
+                }
+            })
         };
         let outcome = events.and_then(|()| self.plan.sim.step(self.plan.dt).map(|_| ()));
         if let Err(e) = outcome {
@@ -674,6 +683,7 @@ mod tests {
             frames: 100,
             dt: 1.0 / 30.0,
             events: Vec::new(),
+            group_names: Vec::new(),
         };
         let ctx = egui::Context::default();
         let finish = Rc::new(RefCell::new(Finish::default()));
