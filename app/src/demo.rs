@@ -111,11 +111,7 @@ pub fn build(args: &RunArgs, threads: usize) -> Result<Plan, AppError> {
     // spawns, not for every pocket beside them).
     let regions = Regions::of(sim.map().cost_field(Layer::Ground));
     let goal_regions = regions.regions_of(approach.cells());
-    let reaches = |c: Cell| {
-        regions
-            .region(c)
-            .is_some_and(|r| goal_regions.binary_search(&r).is_ok())
-    };
+    let reaches = |c: Cell| regions.in_any(c, &goal_regions);
     for (g, tile) in spawns.iter().enumerate().take(3) {
         let centre = level.tile_centre(*tile);
         let cells = open_cells_near(&sim, centre, per_group as usize, reaches);

@@ -99,6 +99,13 @@ impl Regions {
         (label != NO_REGION).then_some(label)
     }
 
+    /// Whether `cell` lies in one of `regions` (sorted, as [`Self::regions_of`] gives them).
+    #[must_use]
+    pub fn in_any(&self, cell: Cell, regions: &[u32]) -> bool {
+        self.region(cell)
+            .is_some_and(|r| regions.binary_search(&r).is_ok())
+    }
+
     /// The regions of the open cells among `cells`, sorted and without repeats (the regions a
     /// goal set lies in).
     #[must_use]

@@ -82,7 +82,7 @@ type GoalKey = (u64, [u64; Layer::COUNT]);
 
 impl RegionCache {
     /// The regions, and each group's goal regions per layer, brought up to date.
-    fn reach_test<'a>(&'a self, map: &'a Map, groups: &Groups) -> ReachTest<'a> {
+    pub(crate) fn reach_test<'a>(&'a self, map: &'a Map, groups: &Groups) -> ReachTest<'a> {
         let mut state = self.state.lock();
         let CacheState { layers, goals } = &mut *state;
         for layer in Layer::ALL {
@@ -117,7 +117,7 @@ impl RegionCache {
 }
 
 /// The regions and goal regions one question reads.
-struct ReachTest<'a> {
+pub(crate) struct ReachTest<'a> {
     map: &'a Map,
     /// Every layer's regions and every group's goal regions up to date.
     state: MutexGuard<'a, CacheState>,
@@ -133,13 +133,9 @@ impl ReachTest<'_> {
             return false;
         };
         let cell: Cell = self.map.grid().clamped_cell_at(pos);
-        match regions.region(cell) {
-            Some(r) => goals.binary_search(&r).is_ok(),
-            None => regions
-                .regions_around(cell)
-                .iter()
-                .any(|r| goals.binary_search(r).is_ok()),
-        }
+        regions.in_any(cell, goals)
+            || (regions.region(cell).is_none()
+                && (regions.regions_around(cell).iter()).any(|r| goals.binary_search(r).is_ok()))
     }
 }
 
@@ -172,21 +168,6 @@ impl Horde {
         for reach in &mut out {
             reach.unreachable.sort_unstable();
         }
-        out
-    }
-
-    /// Each of `world`'s units with its [`UnitStatus`], in [`UnitId`] order.
-    #[must_use]
-    pub fn unit_statuses(&self, world: &World) -> Vec<(UnitId, UnitStatus)> {
-        let map = self.data.map.read();
-        let groups = self.data.groups.read();
-        let test = self.regions.reach_test(&map, &groups);
-        let mut out: Vec<(UnitId, UnitStatus)> = world
-            .query::<(&UnitId, &Position, &Agent, &Steering)>()
-            .iter()
-            .map(|(id, pos, agent, steering)| (*id, status(&test, pos.0, agent, steering)))
-            .collect();
-        out.sort_unstable_by_key(|u| u.0);
         out
     }
 
@@ -230,7 +211,12 @@ impl Horde {
 
 /// A unit's status: arrived and settled as its steering says, unreachable before settled (a
 /// unit resting against friends in a sealed pocket is still cut off), moving otherwise.
-fn status(test: &ReachTest<'_>, pos: glam::Vec2, agent: &Agent, steering: &Steering) -> UnitStatus {
+pub(crate) fn status(
+    test: &ReachTest<'_>,
+    pos: glam::Vec2,
+    agent: &Agent,
+    steering: &Steering,
+) -> UnitStatus {
     if steering.arrived {
         UnitStatus::Arrived
     } else if !test.reaches(agent, pos) {

@@ -540,7 +540,9 @@ impl Horde {
     /// Every unit of `world` with its state, in [`UnitId`] order.
     #[must_use]
     pub fn unit_states(&self, world: &World) -> Vec<UnitState> {
-        let statuses = self.unit_statuses(world);
+        let map = self.data.map.read();
+        let groups = self.data.groups.read();
+        let test = self.regions.reach_test(&map, &groups);
         let mut out: Vec<UnitState> = world
             .query::<(
                 Entity,
@@ -567,15 +569,10 @@ impl Horde {
                 arrived: st.arrived,
                 settled: st.settled,
                 arrived_frame: st.arrived_frame,
-                status: crate::UnitStatus::Moving,
+                status: crate::reach::status(&test, p.0, a, st),
             })
             .collect();
         out.sort_unstable_by_key(|u| u.id);
-        // Both lists hold the units with an `Agent`, in id order.
-        for (unit, (id, status)) in out.iter_mut().zip(statuses) {
-            debug_assert_eq!(unit.id, id);
-            unit.status = status;
-        }
         out
     }
 }

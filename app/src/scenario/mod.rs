@@ -1225,21 +1225,6 @@ struct GroupInfo {
     cells: Vec<Cell>,
 }
 
-/// Whether walks lead from `from` to a cell of `goal` on `layer` of `map` (`regions` holds
-/// that layer's regions once built).
-fn connected(
-    regions: &mut Option<Regions>,
-    map: &Map,
-    layer: Layer,
-    goal: &[u32],
-    from: Cell,
-) -> bool {
-    let regions = regions.get_or_insert_with(|| Regions::of(map.cost_field(layer)));
-    regions
-        .region(from)
-        .is_some_and(|r| goal.binary_search(&r).is_ok())
-}
-
 fn build(
     ctx: &Ctx<'_>,
     raw: RawScenario,
@@ -1345,10 +1330,7 @@ fn build(
         let free = |c: Cell| {
             open(map, layer, c)
                 && !occupied[map.grid().index(c)]
-                && (!world.guaranteed
-                    || layer_regions
-                        .and_then(|r| r.region(c))
-                        .is_some_and(|r| goal_regions.binary_search(&r).is_ok()))
+                && (!world.guaranteed || layer_regions.is_some_and(|r| r.in_any(c, &goal_regions)))
         };
         let cells = match (&g.spawn, &g.spawn_near) {
             (Some(rect), None) => {
@@ -1591,12 +1573,10 @@ fn build(
         // Checked from where the units spawned: they cannot leave their region unless an
         // edit opens it, and the run reports the exact count when the change happens.
         if require_reachable {
-            let mut later = None;
-            let goal_regions = later
-                .get_or_insert_with(|| Regions::of(later_map.cost_field(layer)))
-                .regions_of(goal.cells());
+            let later = Regions::of(later_map.cost_field(layer));
+            let goal_regions = later.regions_of(goal.cells());
             let cut = (groups[index].cells.iter())
-                .filter(|&&cell| !connected(&mut later, &later_map, layer, &goal_regions, cell))
+                .filter(|&&cell| !later.in_any(cell, &goal_regions))
                 .count();
             if cut > 0 {
                 return Err(ctx.bad(
