@@ -7,6 +7,9 @@
 //! packed at its goal. Every case measures frames within a fixed stretch of its scenario
 //! (the first 100 after spawning, or after the 2000): see `Window`.
 //!
+//! Also `dense_life`: the dense army's life phase by phase (packed, march, squeeze, fill,
+//! settled), on 1 and 2 threads (see `dense_life`).
+//!
 //! Also `bucket_sort`: the bucket sort alone, cut into 1, 2, 8 and 16 bands, run on one
 //! thread (the work the threads share); and `machine`: what a second thread adds to
 //! compute-bound code on this machine, to read the frame's own ratio against in the same run.
@@ -20,7 +23,7 @@ use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use glam::Vec2;
-use horde::{Position, Simulation, Snapshot, SpatialGrid};
+use horde::{ArmyPhase, DenseArmy, Position, Simulation, Snapshot, SpatialGrid};
 
 #[path = "common/frame_scenario.rs"]
 mod frame_scenario;
@@ -39,6 +42,9 @@ struct Window {
     threads: usize,
     sim: Simulation,
     left: u32,
+    /// Frames measured from the start before going back to it.
+    len: u32,
+    dt: f32,
 }
 
 /// Frames measured from one start before going back to it.
@@ -47,11 +53,19 @@ const WINDOW: u32 = 100;
 impl Window {
     /// Windows that start from `sim`'s present state.
     fn new(sim: Simulation, threads: usize) -> Self {
+        Self::of(sim, threads, WINDOW, DT)
+    }
+
+    /// Windows of `len` frames of `dt` seconds.
+    fn of(sim: Simulation, threads: usize, len: u32, dt: f32) -> Self {
+        let len = len.max(1);
         Self {
             start: sim.snapshot(),
             threads,
             sim,
-            left: WINDOW,
+            left: len,
+            len,
+            dt,
         }
     }
 
@@ -60,8 +74,8 @@ impl Window {
         if self.left == 0 {
             self.sim =
                 Simulation::from_snapshot(&self.start, self.threads).expect("the start restores");
-            self.sim.step(DT).expect("the frame runs");
-            self.left = WINDOW - 1;
+            self.sim.step(self.dt).expect("the frame runs");
+            self.left = self.len - 1;
         }
         self.left -= 1;
     }
@@ -73,7 +87,7 @@ impl Window {
             .map(|_| {
                 self.next_frame();
                 let t = Instant::now();
-                black_box(self.sim.step(DT).expect("the frame runs").total());
+                black_box(self.sim.step(self.dt).expect("the frame runs").total());
                 after();
                 t.elapsed()
             })
@@ -85,7 +99,7 @@ impl Window {
         (0..iters)
             .map(|_| {
                 self.next_frame();
-                let report = self.sim.step(DT).expect("the frame runs");
+                let report = self.sim.step(self.dt).expect("the frame runs");
                 report.stage(stage).unwrap_or_default()
             })
             .sum()
@@ -283,5 +297,42 @@ fn machine(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, frame, bucket_sort, machine);
+/// The dense army's life (`horde::DenseArmy`), each phase on its own: the life is run once
+/// (untimed), a snapshot taken as each phase begins, and each phase measured in windows of
+/// up to [`WINDOW`] frames from its snapshot, on 1 and on 2 threads. The army's scale comes
+/// from `HORDE_DENSE_SCALE` (1, 2 or 4; default 2, 25,000 units: the life, about 12,000
+/// frames, takes minutes to run before the first sample; at scale 1 about half an hour).
+fn dense_life(c: &mut Criterion) {
+    let scale = std::env::var("HORDE_DENSE_SCALE")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(2);
+    let army = DenseArmy::new(scale).expect("HORDE_DENSE_SCALE is 1, 2 or 4");
+    let mut sim = army.simulation(2).expect("the army spawns");
+    let mut starts: Vec<(ArmyPhase, Snapshot)> = Vec::new();
+    let mut lengths = Vec::new();
+    army.run(
+        &mut sim,
+        40_000,
+        |phase, s| starts.push((phase, s.snapshot())),
+        |r| lengths.push(r.frames.len()),
+    )
+    .expect("the frame runs");
+    let mut group = c.benchmark_group("dense_life");
+    group.sample_size(10);
+    for ((phase, start), len) in starts.iter().zip(lengths) {
+        for threads in [1usize, 2] {
+            let sim = Simulation::from_snapshot(start, threads).expect("the start restores");
+            let len = u32::try_from(len).unwrap_or(u32::MAX).min(WINDOW);
+            let mut window = Window::of(sim, threads, len, DenseArmy::DT);
+            group.bench_function(
+                BenchmarkId::new(format!("{}_{threads}_threads", phase.name()), army.units()),
+                |b| b.iter_custom(|iters| window.frames(iters, || {})),
+            );
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, frame, dense_life, bucket_sort, machine);
 criterion_main!(benches);

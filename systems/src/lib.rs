@@ -10,6 +10,7 @@
 
 mod body_stats;
 mod config;
+mod dense_army;
 mod edit_log;
 mod frame;
 mod groups;
@@ -24,6 +25,7 @@ mod unit_check;
 
 pub use body_stats::BodyStats;
 pub use config::{ConfigError, ContactConfig, SimConfig};
+pub use dense_army::{ArmyPhase, DenseArmy, PhaseReport};
 pub use edit_log::EditLog;
 pub use frame::{FrameClock, FrameData, LargeUnits, NeighbourInfo, Neighbours, bucket_side};
 pub use groups::{Group, Groups};

@@ -1,9 +1,11 @@
 //! `horde bench`: horde against the crates users would pick instead, on the same machine, in
-//! one run, with the same maps and units. Five tables (one module each), printed and
-//! optionally written as JSON; `--plot` draws ms per frame against units (log-log).
+//! one run, with the same maps and units, and the dense army's life phase by phase. Six
+//! tables (one module each), printed and optionally written as JSON; `--plot` draws ms per
+//! frame against units (log-log).
 //!
 //! Every time is the median of several repetitions measured in this run.
 
+mod dense;
 mod fields;
 mod frame;
 mod neighbours;
@@ -116,7 +118,7 @@ pub fn row<const N: usize>(pairs: [(&str, Value); N]) -> Row {
 pub fn run(args: &BenchArgs) -> Result<(), AppError> {
     let started = Instant::now();
     let progress = if std::io::stderr().is_terminal() {
-        let bar = ProgressBar::with_draw_target(Some(6), ProgressDrawTarget::stderr());
+        let bar = ProgressBar::with_draw_target(Some(7), ProgressDrawTarget::stderr());
         bar.set_style(
             ProgressStyle::with_template("{bar:30} {pos}/{len}  {elapsed}  {msg}")
                 .map_err(|e| AppError::Failed(e.to_string()))?,
@@ -149,8 +151,9 @@ pub fn run(args: &BenchArgs) -> Result<(), AppError> {
 
     let mut tables: Vec<(&str, Vec<Row>)> = Vec::new();
     type Table = fn(&Ctx) -> Result<Vec<Row>, AppError>;
-    let all: [(&str, Table); 5] = [
+    let all: [(&str, Table); 6] = [
         ("frame", frame::run),
+        ("dense", dense::run),
         ("orca", orca::run),
         ("neighbours", neighbours::run),
         ("fields", fields::run),
