@@ -1,7 +1,7 @@
-//! Solid bodies (SPEC §11) in dense crowds, after public crowd benchmarks (RVO2's Circle and
-//! Blocks) and the cases an RTS lives in: a chokepoint, an attractor in a wall pocket, a
-//! crowd pushed against a closed diagonal staircase, fast units racing along thin walls, a
-//! crowd walled in by terrain edits. Every frame of every run is checked:
+//! Solid bodies (docs/behaviour.md, "Bodies and crowds") in dense crowds, after public crowd
+//! benchmarks (RVO2's Circle and Blocks) and the cases an RTS lives in: a chokepoint, an attractor
+//! in a wall pocket, a crowd pushed against a closed diagonal staircase, fast units racing along
+//! thin walls, a crowd walled in by terrain edits. Every frame of every run is checked:
 //!
 //! - no disc reaches deeper than 5% of its radius into a cell its layer cannot enter;
 //! - nobody crosses a closed wall: a unit's open region never changes, and its path distance
@@ -89,10 +89,9 @@ impl Outcome {
         }
     }
 
-    /// The wall, overlap and speed checks with the given bounds (SPEC §11's are 0.10,
-    /// 0.20 and 0.001): mean and worst-frame
-    /// overlap as fractions of the radius, and the share of unit-frames allowed past top
-    /// speed plus external velocity.
+    /// The wall, overlap and speed checks with the given bounds (0.10, 0.20 and 0.001 in
+    /// docs/behaviour.md, "Bodies and crowds"): mean and worst-frame overlap as fractions of the
+    /// radius, and the share of unit-frames allowed past top speed plus external velocity.
     fn check_within(&self, name: &str, mean: f64, worst_frame: f64, too_fast: f64) {
         println!(
             "{name}: mean overlap {:.3}, worst frame {:.3}, max {:.3}, wall depth {:.3}, too fast {} of {}",

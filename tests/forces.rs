@@ -1,5 +1,5 @@
-//! Force fields acting on units (SPEC §7): mass, stun, decay, attraction, the
-//! affects-controllable flag and superposition, through the public `Simulation` API.
+//! Force fields acting on units (docs/behaviour.md, "Force fields"): mass, stun, decay, attraction,
+//! the affects-controllable flag and superposition, through the public `Simulation` API.
 
 use glam::Vec2;
 use horde::{Cell, ForceField, ForceKind, GoalSet, Grid, Map, SimConfig, Simulation, UnitSpec};

@@ -1,7 +1,7 @@
-//! Armies that come to rest (SPEC §11): groups sent to goals smaller than themselves form a
-//! blob and stop, goal areas that can hold their group fill, and a crowd squeezing through
-//! a gap arrives. After public crowd benchmarks: RVO2's Circle (with goals smaller than each
-//! group) and Blocks (each group to one cell).
+//! Armies that come to rest (docs/behaviour.md, "Bodies and crowds"): groups sent to goals smaller
+//! than themselves form a blob and stop, goal areas that can hold their group fill, and a crowd
+//! squeezing through a gap arrives. After public crowd benchmarks: RVO2's Circle (with goals
+//! smaller than each group) and Blocks (each group to one cell).
 //!
 //! A unit counts as at rest once its displacement per frame has stayed under 5% of its top
 //! speed for 2 s. Each scenario checks the share of units at rest (or arrived) by a time

@@ -1,7 +1,7 @@
-//! Units as solid discs against the grid (SPEC §11): a centre that moves is swept cell by
-//! cell, so no speed, time step or force carries it across a blocked cell; a disc that
-//! overlaps blocked cells is pushed out of them; a unit caught inside a new wall steps out
-//! through that wall only, and only a few cells.
+//! Units as solid discs against the grid (docs/behaviour.md, "Bodies and crowds"): a centre that
+//! moves is swept cell by cell, so no speed, time step or force carries it across a blocked cell; a
+//! disc that overlaps blocked cells is pushed out of them; a unit caught inside a new wall steps
+//! out through that wall only, and only a few cells.
 //!
 //! Rules, in one place:
 //! - A centre never enters a blocked cell (or leaves the map). [`sweep`] walks every cell the
@@ -24,7 +24,8 @@ use crate::grid::Grid;
 use crate::terrain::WALL;
 
 /// How deep, as a fraction of its radius, a disc may overlap blocked cells after
-/// [`push_out_of_walls`] (SPEC §11 allows 5%; pushes aim well inside that).
+/// [`push_out_of_walls`]: at most 5% (docs/behaviour.md, "Bodies and crowds"); pushes aim well
+/// inside that.
 pub const WALL_TOLERANCE: f32 = 0.05;
 
 /// How far past the overlap a push out of a wall goes, as a fraction of the radius, so the

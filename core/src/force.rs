@@ -1,5 +1,5 @@
-//! Force fields (SPEC §7, the article's `ForceData` / `ForceManager`) and the per-unit
-//! knock-back rules that turn their force into external velocity and stun.
+//! Force fields (docs/behaviour.md, "Force fields"; the article's `ForceData` / `ForceManager`) and
+//! the per-unit knock-back rules that turn their force into external velocity and stun.
 //!
 //! - A [`ForceField`] is an explosion, an attractor (black hole), a fixed-direction push or a
 //!   vortex with a radius, a strength, a lifetime and a distance falloff.
@@ -11,7 +11,7 @@
 //!
 //! Everything here is plain `f32`/`f64` arithmetic (`+ - * /`, `sqrt`, comparisons): no
 //! `exp`/`powf` (their results differ between C libraries), no fused multiply-add, so the same
-//! inputs give bit-identical results on every platform (SPEC §10).
+//! inputs give bit-identical results on every platform (docs/behaviour.md, "Determinism").
 
 use glam::Vec2;
 
@@ -30,8 +30,9 @@ pub enum ForceKind {
     },
     /// Pushes along the circle around the centre (a whirlpool).
     Vortex {
-        /// Turn clockwise as seen on screen, where world `+y` points down (SPEC §1): a unit
-        /// right of the centre is pushed toward `+y`. `false` turns the other way.
+        /// Turn clockwise as seen on screen, where world `+y` points down (docs/behaviour.md,
+        /// "Grid, terrain and coordinates"): a unit right of the centre is pushed toward `+y`.
+        /// `false` turns the other way.
         clockwise: bool,
     },
 }

@@ -1,6 +1,6 @@
-//! Filling a goal area (SPEC §11): where the units of a group that reach a goal of more than
-//! one cell go inside it, so that the area fills from its inside out instead of only at the
-//! edge where they came in.
+//! Filling a goal area (docs/behaviour.md, "Bodies and crowds"): where the units of a group that
+//! reach a goal of more than one cell go inside it, so that the area fills from its inside out
+//! instead of only at the edge where they came in.
 //!
 //! - Each open goal cell has a *depth*: its distance in steps (4-connected, through open goal
 //!   cells) from the area's edge, the goal cells next to an open cell that is not a goal

@@ -7,7 +7,8 @@ use crate::map::Map;
 use crate::map_format::ScenarioLine;
 use crate::terrain::{Layer, OPEN, WALL};
 
-/// Relative tolerance of the check (SPEC §2), on top of the file's printed precision.
+/// Relative tolerance of the check (docs/behaviour.md, "Integration field"), on top of the file's
+/// printed precision.
 pub const RELATIVE_TOLERANCE: f64 = 1e-4;
 
 /// One scenario line whose distance did not match.

@@ -1,5 +1,6 @@
 //! [`SpatialGrid`]: a uniform bucket grid that answers "which units are near this point" in
-//! O(1) per query, so separation (SPEC §6 step 5) is O(N) overall instead of all pairs.
+//! O(1) per query, so separation (docs/behaviour.md, "Steering", step 5) is O(N) overall instead of
+//! all pairs.
 
 use glam::Vec2;
 use parking_lot::Mutex;

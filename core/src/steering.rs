@@ -1,5 +1,5 @@
-//! Steering maths (SPEC §6, article 004 steps 1-7): ray probes against the cost grid, the
-//! 120-degree fan, wall sliding, separation, blending and bounded turning.
+//! Steering maths (docs/behaviour.md, "Steering"; article 004 steps 1-7): ray probes against the
+//! cost grid, the 120-degree fan, wall sliding, separation, blending and bounded turning.
 //!
 //! Pure functions of one unit and what it sees; the steering stage calls them for every unit.
 //! Angles go through `libm` rather than the platform's maths library so results are the same
@@ -487,8 +487,8 @@ pub fn blend_and_turn(
     h * (1.5 - 0.5 * h.length_squared())
 }
 
-/// A deterministic number in `[-1, 1)` from (seed, unit, frame): the per-unit randomness of
-/// SPEC §10, the same on every thread count and machine.
+/// A deterministic number in `[-1, 1)` from (seed, unit, frame): the per-unit randomness
+/// (docs/behaviour.md, "Determinism"), the same on every thread count and machine.
 #[must_use]
 #[inline]
 pub fn unit_noise(seed: u64, unit: u32, frame: u64) -> f32 {

@@ -1,5 +1,5 @@
-//! The components a unit is made of (SPEC §5), and the validated description used to spawn
-//! one. They are plain data: any ECS can store them; horde's stages use hecs.
+//! The components a unit is made of (docs/behaviour.md, "Units"), and the validated description
+//! used to spawn one. They are plain data: any ECS can store them; horde's stages use hecs.
 
 use glam::Vec2;
 

@@ -1,5 +1,5 @@
-//! [`BodyStats`]: how solid the crowd's bodies are at one moment (SPEC §11), measured the
-//! same way by `horde run`, the tests and the benches.
+//! [`BodyStats`]: how solid the crowd's bodies are at one moment (docs/behaviour.md, "Bodies and
+//! crowds"), measured the same way by `horde run`, the tests and the benches.
 
 use glam::Vec2;
 use hecs::World;

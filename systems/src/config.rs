@@ -80,8 +80,8 @@ impl SimConfig {
     }
 }
 
-/// The contact step (stage `resolve_contacts`, SPEC §11): Jacobi passes that push
-/// overlapping bodies apart, mass-weighted.
+/// The contact step (stage `resolve_contacts`; docs/behaviour.md, "Bodies and crowds"): Jacobi
+/// passes that push overlapping bodies apart, mass-weighted.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ContactConfig {
     /// Passes per frame (default 4; 0 turns contacts off, and bodies overlap as steering

@@ -1,4 +1,5 @@
-//! Hierarchical navigation for big and changing maps (SPEC §4).
+//! Hierarchical navigation for big and changing maps (docs/behaviour.md, "Large and changing
+//! maps").
 //!
 //! The map is cut into square *sectors* ([`SectorGrid`], default 32x32 cells). Where two
 //! side-by-side sectors share a maximal run of border cells passable on both sides there is a

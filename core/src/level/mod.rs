@@ -89,8 +89,8 @@ impl Layout {
 /// A level is a grid of *tiles* (13x13 by default, as in the article). Each tile becomes
 /// `cells_per_tile x cells_per_tile` *crowd cells* of the [`Map`] the simulation runs on, so
 /// tile `(tx, ty)` covers the cells `tx * cpt .. (tx + 1) * cpt` by `ty * cpt .. (ty + 1) * cpt`.
-/// Both use horde's convention (SPEC §1): `x` is the column from the left, `y` the row from
-/// the **top** (row 0 = first line of [`Level::to_ascii`]).
+/// Both use horde's convention (docs/behaviour.md, "Grid, terrain and coordinates"): `x` is the
+/// column from the left, `y` the row from the **top** (row 0 = first line of [`Level::to_ascii`]).
 ///
 /// The article indexes its map as `map[r, c]` with `(0, 0)` at the bottom-left. Its lair is
 /// at `(6, 0)`, flanked by the player spawns `(4, 0)` and `(8, 0)`, and the enemies spawn at
@@ -132,7 +132,7 @@ impl Layout {
 /// lair and ring, that shares an edge with a ring tile, from where the ring can be attacked.
 /// The walk uses edge-sharing steps between ground-passable tiles; since tiles expand to whole
 /// blocks of cells, the same walk exists on the crowd map, with 4-neighbour steps or with
-/// 8-neighbour steps that never cut corners (SPEC §2). With
+/// 8-neighbour steps that never cut corners (docs/behaviour.md, "Integration field"). With
 /// [`LevelConfig::guarantee_reachable`] every spawn reaches the lair.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Level {

@@ -237,7 +237,7 @@ impl ScenarioLine {
     /// own arithmetic adds a little more (`Berlin_1_256` line 136 prints 54.91168824543...
     /// as `54.91168823`), so compare with
     /// `(computed - optimal_length).abs() <= length_tolerance() + relative slack * optimal_length`
-    /// (the spec's relative slack is 1e-4).
+    /// (the relative slack is `RELATIVE_TOLERANCE`, 1e-4: docs/behaviour.md, "Integration field").
     pub fn length_tolerance(&self) -> f64 {
         10f64.powi(-(self.length_decimals.min(300) as i32))
     }

@@ -1,9 +1,9 @@
-//! Stage `apply_forces` (SPEC §7, §11): force fields change each unit's external velocity
-//! and stun; drag decays the external velocity (less on slippery terrain). A body is not
-//! driven into what stops it: the part of its external velocity that points into a wall it
-//! touches is dropped, and towards each unit near it the velocity closes at most the gap
-//! between their discs this frame (so a crowd pressed against a wall or into an attractor
-//! packs instead of being crushed).
+//! Stage `apply_forces` (docs/behaviour.md, "Force fields", "Bodies and crowds"): force fields
+//! change each unit's external velocity and stun; drag decays the external velocity (less on
+//! slippery terrain). A body is not driven into what stops it: the part of its external velocity
+//! that points into a wall it touches is dropped, and towards each unit near it the velocity closes
+//! at most the gap between their discs this frame (so a crowd pressed against a wall or into an
+//! attractor packs instead of being crushed).
 
 use glam::Vec2;
 use horde_core::{

@@ -1,7 +1,7 @@
-//! Stage `fill_goals` (SPEC §11): for every group whose goal is an area (more than one
-//! cell), which of its cells to fill next, from where its units rested as the frame began
-//! (the rules: `horde_core::GoalFill`). Steering sends the group's units that stand in the
-//! area there.
+//! Stage `fill_goals` (docs/behaviour.md, "Bodies and crowds"): for every group whose goal is an
+//! area (more than one cell), which of its cells to fill next, from where its units rested as the
+//! frame began (the rules: `horde_core::GoalFill`). Steering sends the group's units that stand in
+//! the area there.
 
 use horde_core::{GoalFill, GoalSet, Layer, Map};
 

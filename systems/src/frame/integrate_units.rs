@@ -1,6 +1,7 @@
-//! Stage `integrate_units` (SPEC §7, §11): moves every unit by its final velocity as a solid
-//! disc: the centre swept cell by cell (no speed crosses a wall), the body pushed out of
-//! cells its layer cannot enter, sliding along walls (the rules: `horde_core::body`).
+//! Stage `integrate_units` (docs/behaviour.md, "Force fields", "Bodies and crowds"): moves every
+//! unit by its final velocity as a solid disc: the centre swept cell by cell (no speed crosses a
+//! wall), the body pushed out of cells its layer cannot enter, sliding along walls (the rules:
+//! `horde_core::body`).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};

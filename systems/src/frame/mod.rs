@@ -176,7 +176,7 @@ pub(crate) fn for_each_unit_chunk<Q, F>(
     });
 }
 
-/// Builds the frame's stage graph (SPEC §9).
+/// Builds the frame's stage graph (docs/behaviour.md, "The frame").
 pub(crate) fn build_graph() -> Result<JobGraph<FrameData>, GraphBuildError> {
     JobGraph::builder()
         .stage(

@@ -1,5 +1,6 @@
-//! Stage `resolve_contacts` (SPEC §11): after the units have moved, bodies that overlap are
-//! pushed apart, so a packed crowd stands shoulder to shoulder instead of stacking.
+//! Stage `resolve_contacts` (docs/behaviour.md, "Bodies and crowds"): after the units have moved,
+//! bodies that overlap are pushed apart, so a packed crowd stands shoulder to shoulder instead of
+//! stacking.
 //!
 //! The rules, in one place:
 //! - A contact is a pair of units whose discs overlap (`distance < r_a + r_b`).
@@ -398,7 +399,7 @@ fn move_slot(
 /// external velocity (a shove, which drag then decays like a force's knock-back), as in
 /// position-based dynamics. A unit pressed into a crowd and pushed back loses the velocity
 /// it pressed with (contacts are inelastic), and the frame's displacement is the unit's own
-/// motion plus its external velocity, never more (SPEC §11).
+/// motion plus its external velocity, never more (docs/behaviour.md, "Bodies and crowds").
 fn shoved(external: Vec2, pushed: Vec2, dt: f32, max_external: f32) -> Vec2 {
     // dt is finite and >= 0 (`Horde::step` checks it): a frame of length 0 moves nothing.
     if dt <= 0.0 {

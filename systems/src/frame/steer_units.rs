@@ -1,5 +1,5 @@
-//! Stage `steer_units` (SPEC §6): every controllable unit picks its velocity from the flow
-//! field, the ray-fan wall probe and separation from its neighbours.
+//! Stage `steer_units` (docs/behaviour.md, "Steering"): every controllable unit picks its velocity
+//! from the flow field, the ray-fan wall probe and separation from its neighbours.
 //!
 //! Units are steered in chunks of [`UNIT_CHUNK`]: first every unit of the chunk fetches what
 //! it reads from the big per-cell arrays (flow field, clearance, the neighbour table), then
@@ -339,13 +339,12 @@ impl<'a> Frame<'a> {
             separation += Vec2::new(n, 1.0 - n.abs()).normalize_or(Vec2::X) * sc.separation_range;
         }
 
-        // Rest (SPEC §11): at the goal (a one-cell goal, or where its area's fill says), or,
-        // outside a goal area, where the way on is closed: a resting friend right ahead, or
-        // one within 66 degrees ahead with a side closed by another resting friend or a
-        // wall. A unit stopped ahead with both sides open slides along what stops it (to
-        // its avoidance side), so a blob grows compact. Resting units stand still; contacts
-        // and forces move them, and they rest where they are left (or walk on, once their
-        // way opens).
+        // Rest (docs/behaviour.md, "Bodies and crowds"): at the goal (a one-cell goal, or where its
+        // area's fill says), or, outside a goal area, where the way on is closed: a resting friend
+        // right ahead, or one within 66 degrees ahead with a side closed by another resting friend
+        // or a wall. A unit stopped ahead with both sides open slides along what stops it (to its
+        // avoidance side), so a blob grows compact. Resting units stand still; contacts and forces
+        // move them, and they rest where they are left (or walk on, once their way opens).
         let grid = self.map.grid();
         let cost = self.map.cost_field(agent.layer);
         let wall = |dir: Vec2| {
@@ -428,7 +427,7 @@ impl<'a> Frame<'a> {
         };
         // Separation also pushes directly (not only by turning the heading): in a jam
         // everyone heads the same way, and the push spreads it. The sum is the unit's own
-        // motion, so it never exceeds the top speed (SPEC §11).
+        // motion, so it never exceeds the top speed (docs/behaviour.md, "Bodies and crowds").
         let own = steering.heading * speed
             + separation.clamp_length_max(2.0) * (agent.max_speed * sc.separation_push);
         let mut own = own.clamp_length_max(agent.max_speed);

@@ -1,5 +1,5 @@
 //! The frame as a job graph: stages that declare what they touch, checked once when the graph is
-//! built, then run every frame on a persistent [`WorkerPool`] (SPEC §9).
+//! built, then run every frame on a persistent [`WorkerPool`] (docs/behaviour.md, "The frame").
 //!
 //! - `access`: what a stage reads and writes ([`Access`], [`Resource`]).
 //! - `pool`: the worker threads and scoped batch parallelism ([`WorkerPool`]); the only module
