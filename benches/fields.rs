@@ -13,8 +13,13 @@ use std::time::Instant;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use horde::{
-    Cell, CostField, Direction, FlowConfig, FlowField, IntegrationField, Layer, LevelConfig, Map,
-    ParallelIntegration, WALL, fill_direction_rows, generate_level, load_map, reference,
+    Cell, Layer, Map,
+    fields::{
+        CostField, Direction, FlowConfig, FlowField, IntegrationField, ParallelIntegration, WALL,
+        fill_direction_rows, reference,
+    },
+    formats::load_map,
+    level::{LevelConfig, generate_level},
 };
 use rand_core::{RngCore, SeedableRng};
 #[path = "common/pools.rs"]

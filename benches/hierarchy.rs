@@ -24,11 +24,15 @@ use std::time::Instant;
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use glam::Vec2;
-use horde::hierarchy::DEFAULT_SECTOR_SIZE;
+use horde::fields::hierarchy::DEFAULT_SECTOR_SIZE;
 use horde::{
-    Cell, CoarseRoute, FieldCache, FieldKey, FlowConfig, FlowField, GoalSet, HierarchicalField,
-    IntegrationField, Layer, LevelConfig, Map, PortalGraph, SimConfig, Simulation, UNREACHABLE,
-    UnitSpec, WALL, WorkerPool, generate_level,
+    Cell, GoalSet, Layer, Map, SimConfig, Simulation, UnitSpec,
+    fields::{
+        CoarseRoute, FieldCache, FieldKey, FlowConfig, FlowField, HierarchicalField,
+        IntegrationField, PortalGraph, UNREACHABLE, WALL,
+    },
+    jobs::WorkerPool,
+    level::{LevelConfig, generate_level},
 };
 use rand_core::{RngCore, SeedableRng};
 use rand_pcg::Pcg64;

@@ -9,8 +9,9 @@
 use std::time::Instant;
 
 use horde::{
-    Cell, GoalSet, Layer, LevelConfig, Navigation, SimConfig, Simulation, UnitSpec, WALL,
-    generate_level,
+    Cell, GoalSet, Layer, Navigation, SimConfig, Simulation, UnitSpec,
+    fields::WALL,
+    level::{LevelConfig, generate_level},
 };
 use rand_core::{RngCore, SeedableRng};
 use rand_pcg::Pcg64;

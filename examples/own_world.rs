@@ -5,7 +5,7 @@
 
 use glam::Vec2;
 use hecs::World;
-use horde::{Cell, GoalSet, Grid, Horde, Map, Position, SimConfig, Terrain, UnitSpec};
+use horde::{Cell, GoalSet, Grid, Horde, Map, SimConfig, Terrain, UnitSpec, components::Position};
 
 /// A component that belongs to the engine, not to horde.
 #[derive(Debug)]

@@ -1,12 +1,127 @@
 //! horde: moves huge RTS armies.
 //!
-//! This facade re-exports everything public from [`horde_core`] (data and algorithms with no
-//! threads: grid, terrain, fields, map formats, level generator) and [`horde_systems`] (the
-//! frame's stages and the job graph), so `use horde::*` is all an engine needs.
+//! The root holds what a game programmer starts with: [`Simulation`] (a crowd with its own
+//! `hecs::World`) or [`Horde`] (the same stages on a world you own), [`SimConfig`],
+//! [`UnitSpec`], [`GoalSet`], the [`Map`] with its [`Grid`], [`Cell`]s and [`Terrain`],
+//! [`ForceField`]s, [`Snapshot`]s and [`Replay`]s, what the simulation reports about units and
+//! groups, and the errors those calls return. [`prelude`] is the same in one `use`.
+//!
+//! The rest lives in domain modules: [`components`] (what a unit is made of),
+//! [`fields`] (cost, integration and flow fields, clearance, regions, the hierarchy),
+//! [`formats`] (map and scenario files), [`steering`] (steering and body geometry),
+//! [`forces`], [`level`] (the seeded generator and the dense army's benchmark level),
+//! [`jobs`] (the job graph and frame reports) and [`persistence`] (snapshots, replays,
+//! file limits). [`hecs`] and [`glam`] are re-exported, so their versions always match.
+//!
+//! The implementation crates are `horde-core` (data and algorithms, no threads) and
+//! `horde-systems` (the stages and the job graph); this crate is the API.
 //!
 //! The README follows; its quick start is compiled and run as a doctest.
 #![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
 
-pub use horde_core::*;
-pub use horde_systems::*;
+pub use glam;
+pub use hecs;
+
+pub use horde_core::{
+    Cell, EmptyGoalSet, FieldError, ForceField, ForceFieldError, ForceFieldId, ForceKind, GoalSet,
+    Grid, GridError, GroupId, Layer, LevelError, Map, MapFormatError, SpawnError, Terrain, UnitId,
+    UnitSpec,
+};
+pub use horde_systems::{
+    ConfigError, FileError, Group, GroupReach, GroupStatus, Groups, Horde, Navigation, Replay,
+    ReplayError, SimConfig, SimError, Simulation, Snapshot, StageError, UnitState, UnitStatus,
+};
+
+/// The types most programs use, in one `use horde::prelude::*;`.
+pub mod prelude {
+    pub use glam::Vec2;
+    pub use hecs::{Entity, World};
+    pub use horde_core::{
+        Cell, ForceField, ForceKind, GoalSet, Grid, GroupId, Layer, Map, Position, Terrain, UnitId,
+        UnitSpec, Velocity,
+    };
+    pub use horde_systems::{Horde, SimConfig, SimError, Simulation, Snapshot, UnitStatus};
+}
+
+/// What a unit is made of: the hecs components [`Horde::spawn`] adds, and their limits.
+pub mod components {
+    pub use horde_core::{
+        Agent, CellMemo, ExternalForce, MAX_RADIUS, MAX_SPEED, Mass, Position, Quarantined,
+        Steering, Stun, UnitId, Velocity,
+    };
+}
+
+/// Navigation fields: per-layer costs, the integration field (cost to the goal), the flow
+/// field (a direction per cell), their cache, clearance, connected regions, goal-area fills,
+/// the hierarchy of sectors and portals, and the neighbour grid.
+pub mod fields {
+    pub use horde_core::hierarchy;
+    pub use horde_core::reference;
+    pub use horde_core::{
+        Clearance, CoarseRoute, CostField, CostFieldError, CostTable, DIAG_STEP, Direction,
+        FieldCache, FieldId, FieldKey, FillWay, FlowConfig, FlowField, GoalFill, HierarchicalField,
+        HierarchyError, HierarchyStats, IntegrationField, LINE_OF_SIGHT, NO_DIRECTION, NavField,
+        OPEN, ORTHO_STEP, PortalGraph, Regions, SectorCache, SectorGrid, SpatialGrid,
+        SpatialGridError, TerrainProps, UNREACHABLE, WALL, ZeroCost, cell_share,
+        fill_direction_rows, segment_is_clear,
+    };
+    pub use horde_systems::{ParallelIntegration, Workers};
+}
+
+/// Map and scenario files: horde's ASCII maps, Moving AI `.map` and `.map.scen`, the check
+/// of a scenario's optimal lengths, and bounded, atomic file access.
+pub mod formats {
+    pub use horde_core::files;
+    pub use horde_core::{
+        Fnv, MAX_MAP_FILE_BYTES, MapFormat, MapFormatError, MapFormatErrorKind, RELATIVE_TOLERANCE,
+        Scenario, ScenarioLine, ScenarioMismatch, ScenarioReport, TerrainLengthError,
+        check_scenario_lines, load_map, load_scenario, movingai_char, parse_ascii_map,
+        parse_movingai_map, parse_scenario, uniform_cost_field, write_ascii_map,
+        write_movingai_map,
+    };
+}
+
+/// Steering (the ray fan, separation, bounded turns) and bodies against walls (sweeps,
+/// push-outs, slides, escapes), with their settings.
+pub mod steering {
+    pub use horde_core::{
+        Blocked, ESCAPE_REACH, Fan, MAX_SEPARATION_RANGE, RayHit, SteeringConfig,
+        SteeringConfigError, TurnLimit, WALL_TOLERANCE, avoid_walls, blend_and_turn, cast_ray,
+        cell_coords, centre_is_open, clear_of_walls, escape_wall, escape_wall_where, floor,
+        limit_approach, move_body, probe, push_out_of_walls, rotate, separation_push,
+        slide_velocity, sweep, unit_noise, wall_depth, without_part_into,
+    };
+    pub use horde_systems::{BodyStats, ContactConfig};
+}
+
+/// Force fields (explosions, black holes, pushes, vortices), knock-back and drag.
+pub mod forces {
+    pub use horde_core::{
+        ForceField, ForceFieldError, ForceFieldId, ForceKind, ForceManager, ForceRestoreError,
+        KnockbackParams, KnockbackParamsError, apply_impulse, decay_external,
+    };
+}
+
+/// Levels: the seeded generator, and the dense army's life, the benchmark level of a packed
+/// crowd marching, squeezing through gaps and settling.
+pub mod level {
+    pub use horde_core::{Level, LevelConfig, LevelError, LevelWeights, generate_level};
+    pub use horde_systems::{ArmyPhase, DenseArmy, PhaseReport};
+}
+
+/// The job graph that runs the frame's stages, its worker pool and its reports.
+pub mod jobs {
+    pub use horde_systems::{
+        Access, FrameReport, GraphBuildError, JobGraph, JobGraphBuilder, JobPanic, PoolError,
+        Resource, StageContext, StageError, StageTime, WorkerPool,
+    };
+}
+
+/// Snapshots, replays, the state hash and the limits on their files.
+pub mod persistence {
+    pub use horde_systems::{
+        FileError, FileKind, MAX_ORIGIN_NAME_BYTES, MAX_SNAPSHOT_FILE_BYTES, Origin,
+        REPLAY_VERSION, Replay, ReplayError, SNAPSHOT_VERSION, Snapshot, state_hash, write_atomic,
+    };
+}

@@ -4,7 +4,11 @@
 
 mod common;
 
-use horde::{Cell, LevelConfig, Map, SimConfig, generate_level, load_map};
+use horde::{
+    Cell, Map, SimConfig,
+    formats::load_map,
+    level::{LevelConfig, generate_level},
+};
 
 use common::*;
 

@@ -8,8 +8,10 @@ mod common;
 use glam::Vec2;
 use hecs::{Entity, World};
 use horde::{
-    Cell, ForceField, ForceKind, GroupId, Horde, LevelConfig, Navigation, Position, SimConfig,
-    Simulation, Terrain, UnitId, UnitSpec, generate_level,
+    Cell, ForceField, ForceKind, GroupId, Horde, Navigation, SimConfig, Simulation, Terrain,
+    UnitId, UnitSpec,
+    components::Position,
+    level::{LevelConfig, generate_level},
 };
 
 use common::*;
@@ -250,8 +252,8 @@ fn memos_never_change_results(navigation: Navigation) {
                 _ => {}
             }
             if wipe {
-                for steering in world.query_mut::<&mut horde::Steering>() {
-                    steering.cell_memo = horde::CellMemo::default();
+                for steering in world.query_mut::<&mut horde::components::Steering>() {
+                    steering.cell_memo = horde::components::CellMemo::default();
                 }
             }
             horde.step(&mut world, 1.0 / 30.0).unwrap();

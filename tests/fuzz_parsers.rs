@@ -17,9 +17,13 @@ mod common;
 
 use glam::Vec2;
 use horde::{
-    Cell, ForceField, ForceKind, GoalSet, Grid, Horde, Layer, Map, Position, Replay, SimConfig,
-    Simulation, Snapshot, Terrain, UnitId, UnitSpec, movingai_char, parse_ascii_map,
-    parse_movingai_map, parse_scenario, write_ascii_map, write_movingai_map,
+    Cell, ForceField, ForceKind, GoalSet, Grid, Horde, Layer, Map, Replay, SimConfig, Simulation,
+    Snapshot, Terrain, UnitId, UnitSpec,
+    components::Position,
+    formats::{
+        movingai_char, parse_ascii_map, parse_movingai_map, parse_scenario, write_ascii_map,
+        write_movingai_map,
+    },
 };
 use proptest::prelude::*;
 

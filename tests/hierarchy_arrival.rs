@@ -5,8 +5,8 @@
 
 mod common;
 
-use horde::hierarchy::DEFAULT_SECTOR_SIZE;
-use horde::{Cell, Layer, Navigation, PortalGraph, SimConfig, Terrain, load_map};
+use horde::fields::hierarchy::DEFAULT_SECTOR_SIZE;
+use horde::{Cell, Layer, Navigation, SimConfig, Terrain, fields::PortalGraph, formats::load_map};
 
 use common::*;
 

@@ -4,8 +4,12 @@
 //! not used this frame are dropped to stay within it.
 
 use glam::Vec2;
-use horde::hierarchy::DEFAULT_SECTOR_SIZE;
-use horde::{Cell, HierarchicalField, Layer, LevelConfig, PortalGraph, WALL, generate_level};
+use horde::fields::hierarchy::DEFAULT_SECTOR_SIZE;
+use horde::{
+    Cell, Layer,
+    fields::{HierarchicalField, PortalGraph, WALL},
+    level::{LevelConfig, generate_level},
+};
 use rand_core::{RngCore, SeedableRng};
 use rand_pcg::Pcg64;
 

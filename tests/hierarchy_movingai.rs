@@ -9,8 +9,12 @@ mod common;
 
 use common::{movingai_maps, spread};
 
-use horde::hierarchy::DEFAULT_SECTOR_SIZE;
-use horde::{Cell, CostField, HierarchicalField, PortalGraph, uniform_cost_field};
+use horde::fields::hierarchy::DEFAULT_SECTOR_SIZE;
+use horde::{
+    Cell,
+    fields::{CostField, HierarchicalField, PortalGraph},
+    formats::uniform_cost_field,
+};
 
 /// Lines per map, spread evenly through the file (files are sorted by length bucket).
 const PER_MAP: usize = 120;

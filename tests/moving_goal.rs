@@ -7,8 +7,9 @@
 mod common;
 
 use horde::{
-    Cell, GoalSet, IntegrationField, Layer, LevelConfig, Map, Navigation, SimConfig, Simulation,
-    UNREACHABLE, generate_level,
+    Cell, GoalSet, Layer, Map, Navigation, SimConfig, Simulation,
+    fields::{IntegrationField, UNREACHABLE},
+    level::{LevelConfig, generate_level},
 };
 
 use common::*;

@@ -7,7 +7,7 @@ mod common;
 
 use common::{movingai_maps, spread};
 
-use horde::check_scenario_lines;
+use horde::formats::check_scenario_lines;
 
 #[test]
 fn distances_match_the_optimal_lengths() {

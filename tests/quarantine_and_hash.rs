@@ -4,8 +4,9 @@
 
 use glam::Vec2;
 use horde::{
-    Agent, Cell, ForceField, ForceKind, GoalSet, Grid, GroupId, Horde, Map, Mass, SimConfig,
-    Simulation, Snapshot, Terrain, UnitId, UnitSpec,
+    Cell, ForceField, ForceKind, GoalSet, Grid, GroupId, Horde, Map, SimConfig, Simulation,
+    Snapshot, Terrain, UnitId, UnitSpec,
+    components::{Agent, Mass},
 };
 
 const DT: f32 = 1.0 / 30.0;

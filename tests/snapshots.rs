@@ -8,9 +8,11 @@ mod common;
 
 use glam::Vec2;
 use horde::{
-    Cell, FileError, FileKind, ForceField, ForceKind, GoalSet, GroupId, Horde, LevelConfig,
-    Navigation, Position, Replay, SimConfig, SimError, Simulation, Snapshot, Terrain, UnitId,
-    UnitSpec, Velocity, generate_level,
+    Cell, FileError, ForceField, ForceKind, GoalSet, GroupId, Horde, Navigation, Replay, SimConfig,
+    SimError, Simulation, Snapshot, Terrain, UnitId, UnitSpec,
+    components::{Position, Velocity},
+    level::{LevelConfig, generate_level},
+    persistence::FileKind,
 };
 
 use common::*;
@@ -267,7 +269,7 @@ fn bad_snapshot_files_give_clear_errors() {
             e,
             FileError::UnsupportedVersion {
                 found: 99,
-                supported: horde::SNAPSHOT_VERSION,
+                supported: horde::persistence::SNAPSHOT_VERSION,
                 ..
             }
         ),

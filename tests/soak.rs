@@ -13,8 +13,10 @@ use std::time::Instant;
 
 use glam::Vec2;
 use horde::{
-    Cell, ForceField, ForceKind, GoalSet, GroupId, Layer, LevelConfig, SimConfig, Simulation,
-    Snapshot, Terrain, UnitSpec, WALL, generate_level,
+    Cell, ForceField, ForceKind, GoalSet, GroupId, Layer, SimConfig, Simulation, Snapshot, Terrain,
+    UnitSpec,
+    fields::WALL,
+    level::{LevelConfig, generate_level},
 };
 use rand_core::{RngCore, SeedableRng};
 use rand_pcg::Pcg64;

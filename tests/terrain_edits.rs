@@ -5,8 +5,9 @@
 mod common;
 
 use horde::{
-    Cell, FlowField, GroupId, IntegrationField, Layer, LevelConfig, SimConfig, Terrain,
-    generate_level,
+    Cell, GroupId, Layer, SimConfig, Terrain,
+    fields::{FlowField, IntegrationField},
+    level::{LevelConfig, generate_level},
 };
 use rand_core::{RngCore, SeedableRng};
 use rand_pcg::Pcg64;

@@ -3,8 +3,9 @@
 
 use glam::Vec2;
 use horde::{
-    Cell, ForceField, ForceKind, GoalSet, Layer, LevelConfig, SimConfig, Simulation, UnitSpec,
-    WALL, generate_level,
+    Cell, ForceField, ForceKind, GoalSet, Layer, SimConfig, Simulation, UnitSpec,
+    fields::WALL,
+    level::{LevelConfig, generate_level},
 };
 use rand_core::{RngCore, SeedableRng};
 use rand_pcg::Pcg64;

@@ -1,7 +1,7 @@
 //! Worker pools for the benches that measure how a piece scales with threads, shared by
 //! `benches/fields.rs` and `benches/hierarchy.rs`.
 
-use horde::WorkerPool;
+use horde::jobs::WorkerPool;
 
 /// Pools of 2 threads, and of 4, 8 and 16 where the machine has that many cores.
 pub fn pools_up_to_cores() -> Vec<WorkerPool> {

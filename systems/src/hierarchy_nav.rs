@@ -18,7 +18,7 @@ use horde_core::{
 };
 
 use crate::edit_log::EditLog;
-use crate::frame::{FrameData, map_batches_of};
+use crate::frame::{FrameData, StageError, map_batches_of};
 use crate::groups::Groups;
 use crate::job_graph::StageContext;
 
@@ -170,7 +170,7 @@ impl HierarchyNav {
         edits: &EditLog,
         run: R,
         threads: usize,
-    ) -> Vec<String>
+    ) -> Vec<StageError>
     where
         R: Fn(usize, &(dyn Fn(usize) + Sync)),
     {
@@ -214,12 +214,12 @@ impl HierarchyNav {
                         None => PortalGraph::build(cost, DEFAULT_SECTOR_SIZE).map(|g| *graph = g),
                     };
                     if let Err(e) = result {
-                        errors.push(format!("portal graph update failed: {e}"));
+                        errors.push(StageError::PortalGraph(e));
                     }
                 }
                 None => match PortalGraph::build(cost, DEFAULT_SECTOR_SIZE) {
                     Ok(g) => *slot = Some(g),
-                    Err(e) => errors.push(format!("portal graph build failed: {e}")),
+                    Err(e) => errors.push(StageError::PortalGraph(e)),
                 },
             }
         }
@@ -264,7 +264,7 @@ impl HierarchyNav {
                                     field,
                                 }),
                                 Err(e) => {
-                                    errors.push(format!("restoring sector fields failed: {e}"));
+                                    errors.push(StageError::RestoreSectors(e));
                                     None
                                 }
                             }
@@ -291,7 +291,7 @@ impl HierarchyNav {
                     // request, so the group's units stand still (their flat field is not
                     // built in this mode) until a goal cell opens again.
                     Err(HierarchyError::NoPassableGoal) => {}
-                    Err(e) => errors.push(format!("path request failed: {e}")),
+                    Err(e) => errors.push(StageError::PathRequest(e)),
                 }
             }
         }
@@ -349,7 +349,7 @@ impl HierarchyNav {
     /// the units stand in storage (`asks` in batch order), together on `run` (see
     /// [`HierarchicalField::ensure_sectors`]). The result is that of walking every unit in
     /// storage order on one thread. Failures are returned as messages.
-    fn build_sectors<R>(&mut self, map: &Map, asks: Vec<SectorAsks>, run: R) -> Vec<String>
+    fn build_sectors<R>(&mut self, map: &Map, asks: Vec<SectorAsks>, run: R) -> Vec<StageError>
     where
         R: Fn(usize, &(dyn Fn(usize) + Sync)),
     {
@@ -364,7 +364,7 @@ impl HierarchyNav {
                 .flat_map(|a| a.per_request[i].0.iter().copied())
                 .collect();
             if let Err(e) = r.field.mark_used(graph, cost, &used) {
-                errors.push(format!("sector field failed: {e}"));
+                errors.push(StageError::SectorField(e));
             }
             let mut wanted: Vec<usize> = Vec::new();
             for (_, missing) in asks.iter().map(|a| &a.per_request[i]) {
@@ -378,7 +378,7 @@ impl HierarchyNav {
                 continue;
             }
             if let Err(e) = r.field.ensure_sectors(graph, cost, &wanted, &run) {
-                errors.push(format!("sector field failed: {e}"));
+                errors.push(StageError::SectorField(e));
             }
         }
         errors

@@ -26,10 +26,9 @@ mod unit_check;
 pub use body_stats::BodyStats;
 pub use config::{ConfigError, ContactConfig, SimConfig};
 pub use dense_army::{ArmyPhase, DenseArmy, PhaseReport};
-pub use edit_log::EditLog;
-pub use frame::{FrameClock, FrameData, LargeUnits, NeighbourInfo, Neighbours, bucket_side};
+pub use frame::StageError;
 pub use groups::{Group, Groups};
-pub use hierarchy_nav::{HierarchyNav, Navigation, SECTOR_FIELD_BUDGET, SECTOR_FIELDS_PER_FRAME};
+pub use hierarchy_nav::Navigation;
 pub use job_graph::{
     Access, FrameReport, GraphBuildError, JobGraph, JobGraphBuilder, JobPanic, PoolError, Resource,
     StageContext, StageTime, WorkerPool,

@@ -15,7 +15,9 @@ use parking_lot::{Mutex, RwLock, RwLockReadGuard};
 
 use crate::config::SimConfig;
 use crate::edit_log::EditLog;
-use crate::frame::{FrameClock, FrameData, GoalFills, Neighbours, bucket_side, build_graph};
+use crate::frame::{
+    FrameClock, FrameData, GoalFills, Neighbours, StageError, bucket_side, build_graph,
+};
 use crate::groups::{Group, Groups};
 use crate::hierarchy_nav::HierarchyNav;
 use crate::job_graph::{FrameReport, GraphBuildError, JobGraph, JobPanic, PoolError, WorkerPool};
@@ -64,9 +66,15 @@ pub enum SimError {
     /// The stage graph is inconsistent (a bug in horde).
     #[error(transparent)]
     Graph(#[from] GraphBuildError),
-    /// A stage reported an internal failure.
+    /// A stage could not do its part of the frame (the frame ran to its end).
     #[error("stage failure: {0}")]
-    Stage(String),
+    Stage(#[from] StageError),
+    /// A simulation holds at most 65,536 groups.
+    #[error("a simulation holds at most {max} groups")]
+    TooManyGroups {
+        /// The most groups.
+        max: usize,
+    },
     /// The neighbour buckets cannot cover the map (a map of huge cells, or a unit so large
     /// that its buckets are too few or too many).
     #[error("the map cannot be split into neighbour buckets: {0}")]
@@ -236,8 +244,9 @@ impl Horde {
     /// Adds a group without checking its goal (the caller has).
     pub(crate) fn push_group(&mut self, goal: GoalSet) -> Result<GroupId, SimError> {
         let groups = self.data.groups.get_mut();
-        let id = u16::try_from(groups.list.len())
-            .map_err(|_| SimError::Stage("too many groups".into()))?;
+        let id = u16::try_from(groups.list.len()).map_err(|_| SimError::TooManyGroups {
+            max: usize::from(u16::MAX) + 1,
+        })?;
         groups.list.push(Group {
             goal,
             fields: [None; Layer::COUNT],
@@ -403,7 +412,8 @@ impl Horde {
     /// memory in order; their `Entity` handles do not change, and components of the caller's
     /// move with their units (see `ARCHITECTURE.md`, "Keeping units in map order"). The
     /// report lists that step as `sort_units`. It also refits the neighbour buckets when
-    /// they do not fit the crowd ([`Neighbours::refit_side`]).
+    /// they do not fit the crowd (more than half the units too big for a bucket, or too
+    /// small for one).
     pub fn step(&mut self, world: &mut World, dt: f32) -> Result<&FrameReport, SimError> {
         if !(dt.is_finite() && dt >= 0.0) {
             return Err(SimError::BadTimeStep(dt));
@@ -498,7 +508,7 @@ impl Horde {
     }
 
     /// How solid the bodies of `world`'s units are now: overlaps between units and with
-    /// walls (see [`BodyStats`]).
+    /// walls (see [`crate::BodyStats`]).
     #[must_use]
     pub fn body_stats(&self, world: &World) -> crate::BodyStats {
         crate::BodyStats::measure(world, &self.data.map.read(), |_| {})
@@ -964,20 +974,18 @@ impl Simulation {
         Ok(())
     }
 
-    /// See [`Horde::step`]. While recording, the frame and its state hash are recorded.
-    pub fn step(&mut self, dt: f32) -> Result<&FrameReport, SimError> {
+    /// See [`Horde::step`]; returns a copy of the frame's report. While recording, the frame
+    /// and its state hash are recorded.
+    pub fn step(&mut self, dt: f32) -> Result<FrameReport, SimError> {
         let before = self.horde.frame();
-        let outcome = self.horde.step(&mut self.world, dt).map(|_| ());
+        let outcome = self.horde.step(&mut self.world, dt).cloned();
         // A frame that ran is recorded even if a stage reported a failure afterwards, so the
         // replay keeps in step with the state.
         if self.recording.is_some() && self.horde.frame() != before {
             let hash = state_hash(&self.horde, &self.world);
             self.record(|| CommandRecord::Step { dt, hash });
         }
-        outcome?;
-        self.horde
-            .last_report()
-            .ok_or_else(|| SimError::Stage("a frame ran without a report".into()))
+        outcome
     }
 
     /// See [`Horde::state_hash`].

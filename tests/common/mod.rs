@@ -7,8 +7,8 @@ use std::path::PathBuf;
 
 use glam::Vec2;
 use horde::{
-    Cell, GoalSet, GroupId, IntegrationField, Layer, Map, SimConfig, Simulation, UNREACHABLE,
-    UnitSpec, WALL,
+    Cell, GoalSet, GroupId, Layer, Map, SimConfig, Simulation, UnitSpec,
+    fields::{IntegrationField, UNREACHABLE, WALL},
 };
 use rand_core::{RngCore, SeedableRng};
 use rand_pcg::Pcg64;
@@ -21,7 +21,7 @@ pub fn movingai_dir() -> Option<PathBuf> {
 
 /// Every `.map` file of the Moving AI folder with its map and checked scenario file, in name
 /// order; `None` when the folder is absent.
-pub fn movingai_maps() -> Option<Vec<(PathBuf, Map, horde::Scenario)>> {
+pub fn movingai_maps() -> Option<Vec<(PathBuf, Map, horde::formats::Scenario)>> {
     let dir = movingai_dir()?;
     let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap()
@@ -33,8 +33,8 @@ pub fn movingai_maps() -> Option<Vec<(PathBuf, Map, horde::Scenario)>> {
     let maps = paths
         .into_iter()
         .map(|path| {
-            let map = horde::load_map(&path).unwrap();
-            let scen = horde::load_scenario(path.with_extension("map.scen")).unwrap();
+            let map = horde::formats::load_map(&path).unwrap();
+            let scen = horde::formats::load_scenario(path.with_extension("map.scen")).unwrap();
             scen.check_against(&map).unwrap();
             (path, map, scen)
         })
@@ -45,7 +45,10 @@ pub fn movingai_maps() -> Option<Vec<(PathBuf, Map, horde::Scenario)>> {
 /// `per_map` lines spread evenly through a scenario file (files are sorted by length
 /// bucket, so the sample covers short and long paths alike), always including the last,
 /// longest line.
-pub fn spread(lines: &[horde::ScenarioLine], per_map: usize) -> Vec<&horde::ScenarioLine> {
+pub fn spread(
+    lines: &[horde::formats::ScenarioLine],
+    per_map: usize,
+) -> Vec<&horde::formats::ScenarioLine> {
     let n = lines.len();
     let mut picked: Vec<usize> = (0..per_map).map(|i| i * n / per_map).collect();
     picked.push(n - 1);

@@ -73,7 +73,8 @@ pub enum ScenarioErrorKind {
 /// `scenarios/x.toml:12: group[1].count: expected a count >= 1, found -3`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ScenarioError {
-    /// The file, as given to [`load_scenario`] or as `source_name` to [`parse_scenario`].
+    /// The file, as given to [`load_scenario_with`] or as `source_name` to
+    /// [`parse_scenario_with`].
     pub source: String,
     /// 1-based line of the offending key or value, when known.
     pub line: Option<usize>,
@@ -172,7 +173,7 @@ pub fn parse_scenario(
     )
 }
 
-/// [`parse_scenario`] with every override.
+/// `parse_scenario` (the tests' form) with every override.
 pub fn parse_scenario_with(
     text: &str,
     source_name: &str,

@@ -3,10 +3,10 @@
 //! pans and zooms, sets goals, drops force fields, paints walls and spawns units, all through
 //! the public `Simulation` API.
 //!
-//! - [`camera`]: screen <-> world.
-//! - [`mesh`]: what is drawn (terrain and heat-map images, units as one mesh, flow arrows).
-//! - [`input`]: the mouse tools as actions on the simulation.
-//! - [`panel`]: the side panel and the keys.
+//! - `camera`: screen <-> world.
+//! - `mesh`: what is drawn (terrain and heat-map images, units as one mesh, flow arrows).
+//! - `input`: the mouse tools as actions on the simulation.
+//! - `panel`: the side panel and the keys.
 //! - `viewer`: the eframe app tying them together (and `--frames`/`--screenshot`).
 //!
 //! Built without the feature, `horde view` says how to rebuild and exits with code 2.

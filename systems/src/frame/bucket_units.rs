@@ -7,7 +7,7 @@ use glam::Vec2;
 use horde_core::{Agent, Position, SpatialGrid, SpatialGridError, Steering, UnitId};
 use parking_lot::Mutex;
 
-use crate::frame::FrameData;
+use crate::frame::{FrameData, StageError};
 use crate::job_graph::StageContext;
 use crate::sort_units::FAR_ROWS;
 
@@ -265,17 +265,10 @@ impl Neighbours {
         }
     }
 
-    /// The units in the 3x3 buckets around `pos`, as three slices (one per bucket row: the
-    /// buckets of a row are adjacent in the sorted order). Rows past the grid's edge are
-    /// empty slices.
-    #[must_use]
-    pub fn near(&self, pos: Vec2) -> [&[NeighbourInfo]; 3] {
-        self.near_spans(pos).map(|span| self.span(span))
-    }
-
-    /// [`Self::near`] as three `(start, end)` spans of [`Self::units`] (see [`Self::span`]):
-    /// smaller to keep for a chunk of units than the slices. Called once per unit per frame.
-    /// All empty for a unit that [`Occupancy`] finds alone.
+    /// The units in the 3x3 buckets around `pos`, as three `(start, end)` spans of
+    /// [`Self::units`] (see [`Self::span`]), one per bucket row (the buckets of a row are
+    /// adjacent in the sorted order; rows past the grid's edge are empty). Called once per
+    /// unit per frame. All empty for a unit that [`Occupancy`] finds alone.
     #[must_use]
     #[inline(always)]
     pub fn near_spans(&self, pos: Vec2) -> [(u32, u32); 3] {
@@ -302,12 +295,6 @@ impl Neighbours {
     #[must_use]
     pub fn len(&self) -> usize {
         self.units.len() + self.large.as_ref().map_or(0, |l| l.units.len())
-    }
-
-    /// Whether the snapshot holds no unit.
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
     }
 
     /// The bucket side that fits the crowd, when [`Self::grid`]'s does not: more than half
@@ -543,9 +530,7 @@ pub(crate) fn bucket_units(data: &FrameData, ctx: &StageContext<'_>) {
     let chunk = data.config.batch_size.max(1) * 4;
     let (large, storage): (Vec<_>, Vec<_>) = large.into_iter().unzip();
     if let Err(e) = bucket_large(n, large, &storage, separation_range, chunk, ctx) {
-        data.errors
-            .lock()
-            .push(format!("bucketing large units failed: {e}"));
+        data.errors.lock().push(StageError::LargeBuckets(e));
         n.units.clear();
         n.large = None;
         return;
@@ -558,7 +543,7 @@ pub(crate) fn bucket_units(data: &FrameData, ctx: &StageContext<'_>) {
         chunk,
         ctx,
     ) {
-        data.errors.lock().push(format!("bucketing failed: {e}"));
+        data.errors.lock().push(StageError::Buckets(e));
         n.units.clear();
     }
 }

@@ -18,6 +18,7 @@ mod fill_goals;
 mod integrate_units;
 mod rebuild_fields;
 mod resolve_contacts;
+mod stage_error;
 mod steer_units;
 mod update_forces;
 
@@ -34,9 +35,10 @@ use crate::groups::Groups;
 use crate::hierarchy_nav::{HierarchyNav, update_hierarchy};
 use crate::job_graph::{Access, GraphBuildError, JobGraph, StageContext};
 
-pub use bucket_units::{LargeUnits, NeighbourInfo, Neighbours, bucket_side};
+pub use bucket_units::{NeighbourInfo, Neighbours, bucket_side};
 pub use fill_goals::GoalFills;
 pub use resolve_contacts::Contacts;
+pub use stage_error::StageError;
 
 /// Per-frame values, fixed while the frame runs.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -73,8 +75,8 @@ pub struct FrameData {
     pub edits: RwLock<EditLog>,
     /// Portal graphs and hierarchical path requests (used with `Navigation::Hierarchical`).
     pub hierarchy: RwLock<HierarchyNav>,
-    /// Field rebuild failures of the last frame (should stay empty).
-    pub errors: Mutex<Vec<String>>,
+    /// What stages could not do this frame (should stay empty).
+    pub errors: Mutex<Vec<StageError>>,
     /// Units found with a non-finite position, velocity or stun this frame; the simulation
     /// quarantines them after the frame.
     pub quarantine: Mutex<Vec<hecs::Entity>>,

@@ -10,7 +10,7 @@ use horde_core::{
 };
 use parking_lot::Mutex;
 
-use crate::frame::FrameData;
+use crate::frame::{FrameData, StageError};
 use crate::hierarchy_nav::Navigation;
 use crate::job_graph::StageContext;
 
@@ -60,7 +60,7 @@ pub(crate) fn rebuild_fields(data: &FrameData, ctx: &StageContext<'_>) {
     let demand = demand(data, &map, &pending, &jobs);
     let report = |result: Result<(), horde_core::FieldError>| {
         if let Err(e) = result {
-            data.errors.lock().push(format!("field update failed: {e}"));
+            data.errors.lock().push(StageError::Field(e));
         }
     };
     if let ([(_, only)], [Job::Rebuild]) = (pending.as_slice(), jobs.as_slice()) {
