@@ -4,7 +4,16 @@ use horde_core::{
     FlowConfig, KnockbackParams, KnockbackParamsError, SteeringConfig, SteeringConfigError,
 };
 
-use crate::hierarchy_nav::Navigation;
+/// Where units get their walking direction from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Navigation {
+    /// One full-map flow field per (goal, layer) (the default).
+    #[default]
+    Flat,
+    /// Sector fields built lazily along a coarse route on the portal graph
+    /// (`horde_core::hierarchy`), for big maps.
+    Hierarchical,
+}
 
 /// How the simulation runs. Every field has a documented default.
 #[derive(Clone, Copy, Debug, PartialEq)]

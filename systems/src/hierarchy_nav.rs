@@ -14,24 +14,12 @@ use glam::Vec2;
 use horde_core::hierarchy::DEFAULT_SECTOR_SIZE;
 use horde_core::{
     Agent, Cell, CellMemo, CostField, GoalSet, Grid, HierarchicalField, HierarchyError, Layer, Map,
-    ORTHO_STEP, PortalGraph, Position, SectorCache, UNREACHABLE,
+    ORTHO_STEP, PortalGraph, SectorCache, UNREACHABLE,
 };
 
 use crate::edit_log::EditLog;
-use crate::frame::{FrameData, StageError, map_batches_of};
+use crate::error::StageError;
 use crate::groups::Groups;
-use crate::job_graph::StageContext;
-
-/// Where units get their walking direction from.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Navigation {
-    /// One full-map flow field per (goal, layer) (the default).
-    #[default]
-    Flat,
-    /// Sector fields built lazily along a coarse route on the portal graph
-    /// (`horde_core::hierarchy`), for big maps.
-    Hierarchical,
-}
 
 /// Byte budget of each (group, layer)'s sector fields.
 pub const SECTOR_FIELD_BUDGET: usize = 64 << 20;
@@ -163,7 +151,7 @@ impl HierarchyNav {
     /// (which has `threads` threads: on one, the route's search keeps one queue, since its
     /// bands would only take turns; the route is the same either way). Failures are returned
     /// as messages.
-    fn update_requests<R>(
+    pub(crate) fn update_requests<R>(
         &mut self,
         map: &Map,
         groups: &Groups,
@@ -307,7 +295,11 @@ impl HierarchyNav {
 
     /// The sectors `units` (one batch of them, in storage order) stand in, per request: see
     /// [`SectorAsks`]. Reads only, so batches are walked on several threads at once.
-    fn asks_of<'a>(&self, map: &Map, units: impl Iterator<Item = (Vec2, &'a Agent)>) -> SectorAsks {
+    pub(crate) fn asks_of<'a>(
+        &self,
+        map: &Map,
+        units: impl Iterator<Item = (Vec2, &'a Agent)>,
+    ) -> SectorAsks {
         let mut asks = SectorAsks {
             per_request: vec![(Vec::new(), Vec::new()); self.requests.len()],
         };
@@ -349,7 +341,12 @@ impl HierarchyNav {
     /// the units stand in storage (`asks` in batch order), together on `run` (see
     /// [`HierarchicalField::ensure_sectors`]). The result is that of walking every unit in
     /// storage order on one thread. Failures are returned as messages.
-    fn build_sectors<R>(&mut self, map: &Map, asks: Vec<SectorAsks>, run: R) -> Vec<StageError>
+    pub(crate) fn build_sectors<R>(
+        &mut self,
+        map: &Map,
+        asks: Vec<SectorAsks>,
+        run: R,
+    ) -> Vec<StageError>
     where
         R: Fn(usize, &(dyn Fn(usize) + Sync)),
     {
@@ -390,38 +387,6 @@ impl HierarchyNav {
 /// once), and the first [`SECTOR_FIELDS_PER_FRAME`] distinct sectors without one,
 /// in the order its units stand in them.
 #[derive(Debug)]
-struct SectorAsks {
+pub(crate) struct SectorAsks {
     per_request: Vec<(Vec<usize>, Vec<usize>)>,
-}
-
-/// Stage `update_hierarchy`: nothing with [`Navigation::Flat`]; otherwise updates the
-/// portal graphs and path requests and builds the sector fields units stand in.
-pub(crate) fn update_hierarchy(data: &FrameData, ctx: &StageContext<'_>) {
-    if data.config.navigation != Navigation::Hierarchical {
-        return;
-    }
-    let map = data.map.read();
-    let groups = data.groups.read();
-    let edits = data.edits.read();
-    let mut nav = data.hierarchy.write();
-    // One job per batch of the pool's: a route's batch of sectors, an estimate, a field.
-    let run = |jobs: usize, job: &(dyn Fn(usize) + Sync)| {
-        ctx.for_each_batch(jobs, 1, |i, _| job(i));
-    };
-    let mut errors = nav.update_requests(&map, &groups, &edits, run, ctx.threads());
-    // Which sectors units stand in, batch by batch on the pool; then the new sector fields,
-    // built on the pool too.
-    let asks = {
-        let nav = &*nav;
-        map_batches_of::<(&Position, &Agent), _, _>(
-            &data.world,
-            ctx,
-            data.config.batch_size,
-            |batch| nav.asks_of(&map, batch.map(|(p, a)| (p.0, a))),
-        )
-    };
-    errors.extend(nav.build_sectors(&map, asks, run));
-    if !errors.is_empty() {
-        data.errors.lock().extend(errors);
-    }
 }

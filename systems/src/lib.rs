@@ -12,31 +12,31 @@ mod body_stats;
 mod config;
 mod dense_army;
 mod edit_log;
+mod error;
 mod frame;
 mod groups;
 mod hierarchy_nav;
+mod horde;
 mod job_graph;
 mod parallel_integration;
-mod reach;
 mod simulation;
 mod snapshot;
 mod sort_units;
 mod unit_check;
 
 pub use body_stats::BodyStats;
-pub use config::{ConfigError, ContactConfig, SimConfig};
+pub use config::{ConfigError, ContactConfig, Navigation, SimConfig};
 pub use dense_army::{ArmyPhase, DenseArmy, PhaseReport};
-pub use frame::StageError;
+pub use error::{ReplayError, SimError, StageError};
 pub use groups::{Group, Groups};
-pub use hierarchy_nav::Navigation;
+pub use horde::{GroupReach, GroupStatus, Horde, UnitState, UnitStatus, state_hash};
 pub use job_graph::{
     Access, FrameReport, GraphBuildError, JobGraph, JobGraphBuilder, JobPanic, PoolError, Resource,
     StageContext, StageTime, WorkerPool,
 };
 pub use parallel_integration::{ParallelIntegration, Workers};
-pub use reach::{GroupReach, GroupStatus, UnitStatus};
-pub use simulation::{Horde, SimError, Simulation, UnitState, state_hash};
+pub use simulation::Simulation;
 pub use snapshot::{
     FileError, FileKind, MAX_ORIGIN_NAME_BYTES, MAX_SNAPSHOT_FILE_BYTES, Origin, REPLAY_VERSION,
-    Replay, ReplayError, SNAPSHOT_VERSION, Snapshot, write_atomic,
+    Replay, SNAPSHOT_VERSION, Snapshot, write_atomic,
 };

@@ -24,7 +24,7 @@ use horde_core::{
     Agent, ExternalForce, Mass, Position, SpatialGrid, Steering, Stun, UnitId, Velocity,
 };
 
-use crate::frame::Neighbours;
+use crate::frame::{FAR_ROWS, Neighbours};
 
 /// A unit's components, all of them, as a hecs query: an archetype satisfies it exactly when
 /// it holds units (quarantined ones have no `Agent` or `Steering`).
@@ -38,10 +38,6 @@ pub(crate) type UnitComponents<'a> = (
     &'a Agent,
     &'a Steering,
 );
-
-/// Consecutive units (in storage order) whose bucket rows are more than this many rows apart
-/// count as a far jump: the second one's per-cell data is nowhere near the first's.
-pub(crate) const FAR_ROWS: u32 = 8;
 
 /// Storage is rewritten when more than one in this many consecutive pairs is a far jump.
 const SORT_WHEN_ONE_IN: usize = 16;

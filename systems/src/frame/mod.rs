@@ -9,18 +9,20 @@
 //! ```
 //!
 //! Each stage lives in its own file, named after the verb it performs. One more stage,
-//! `update_hierarchy` (`crate::hierarchy_nav`, a no-op unless `SimConfig::navigation` is
-//! `Hierarchical`), runs before `rebuild_fields` and `steer_units`.
+//! `update_hierarchy` (`update_hierarchy.rs`, over `crate::hierarchy_nav`; a no-op unless
+//! `SimConfig::navigation` is `Hierarchical`), runs before `rebuild_fields` and
+//! `steer_units`.
 
 mod apply_forces;
 mod bucket_units;
 mod fill_goals;
 mod integrate_units;
+mod neighbours;
 mod rebuild_fields;
 mod resolve_contacts;
-mod stage_error;
 mod steer_units;
 mod update_forces;
+mod update_hierarchy;
 
 use hecs::World;
 use horde_core::{
@@ -32,13 +34,15 @@ use parking_lot::{Mutex, RwLock};
 use crate::config::SimConfig;
 use crate::edit_log::EditLog;
 use crate::groups::Groups;
-use crate::hierarchy_nav::{HierarchyNav, update_hierarchy};
+use crate::hierarchy_nav::HierarchyNav;
 use crate::job_graph::{Access, GraphBuildError, JobGraph, StageContext};
+use update_hierarchy::update_hierarchy;
 
-pub use bucket_units::{NeighbourInfo, Neighbours, bucket_side};
+pub use crate::error::StageError;
 pub use fill_goals::GoalFills;
+pub(crate) use neighbours::FAR_ROWS;
+pub use neighbours::{NeighbourInfo, Neighbours, bucket_side};
 pub use resolve_contacts::Contacts;
-pub use stage_error::StageError;
 
 /// Per-frame values, fixed while the frame runs.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

@@ -10,8 +10,8 @@ use horde_core::{
 };
 use parking_lot::Mutex;
 
+use crate::config::Navigation;
 use crate::frame::{FrameData, StageError};
-use crate::hierarchy_nav::Navigation;
 use crate::job_graph::StageContext;
 
 /// Rebuilds every dirty field and stale clearance field.

@@ -15,10 +15,11 @@ use horde_core::{
     without_part_into,
 };
 
+use crate::config::Navigation;
 use crate::frame::{
     FrameData, GoalFills, NeighbourInfo, Neighbours, UNIT_CHUNK, for_each_unit_chunk,
 };
-use crate::hierarchy_nav::{HierarchyNav, Navigation};
+use crate::hierarchy_nav::HierarchyNav;
 use crate::job_graph::StageContext;
 
 /// Steers every unit for this frame.

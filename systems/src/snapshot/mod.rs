@@ -16,31 +16,18 @@
 //! The file layout is described in [`container`](self); [`Snapshot::save`] writes atomically.
 
 mod container;
-mod record;
+pub(crate) mod record;
 mod replay;
 
 use std::path::Path;
 
-use hecs::World;
 use horde_core::hierarchy::DEFAULT_SECTOR_SIZE;
-use horde_core::{
-    Agent, ExternalForce, ForceManager, Grid, Layer, Map, Mass, Position, Quarantined, SectorCache,
-    SectorGrid, SpatialGrid, Steering, Stun, Terrain, UnitId, Velocity,
-};
-
-use crate::frame::Neighbours;
-use crate::hierarchy_nav::SavedCache;
-use crate::simulation::{Horde, SimError, Simulation};
-use crate::sort_units::UnitComponents;
+use horde_core::{Grid, Layer, Map, SectorCache, SectorGrid, SpatialGrid, Terrain};
 
 pub use container::{FileError, FileKind, MAX_SNAPSHOT_FILE_BYTES, write_atomic};
-use record::{
-    ConfigRecord, ForceEntryRecord, GroupRecord, MapRecord, OriginRecord, SectorCacheRecord,
-    SnapshotRecord, UnitRecord, v2, vec2,
-};
-pub(crate) use record::{ForceRecord, SpecRecord};
+use record::{MapRecord, OriginRecord, SectorCacheRecord, SnapshotRecord, UnitRecord, vec2};
 pub(crate) use replay::{CommandRecord, ReplayRecord};
-pub use replay::{REPLAY_VERSION, Replay, ReplayError};
+pub use replay::{REPLAY_VERSION, Replay};
 
 /// The snapshot format version this build reads and writes (2: hierarchical sector caches
 /// also hold their fields' distances, which arrival uses; 3: the contact settings; 6: the
@@ -52,9 +39,9 @@ pub const MAX_ORIGIN_NAME_BYTES: usize = 256;
 
 /// Where a simulation came from, saved in its snapshots so that a snapshot resumed into
 /// another run is detected ([`Snapshot::differences`]): the fingerprint of the map it was
-/// created on ([`Map::fingerprint`], taken by [`Horde::new`]: the terrain before any edit,
+/// created on ([`Map::fingerprint`], taken by [`Horde::new`](crate::Horde::new): the terrain before any edit,
 /// the cost table, the geometry) and a fingerprint and name of the scenario, which the
-/// caller gives ([`Horde::set_scenario`]; `horde run` hashes the whole initial state and the
+/// caller gives ([`Horde::set_scenario`](crate::Horde::set_scenario); `horde run` hashes the whole initial state and the
 /// plan's events). A restored simulation keeps the snapshot's origin.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct Origin {
@@ -67,7 +54,7 @@ pub struct Origin {
 }
 
 impl Origin {
-    fn record(&self) -> OriginRecord {
+    pub(crate) fn record(&self) -> OriginRecord {
         OriginRecord {
             map: self.map,
             scenario: self.scenario,
@@ -75,7 +62,7 @@ impl Origin {
         }
     }
 
-    fn from_record(r: &OriginRecord) -> Self {
+    pub(crate) fn from_record(r: &OriginRecord) -> Self {
         Self {
             map: r.map,
             scenario: r.scenario,
@@ -96,7 +83,7 @@ pub(crate) fn origin_name(name: &str) -> String {
 /// The whole state of a simulation at the start of a frame (see the module docs).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Snapshot {
-    record: SnapshotRecord,
+    pub(crate) record: SnapshotRecord,
 }
 
 impl Snapshot {
@@ -122,61 +109,6 @@ impl Snapshot {
     #[must_use]
     pub fn origin(&self) -> Origin {
         Origin::from_record(&self.record.origin)
-    }
-
-    /// What differs between the run this snapshot was taken from and `horde`, a simulation
-    /// about to be replaced by it (resuming): the map it was created on (size, then
-    /// terrain and cost table), the seed, the other settings (thread count aside) and the
-    /// scenario ([`Origin`]). Empty when the snapshot fits; each entry says what differs,
-    /// the snapshot's value first.
-    #[must_use]
-    pub fn differences(&self, horde: &Horde) -> Vec<String> {
-        let mut out = Vec::new();
-        let (theirs, ours) = (&self.record.origin, &horde.origin);
-        let size = self.map_size();
-        let planned = {
-            let map = horde.map();
-            (map.width(), map.height())
-        };
-        if size != planned {
-            out.push(format!(
-                "map size: the snapshot's is {}x{}, this run's {}x{}",
-                size.0, size.1, planned.0, planned.1
-            ));
-        } else if theirs.map != ours.map {
-            out.push(format!(
-                "map: the snapshot's starting terrain or cost table (fingerprint {:016x}) is not this run's ({:016x})",
-                theirs.map, ours.map
-            ));
-        }
-        let config = ConfigRecord::from_config(&horde.data.config);
-        if self.record.config.seed != config.seed {
-            out.push(format!(
-                "seed: the snapshot's is {}, this run's {}",
-                self.record.config.seed, config.seed
-            ));
-        }
-        let settings = self.record.config.differing_settings(&config);
-        if !settings.is_empty() {
-            out.push(format!("settings: {} differ", settings.join(", ")));
-        }
-        if theirs.scenario != ours.scenario || theirs.name != ours.name {
-            let name = |o: &OriginRecord| {
-                if o.name.is_empty() {
-                    "unnamed".to_string()
-                } else {
-                    format!("{:?}", o.name)
-                }
-            };
-            out.push(format!(
-                "scenario: the snapshot's is {} (fingerprint {:016x}), this run's {} ({:016x})",
-                name(theirs),
-                theirs.scenario,
-                name(&ours.record()),
-                ours.scenario
-            ));
-        }
-        out
     }
 
     /// The snapshot as the bytes of a snapshot file.
@@ -250,7 +182,7 @@ pub(crate) fn validate(r: &SnapshotRecord) -> Result<(), String> {
             r.bucket_size
         ));
     }
-    let smallest = crate::simulation::spatial_cell_size(0.5, &r.config.to_config(1));
+    let smallest = crate::frame::bucket_side(0.5, r.config.to_config(1).steering.separation_range);
     for size in [smallest, r.bucket_size] {
         SpatialGrid::new(&grid, size).map_err(|e| format!("bucket size {size}: {e}"))?;
     }
@@ -314,7 +246,7 @@ pub(crate) fn validate(r: &SnapshotRecord) -> Result<(), String> {
     Ok(())
 }
 
-fn cache(c: &SectorCacheRecord) -> SectorCache {
+pub(crate) fn cache(c: &SectorCacheRecord) -> SectorCache {
     SectorCache {
         frame: c.frame,
         fields: c.fields.clone(),
@@ -403,7 +335,7 @@ fn check_map(m: &MapRecord) -> Result<Grid, String> {
     Ok(grid)
 }
 
-fn map_from(m: &MapRecord) -> Result<Map, String> {
+pub(crate) fn map_from(m: &MapRecord) -> Result<Map, String> {
     let grid = Grid::new(m.width, m.height)
         .and_then(|g| g.with_placement(m.cell_size, vec2(m.origin)))
         .map_err(|e| format!("map: {e}"))?;
@@ -417,263 +349,10 @@ fn map_from(m: &MapRecord) -> Result<Map, String> {
     Map::from_terrain(grid, terrain, table).map_err(|e| format!("map: {e}"))
 }
 
-impl Horde {
-    /// The state of this simulation and the units of `world` (see [`Snapshot`]).
-    #[must_use]
-    pub fn snapshot(&self, world: &World) -> Snapshot {
-        let map = self.data.map.read();
-        let grid = map.grid();
-        let groups = self.data.groups.read();
-        let fills = self.data.goal_fills.read();
-        let forces = self.data.forces.read();
-        let sector_caches = self
-            .data
-            .hierarchy
-            .read()
-            .saved_caches(&map, &groups)
-            .into_iter()
-            .map(|c| SectorCacheRecord {
-                group: c.group,
-                layer: c.layer as u8,
-                goal: record::cells(&c.goal),
-                frame: c.cache.frame,
-                fields: c.cache.fields,
-                distances: c.cache.distances,
-                estimates: c.cache.estimates,
-            })
-            .collect();
-        let mut units: Vec<UnitRecord> = world
-            .query::<UnitComponents<'_>>()
-            .iter()
-            .map(|(id, p, v, e, s, m, a, st)| unit_record(*id, p, v, e, s, m, a, st, None))
-            .collect();
-        units.extend(
-            world
-                .query::<(
-                    &UnitId,
-                    &Position,
-                    &Velocity,
-                    &ExternalForce,
-                    &Stun,
-                    &Mass,
-                    &Quarantined,
-                )>()
-                .iter()
-                .map(|(id, p, v, e, s, m, q)| {
-                    unit_record(*id, p, v, e, s, m, &q.agent, &q.steering, Some(q.frame))
-                }),
-        );
-        Snapshot {
-            record: SnapshotRecord {
-                origin: self.origin.record(),
-                frame: self.data.clock.frame,
-                next_unit: self.next_unit,
-                config: ConfigRecord::from_config(&self.data.config),
-                map: MapRecord {
-                    width: map.width(),
-                    height: map.height(),
-                    cell_size: grid.cell_size(),
-                    origin: v2(grid.origin()),
-                    costs: record::cost_table_bytes(map.cost_table()),
-                    terrain: map.terrain().iter().map(|&t| t as u8).collect(),
-                },
-                bucket_size: self.data.neighbours.read().grid.cell_size(),
-                groups: groups
-                    .list
-                    .iter()
-                    .enumerate()
-                    .map(|(i, g)| GroupRecord {
-                        goal: record::cells(&g.goal),
-                        goal_frame: g.goal_frame,
-                        fill_searched: fills.saved_search(i, g, &map),
-                        layers: g
-                            .fields
-                            .iter()
-                            .enumerate()
-                            .filter(|(_, f)| f.is_some())
-                            .fold(0, |mask, (l, _)| mask | 1 << l),
-                    })
-                    .collect(),
-                next_force: forces.next_id().get(),
-                forces: forces
-                    .entries()
-                    .map(|(id, field, live)| ForceEntryRecord {
-                        id: id.get(),
-                        live,
-                        field: ForceRecord::from_field(field),
-                    })
-                    .collect(),
-                sector_caches,
-                units,
-            },
-        }
-    }
-
-    /// A simulation in the state `snapshot` holds, running on `threads` threads, with its
-    /// units spawned into `world` (in the saved order).
-    pub fn from_snapshot(
-        snapshot: &Snapshot,
-        threads: usize,
-        world: &mut World,
-    ) -> Result<Self, SimError> {
-        let r = &snapshot.record;
-        let invalid = |detail: String| {
-            SimError::Snapshot(FileError::Invalid {
-                kind: FileKind::Snapshot,
-                detail,
-            })
-        };
-        let map = map_from(&r.map).map_err(invalid)?;
-        let mut horde = Horde::new(map, r.config.to_config(threads))?;
-        for g in &r.groups {
-            let goal = record::goal(&g.goal).map_err(invalid)?;
-            // Not `add_group`: a wall may have been built on a goal after it was set, which
-            // the running simulation allows (validation checked the cells lie on the map).
-            let group = horde.push_group(goal)?;
-            horde.data.groups.get_mut().list[usize::from(group.0)].goal_frame = g.goal_frame;
-            if let Some(taken) = &g.fill_searched {
-                let goal = &horde.data.groups.get_mut().list[usize::from(group.0)].goal;
-                let map = horde.data.map.get_mut();
-                horde
-                    .data
-                    .goal_fills
-                    .get_mut()
-                    .restore(group.0, goal, map, taken.clone())
-                    .map_err(|e| invalid(format!("group {}: {e}", group.0)))?;
-            }
-            for layer in Layer::ALL {
-                if g.layers & (1 << layer as u8) != 0 {
-                    horde.ensure_field(group, layer)?;
-                }
-            }
-        }
-        let entries = r
-            .forces
-            .iter()
-            .map(|f| Ok((f.id, f.field.to_field()?, f.live)))
-            .collect::<Result<Vec<_>, String>>()
-            .map_err(invalid)?;
-        *horde.data.forces.get_mut() =
-            ForceManager::restore(entries, r.next_force).map_err(|e| invalid(e.to_string()))?;
-        let grid = SpatialGrid::new(horde.data.map.get_mut().grid(), r.bucket_size)
-            .map_err(|e| invalid(e.to_string()))?;
-        *horde.data.neighbours.get_mut() = Neighbours::new(grid);
-        for u in &r.units {
-            let spec = u.spec.to_spec().map_err(invalid)?;
-            let agent = spec.agent();
-            let steering = Steering {
-                heading: vec2(u.heading),
-                avoid_side: u.avoid_side,
-                arrived: u.arrived,
-                settled: u.settled,
-                arrived_frame: u.arrived_frame,
-                ..Steering::default()
-            };
-            let (id, position, velocity, external, stun, mass) = (
-                UnitId(u.id),
-                Position(spec.position),
-                Velocity(vec2(u.velocity)),
-                ExternalForce(vec2(u.external)),
-                Stun(u.stun),
-                Mass(spec.mass),
-            );
-            match u.quarantined {
-                None => world.spawn((
-                    id, position, velocity, external, stun, mass, agent, steering,
-                )),
-                Some(frame) => world.spawn((
-                    id,
-                    position,
-                    velocity,
-                    external,
-                    stun,
-                    mass,
-                    Quarantined {
-                        frame,
-                        agent,
-                        steering,
-                    },
-                )),
-            };
-        }
-        let caches = r
-            .sector_caches
-            .iter()
-            .map(|c| {
-                Ok(SavedCache {
-                    group: c.group,
-                    layer: record::layer(c.layer)?,
-                    goal: record::goal(&c.goal)?,
-                    cache: cache(c),
-                })
-            })
-            .collect::<Result<Vec<_>, String>>()
-            .map_err(invalid)?;
-        let map = horde.data.map.get_mut();
-        horde.data.hierarchy.get_mut().restore_caches(caches, map);
-        horde.data.clock.frame = r.frame;
-        horde.next_unit = r.next_unit;
-        horde.origin = Origin::from_record(&r.origin);
-        Ok(horde)
-    }
-}
-
-#[allow(clippy::too_many_arguments)]
-fn unit_record(
-    id: UnitId,
-    p: &Position,
-    v: &Velocity,
-    e: &ExternalForce,
-    s: &Stun,
-    m: &Mass,
-    a: &Agent,
-    st: &Steering,
-    quarantined: Option<u64>,
-) -> UnitRecord {
-    UnitRecord {
-        id: id.0,
-        spec: SpecRecord::from_agent(a, p.0, m.0),
-        velocity: v2(v.0),
-        external: v2(e.0),
-        stun: s.0,
-        heading: v2(st.heading),
-        avoid_side: st.avoid_side,
-        arrived: st.arrived,
-        settled: st.settled,
-        arrived_frame: st.arrived_frame,
-        quarantined,
-    }
-}
-
-impl Simulation {
-    /// The whole state (see [`Snapshot`]).
-    #[must_use]
-    pub fn snapshot(&self) -> Snapshot {
-        self.horde().snapshot(self.world())
-    }
-
-    /// A simulation in the state `snapshot` holds, running on `threads` threads.
-    pub fn from_snapshot(snapshot: &Snapshot, threads: usize) -> Result<Self, SimError> {
-        let mut world = World::new();
-        let horde = Horde::from_snapshot(snapshot, threads, &mut world)?;
-        Ok(Simulation::from_parts(horde, world))
-    }
-
-    /// Saves the whole state to `path` atomically.
-    pub fn save_snapshot(&self, path: &Path) -> Result<(), FileError> {
-        self.snapshot().save(path)
-    }
-
-    /// Loads the snapshot file at `path` into a simulation on `threads` threads.
-    pub fn load_snapshot(path: &Path, threads: usize) -> Result<Self, SimError> {
-        let snapshot = Snapshot::load(path)?;
-        Self::from_snapshot(&snapshot, threads)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Simulation;
     use crate::config::SimConfig;
     use glam::Vec2;
     use horde_core::{Cell, GoalSet, UnitSpec};

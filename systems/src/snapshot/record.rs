@@ -9,8 +9,8 @@ use horde_core::{
 };
 use serde::{Deserialize, Serialize};
 
+use crate::config::Navigation;
 use crate::config::SimConfig;
-use crate::hierarchy_nav::Navigation;
 
 /// `Vec2` as two floats (bit-exact: NaN payloads survive).
 pub(crate) type V2 = [f32; 2];

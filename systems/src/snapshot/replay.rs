@@ -9,13 +9,12 @@
 
 use std::path::Path;
 
-use horde_core::{Cell, ForceField, GoalSet, GroupId, Terrain, UnitId, UnitSpec};
+use horde_core::{Cell, ForceField, GoalSet, GroupId, Terrain, UnitSpec};
 use serde::{Deserialize, Serialize};
 
 use super::container::{self, FileError, FileKind};
 use super::record::{self, ForceRecord, SnapshotRecord, SpecRecord};
 use super::{Snapshot, decode, validate};
-use crate::simulation::{SimError, Simulation};
 
 /// The replay format version this build reads and writes (2: its snapshot holds the contact
 /// settings; 5: its snapshot holds the origin, and the recorded state hashes cover the
@@ -83,44 +82,6 @@ impl CommandRecord {
             Self::Step { .. } | Self::Despawn { .. } => Ok(()),
         }
     }
-
-    /// Gives the command to `sim`; returns the expected hash for a frame.
-    fn apply(&self, sim: &mut Simulation) -> Result<Option<u64>, SimError> {
-        let bad = |detail: String| {
-            SimError::Snapshot(FileError::Invalid {
-                kind: FileKind::Replay,
-                detail,
-            })
-        };
-        match self {
-            Self::AddGroup(goal) => {
-                sim.add_group(record::goal(goal).map_err(bad)?)?;
-            }
-            Self::SetGoal { group, goal } => {
-                sim.set_group_goal(GroupId(*group), record::goal(goal).map_err(bad)?)?;
-            }
-            Self::Spawn(spec) => {
-                sim.spawn(spec.to_spec().map_err(bad)?)?;
-            }
-            Self::AddForce(force) => {
-                sim.add_force(force.to_field().map_err(bad)?);
-            }
-            Self::SetTerrain { x, y, terrain } => {
-                sim.set_terrain(Cell::new(*x, *y), record::terrain(*terrain).map_err(bad)?)?;
-            }
-            Self::Step { dt, hash } => {
-                sim.step(*dt)?;
-                return Ok(Some(*hash));
-            }
-            Self::Despawn { id } => {
-                let entity = sim
-                    .entity_of(UnitId(*id))
-                    .ok_or(SimError::NoUnitWithId(UnitId(*id)))?;
-                sim.despawn(entity)?;
-            }
-        }
-        Ok(None)
-    }
 }
 
 /// What a replay file holds.
@@ -133,36 +94,7 @@ pub(crate) struct ReplayRecord {
 /// A recorded run: a starting snapshot and the commands after it (see the module docs).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Replay {
-    record: ReplayRecord,
-}
-
-/// Why a replay could not be played to its end.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum ReplayError {
-    /// The starting snapshot could not be restored.
-    #[error("the replay's starting state: {0}")]
-    Start(SimError),
-    /// A command was refused by the simulation.
-    #[error("command {index} (frame {frame}): {source}")]
-    Command {
-        /// Its index in the replay.
-        index: usize,
-        /// The frame it was given before.
-        frame: u64,
-        /// Why it was refused.
-        source: SimError,
-    },
-    /// After a frame the state hash differs from the recorded one.
-    #[error("desync after frame {frame}: state hash {found:016x}, recorded {expected:016x}")]
-    Desync {
-        /// The frame (as counted by the simulation after it ran).
-        frame: u64,
-        /// The recorded hash.
-        expected: u64,
-        /// The hash the replay produced.
-        found: u64,
-    },
+    pub(crate) record: ReplayRecord,
 }
 
 impl Replay {
@@ -232,45 +164,13 @@ impl Replay {
     pub fn load(path: &Path) -> Result<Self, FileError> {
         container::load(path, Self::from_bytes)
     }
-
-    /// Restores the starting state on `threads` threads and gives every command again,
-    /// calling `after_frame` after each frame; stops at the first frame whose state hash
-    /// differs from the recorded one. Returns the simulation at the end of the replay.
-    pub fn play(
-        &self,
-        threads: usize,
-        mut after_frame: impl FnMut(&Simulation),
-    ) -> Result<Simulation, ReplayError> {
-        let start = Snapshot::from_record(self.record.start.clone());
-        let mut sim = Simulation::from_snapshot(&start, threads).map_err(ReplayError::Start)?;
-        for (index, command) in self.record.commands.iter().enumerate() {
-            let frame = sim.frame();
-            let expected = command
-                .apply(&mut sim)
-                .map_err(|source| ReplayError::Command {
-                    index,
-                    frame,
-                    source,
-                })?;
-            if let Some(expected) = expected {
-                let found = sim.state_hash();
-                if found != expected {
-                    return Err(ReplayError::Desync {
-                        frame: sim.frame(),
-                        expected,
-                        found,
-                    });
-                }
-                after_frame(&sim);
-            }
-        }
-        Ok(sim)
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ReplayError;
+    use crate::Simulation;
     use crate::config::SimConfig;
     use glam::Vec2;
     use horde_core::{Grid, Map};

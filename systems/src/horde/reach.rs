@@ -10,8 +10,8 @@ use hecs::World;
 use horde_core::{Agent, Cell, GroupId, Layer, Map, Position, Regions, Steering, UnitId};
 use parking_lot::{Mutex, MutexGuard};
 
+use crate::Horde;
 use crate::groups::Groups;
-use crate::simulation::Horde;
 
 /// One unit's standing with its group's goal (see `docs/run-output.md` for how `horde run`
 /// counts them).

@@ -1,0 +1,594 @@
+//! [`Horde`]: horde's stages, resources and worker pool, running on a `hecs::World` the
+//! caller owns (bring your own world). Its snapshots are in `persist.rs`, its state hash in
+//! `state_hash.rs`, what it reports about reaching goals in `reach.rs`.
+
+mod persist;
+mod reach;
+mod state_hash;
+
+pub use reach::{GroupReach, GroupStatus, UnitStatus};
+pub use state_hash::state_hash;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use glam::Vec2;
+use hecs::{Entity, World};
+use horde_core::{
+    Agent, Cell, Clearance, ExternalForce, FieldCache, FieldKey, ForceField, ForceFieldId,
+    ForceManager, GoalSet, GroupId, Layer, Map, Mass, Position, Quarantined, SpatialGrid,
+    SpawnError, Steering, Stun, Terrain, UnitId, UnitSpec, Velocity, WALL,
+};
+use parking_lot::{Mutex, RwLock, RwLockReadGuard};
+
+use crate::SimError;
+use crate::config::SimConfig;
+use crate::edit_log::EditLog;
+use crate::frame::{FrameClock, FrameData, GoalFills, Neighbours, bucket_side, build_graph};
+use crate::groups::{Group, Groups};
+use crate::hierarchy_nav::HierarchyNav;
+use crate::job_graph::{FrameReport, JobGraph, WorkerPool};
+use crate::sort_units;
+
+/// Horde's stages, resources and worker pool, running on a world the caller owns.
+///
+/// The caller's `hecs::World` holds the units (spawned with [`Horde::spawn`], which adds
+/// horde's components); the caller may add its own components to them freely.
+pub struct Horde {
+    pub(crate) data: FrameData,
+    graph: JobGraph<FrameData>,
+    pool: WorkerPool,
+    pub(crate) next_unit: u32,
+    last_report: Option<FrameReport>,
+    last_quarantined: Vec<UnitId>,
+    /// Scratch of the unit check before each frame (a bit per unit id).
+    seen_ids: Vec<u64>,
+    /// Where it came from (saved in snapshots).
+    pub(crate) origin: crate::snapshot::Origin,
+    /// The name the storage sort has in frame reports.
+    sort_step: Arc<str>,
+    /// Each layer's connected regions, for [`Horde::reachability`].
+    pub(crate) regions: reach::RegionCache,
+}
+
+impl std::fmt::Debug for Horde {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Horde")
+            .field("frame", &self.data.clock.frame)
+            .field("units", &self.next_unit)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Horde {
+    /// Horde on `map` with `config` (starts `config.threads` threads, the caller included).
+    pub fn new(map: Map, config: SimConfig) -> Result<Self, SimError> {
+        config.validate()?;
+        let map_fingerprint = map.fingerprint();
+        let clearance = Layer::ALL
+            .iter()
+            .map(|&l| Clearance::build(map.cost_field(l)))
+            .collect();
+        let cell = spatial_cell_size(0.5, &config);
+        let grid = SpatialGrid::new(map.grid(), cell).map_err(SimError::Buckets)?;
+        let data = FrameData {
+            world: World::new(),
+            clearance: RwLock::new(clearance),
+            fields: RwLock::new(FieldCache::new(config.flow)),
+            groups: RwLock::new(Groups::default()),
+            forces: RwLock::new(ForceManager::new()),
+            neighbours: RwLock::new(Neighbours::new(grid)),
+            map: RwLock::new(map),
+            config,
+            clock: FrameClock::default(),
+            edits: RwLock::new(EditLog::default()),
+            hierarchy: RwLock::new(HierarchyNav::default()),
+            errors: Mutex::new(Vec::new()),
+            quarantine: Mutex::new(Vec::new()),
+            contacts: RwLock::new(crate::frame::Contacts::default()),
+            walled_in: Mutex::new(0),
+            goal_fills: RwLock::new(GoalFills::default()),
+        };
+        Ok(Self {
+            data,
+            graph: build_graph()?,
+            pool: WorkerPool::new(config.threads)?,
+            next_unit: 0,
+            last_report: None,
+            last_quarantined: Vec::new(),
+            seen_ids: Vec::new(),
+            origin: crate::snapshot::Origin {
+                map: map_fingerprint,
+                ..Default::default()
+            },
+            sort_step: Arc::from("sort_units"),
+            regions: reach::RegionCache::default(),
+        })
+    }
+
+    /// The settings.
+    #[must_use]
+    pub fn config(&self) -> &SimConfig {
+        &self.data.config
+    }
+
+    /// Where this simulation came from (saved in its snapshots; see
+    /// [`Origin`](crate::Origin)).
+    #[must_use]
+    pub fn origin(&self) -> &crate::snapshot::Origin {
+        &self.origin
+    }
+
+    /// Names the scenario this simulation runs and gives its fingerprint (any hash of what
+    /// defines the scenario, 0 for none), saved in snapshots so that
+    /// [`Snapshot::differences`](crate::Snapshot::differences) detects a snapshot of
+    /// another scenario. The name is cut to
+    /// [`MAX_ORIGIN_NAME_BYTES`](crate::MAX_ORIGIN_NAME_BYTES).
+    pub fn set_scenario(&mut self, name: &str, fingerprint: u64) {
+        self.origin.name = crate::snapshot::origin_name(name);
+        self.origin.scenario = fingerprint;
+    }
+
+    /// The map (terrain and costs).
+    pub fn map(&self) -> RwLockReadGuard<'_, Map> {
+        self.data.map.read()
+    }
+
+    /// The flow fields.
+    pub fn fields(&self) -> RwLockReadGuard<'_, FieldCache> {
+        self.data.fields.read()
+    }
+
+    /// Portal graphs and hierarchical path requests (empty with `Navigation::Flat`).
+    pub fn hierarchy(&self) -> RwLockReadGuard<'_, HierarchyNav> {
+        self.data.hierarchy.read()
+    }
+
+    /// The groups and their goals.
+    pub fn groups(&self) -> RwLockReadGuard<'_, Groups> {
+        self.data.groups.read()
+    }
+
+    /// The active force fields.
+    pub fn forces(&self) -> RwLockReadGuard<'_, ForceManager> {
+        self.data.forces.read()
+    }
+
+    /// Number of frames run so far.
+    #[must_use]
+    pub fn frame(&self) -> u64 {
+        self.data.clock.frame
+    }
+
+    /// Per-stage wall times of the last frame.
+    #[must_use]
+    pub fn last_report(&self) -> Option<&FrameReport> {
+        self.last_report.as_ref()
+    }
+
+    /// Per-stage wall times of the last frame, as `(stage, time)` in declaration order.
+    #[must_use]
+    pub fn stage_times(&self) -> Vec<(String, Duration)> {
+        self.last_report
+            .iter()
+            .flat_map(|r| r.stages().iter().map(|s| (s.name.to_string(), s.duration)))
+            .collect()
+    }
+
+    /// Adds a group heading for `goal`; returns its id.
+    pub fn add_group(&mut self, goal: GoalSet) -> Result<GroupId, SimError> {
+        self.check_goal(&goal)?;
+        self.push_group(goal)
+    }
+
+    /// Adds a group without checking its goal (the caller has).
+    pub(crate) fn push_group(&mut self, goal: GoalSet) -> Result<GroupId, SimError> {
+        let groups = self.data.groups.get_mut();
+        let id = u16::try_from(groups.list.len()).map_err(|_| SimError::TooManyGroups {
+            max: usize::from(u16::MAX) + 1,
+        })?;
+        groups.list.push(Group {
+            goal,
+            fields: [None; Layer::COUNT],
+            goal_changes: 0,
+            goal_frame: self.data.clock.frame,
+        });
+        groups.refresh_armies();
+        Ok(GroupId(id))
+    }
+
+    /// Gives group `group` a new goal (takes effect next frame; arrived units set off again).
+    /// Returns which of the group's units can reach it (see [`Horde::reachability`]).
+    pub fn set_group_goal(
+        &mut self,
+        world: &mut World,
+        group: GroupId,
+        goal: GoalSet,
+    ) -> Result<GroupReach, SimError> {
+        self.check_goal(&goal)?;
+        let map = self.data.map.get_mut();
+        let fields = self.data.fields.get_mut();
+        let groups = self.data.groups.get_mut();
+        groups.group_mut(group)?;
+        for layer in Layer::ALL {
+            let Some(old) = groups.list[usize::from(group.0)].fields[layer as usize] else {
+                continue;
+            };
+            let key = FieldKey {
+                goals: goal.clone(),
+                layer,
+            };
+            // A field only this group follows takes the new goal in place, keeping its
+            // full-map buffers: a goal that moves every frame allocates nothing.
+            let shared = (groups.list.iter().enumerate())
+                .any(|(i, g)| i != usize::from(group.0) && g.fields.contains(&Some(old)));
+            let id = if shared {
+                fields.request(key, map)?
+            } else {
+                fields.rekey(old, key, map)?
+            };
+            // A new field for a goal that moved (another group shared the old one) is built
+            // only as far as its followers need, as a rekeyed one is.
+            fields.mark_moved(id);
+            groups.list[usize::from(group.0)].fields[layer as usize] = Some(id);
+        }
+        groups.list[usize::from(group.0)].goal = goal;
+        groups.list[usize::from(group.0)].goal_changes += 1;
+        groups.list[usize::from(group.0)].goal_frame = self.data.clock.frame;
+        groups.refresh_armies();
+        // Fields no group follows any more are dropped: a goal that moves every frame
+        // ("chase the player") must not grow the cache without bound.
+        let groups = &self.data.groups.get_mut().list;
+        fields.retain(|id, _| groups.iter().any(|g| g.fields.contains(&Some(id))));
+        for (agent, steering) in world.query_mut::<(&Agent, &mut Steering)>() {
+            if agent.group == group {
+                steering.arrived = false;
+                steering.settled = false;
+                steering.arrived_frame = None;
+            }
+        }
+        let mut reach = self.reachability(world);
+        Ok(reach.swap_remove(usize::from(group.0)))
+    }
+
+    fn check_goal(&self, goal: &GoalSet) -> Result<(), SimError> {
+        let map = self.data.map.read();
+        for &cell in goal.cells() {
+            if cell.x >= map.width() || cell.y >= map.height() {
+                return Err(SimError::CellOutside {
+                    cell,
+                    width: map.width(),
+                    height: map.height(),
+                });
+            }
+            if map.cost_field(Layer::Ground).get(cell) == WALL
+                && map.cost_field(Layer::Hover).get(cell) == WALL
+            {
+                return Err(SimError::GoalInWall(cell));
+            }
+        }
+        Ok(())
+    }
+
+    /// Spawns a unit into `world` after checking `spec` (see [`UnitSpec::validate`]).
+    pub fn spawn(&mut self, world: &mut World, spec: UnitSpec) -> Result<Entity, SimError> {
+        spec.validate(self.data.map.get_mut())?;
+        // Ids never wrap (a snapshot may carry any counter): the last one stays unused.
+        let next =
+            (self.next_unit.checked_add(1)).ok_or(SpawnError::IdsExhausted(self.next_unit))?;
+        self.ensure_field(spec.group, spec.layer)?;
+        let map = self.data.map.get_mut();
+        // The first unit sizes the neighbour buckets (at least for radius 0.5): a crowd of
+        // one size shares them. A bigger unit spawned later does not widen them (everyone
+        // would test dozens of neighbours); it is a large unit, kept apart (`LargeUnits`).
+        // If the crowd turns out unlike its first unit, `step` refits them.
+        let needed = spatial_cell_size(spec.radius, &self.data.config);
+        let neighbours = self.data.neighbours.get_mut();
+        if self.next_unit == 0 && needed > neighbours.grid.cell_size() {
+            let grid = SpatialGrid::new(map.grid(), needed).map_err(SimError::Buckets)?;
+            *neighbours = Neighbours::new(grid);
+        }
+        let id = UnitId(self.next_unit);
+        self.next_unit = next;
+        Ok(world.spawn((
+            id,
+            Position(spec.position),
+            Velocity(Vec2::ZERO),
+            ExternalForce(Vec2::ZERO),
+            Stun(0.0),
+            Mass(spec.mass),
+            spec.agent(),
+            Steering::default(),
+        )))
+    }
+
+    /// Makes sure units of `group` on `layer` have a field to follow.
+    pub(crate) fn ensure_field(&mut self, group: GroupId, layer: Layer) -> Result<(), SimError> {
+        let map = self.data.map.get_mut();
+        let group = self.data.groups.get_mut().group_mut(group)?;
+        let slot = &mut group.fields[layer as usize];
+        if slot.is_none() {
+            let key = FieldKey {
+                goals: group.goal.clone(),
+                layer,
+            };
+            *slot = Some(self.data.fields.get_mut().request(key, map)?);
+        }
+        Ok(())
+    }
+
+    /// Adds a force field (it acts from the next frame on).
+    pub fn add_force(&mut self, field: ForceField) -> ForceFieldId {
+        self.data.forces.get_mut().add(field)
+    }
+
+    /// Changes the terrain of `cell` (placing or destroying a wall): the fields that depend
+    /// on the changed costs are repaired next frame (only what the edit can change).
+    pub fn set_terrain(&mut self, cell: Cell, terrain: Terrain) -> Result<(), SimError> {
+        let map = self.data.map.get_mut();
+        if cell.x >= map.width() || cell.y >= map.height() {
+            return Err(SimError::CellOutside {
+                cell,
+                width: map.width(),
+                height: map.height(),
+            });
+        }
+        let before = Layer::ALL.map(|layer| map.cost_field(layer).get(cell));
+        map.set_terrain(cell, terrain);
+        let log = self.data.edits.get_mut();
+        for layer in Layer::ALL {
+            let cost = map.cost_field(layer);
+            if cost.get(cell) != before[layer as usize] {
+                log.record(layer, cost.version(), cell, before[layer as usize]);
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs one frame of `dt` seconds on `world`.
+    ///
+    /// Afterwards, if the frame found the units' storage order scattered (consecutive units
+    /// far apart on the map), the units are rewritten in map order so the next frames read
+    /// memory in order; their `Entity` handles do not change, and components of the caller's
+    /// move with their units (see `ARCHITECTURE.md`, "Keeping units in map order"). The
+    /// report lists that step as `sort_units`. It also refits the neighbour buckets when
+    /// they do not fit the crowd (more than half the units too big for a bucket, or too
+    /// small for one).
+    pub fn step(&mut self, world: &mut World, dt: f32) -> Result<&FrameReport, SimError> {
+        if !(dt.is_finite() && dt >= 0.0) {
+            return Err(SimError::BadTimeStep(dt));
+        }
+        puffin::profile_function!();
+        self.data.clock.dt = dt;
+        self.last_quarantined.clear();
+        self.check_units(world)?;
+        std::mem::swap(&mut self.data.world, world);
+        let outcome = self.graph.run(&self.pool, &self.data);
+        std::mem::swap(&mut self.data.world, world);
+        let mut report = outcome?;
+        let found = std::mem::take(self.data.quarantine.get_mut());
+        self.quarantine(world, found);
+        self.last_quarantined.sort_unstable();
+        // Not a stage: it needs the world itself, between frames (see `sort_units`).
+        let started = Instant::now();
+        let neighbours = self.data.neighbours.get_mut();
+        if sort_units::worth_sorting(neighbours) {
+            sort_units::sort_units(world, &neighbours.grid);
+        }
+        // Buckets sized by a first unit unlike the crowd are refitted for the next frame
+        // (the snapshot is rebuilt every frame, so nothing else is lost). A side the map
+        // cannot be cut into keeps the old buckets: still correct, only slower.
+        let separation_range = self.data.config.steering.separation_range;
+        if let Some(side) = neighbours.refit_side(separation_range)
+            && let Ok(grid) = SpatialGrid::new(self.data.map.get_mut().grid(), side)
+        {
+            *neighbours = Neighbours::new(grid);
+        }
+        report.push_step(Arc::clone(&self.sort_step), started.elapsed());
+        self.data.clock.frame += 1;
+        let errors = std::mem::take(self.data.errors.get_mut());
+        if let Some(first) = errors.into_iter().next() {
+            return Err(SimError::Stage(first));
+        }
+        Ok(self.last_report.insert(report))
+    }
+
+    /// Before a frame: quarantines every unit that breaks the rules of
+    /// [`crate::unit_check`] (a caller wrote an impossible value into it, or gave it an id
+    /// another unit has), and gives a group a field on a layer a caller moved its units to.
+    fn check_units(&mut self, world: &mut World) -> Result<(), SimError> {
+        let found = {
+            let map = self.data.map.read();
+            let groups = self.data.groups.read();
+            let goal_frames: Vec<u64> = groups.list.iter().map(|g| g.goal_frame).collect();
+            let rules = crate::unit_check::Rules {
+                frame: self.data.clock.frame,
+                next_unit: self.next_unit,
+                grid: map.grid(),
+                goal_frames: &goal_frames,
+            };
+            crate::unit_check::check_world(
+                world,
+                &rules,
+                |g, l| groups.list[usize::from(g.0)].fields[l as usize].is_some(),
+                &mut self.seen_ids,
+            )
+        };
+        for (group, layer) in found.fields {
+            self.ensure_field(group, layer)?;
+        }
+        self.quarantine(world, found.bad);
+        Ok(())
+    }
+
+    /// Takes the units `found` out of the simulation (found non-finite by a frame, or
+    /// breaking the rules before it): their [`Agent`] and [`Steering`] move into a
+    /// [`Quarantined`] component, so no stage sees them again.
+    fn quarantine(&mut self, world: &mut World, mut found: Vec<Entity>) {
+        if found.is_empty() {
+            return;
+        }
+        found.sort_by_key(|&e| world.get::<&UnitId>(e).map_or(u32::MAX, |id| id.0));
+        for entity in found {
+            let Ok((agent, steering)) = world.remove::<(Agent, Steering)>(entity) else {
+                continue;
+            };
+            let frame = self.data.clock.frame;
+            let quarantined = Quarantined {
+                frame,
+                agent,
+                steering,
+            };
+            if world.insert_one(entity, quarantined).is_ok()
+                && let Ok(id) = world.get::<&UnitId>(entity)
+            {
+                self.last_quarantined.push(*id);
+            }
+        }
+    }
+
+    /// How solid the bodies of `world`'s units are now: overlaps between units and with
+    /// walls (see [`crate::BodyStats`]).
+    #[must_use]
+    pub fn body_stats(&self, world: &World) -> crate::BodyStats {
+        crate::BodyStats::measure(world, &self.data.map.read(), |_| {})
+    }
+
+    /// How many units the last frame found inside a wall with no open cell within reach of
+    /// the wall they stand in (walled in by a terrain edit): they stay where they are, and
+    /// are counted here every frame until an edit opens a way (see `horde_core::body`).
+    #[must_use]
+    pub fn last_walled_in(&self) -> usize {
+        *self.data.walled_in.lock()
+    }
+
+    /// The frame counter when group `group`'s goal was last set (by `add_group` or
+    /// `set_group_goal`); `None` for a group that does not exist. A unit's arrival time is
+    /// `(arrived_frame - goal_frame)` frames.
+    #[must_use]
+    pub fn group_goal_frame(&self, group: GroupId) -> Option<u64> {
+        self.data.groups.read().get(group.0).map(|g| g.goal_frame)
+    }
+
+    /// The units quarantined by the last frame (in id order): their position, velocity or
+    /// stun stopped being finite, so they were taken out (see [`Quarantined`]).
+    #[must_use]
+    pub fn last_quarantined(&self) -> &[UnitId] {
+        &self.last_quarantined
+    }
+
+    /// A hash of the whole state: every unit's state (ids, positions, velocities, external
+    /// velocities, stun, heading, avoidance side, arrival) in [`UnitId`] order, the
+    /// quarantined units, the terrain, the groups' goals and the force fields (see
+    /// [`state_hash`]). Equal on every machine and thread count for the same inputs, so
+    /// lockstep peers can compare it to detect desyncs.
+    #[must_use]
+    pub fn state_hash(&self, world: &World) -> u64 {
+        state_hash(self, world)
+    }
+
+    /// Every unit of `world` with its state, in [`UnitId`] order.
+    #[must_use]
+    pub fn unit_states(&self, world: &World) -> Vec<UnitState> {
+        let map = self.data.map.read();
+        let groups = self.data.groups.read();
+        let test = self.regions.reach_test(&map, &groups);
+        let mut out: Vec<UnitState> = world
+            .query::<(
+                Entity,
+                &UnitId,
+                &Position,
+                &Velocity,
+                &ExternalForce,
+                &Stun,
+                &Agent,
+                &Steering,
+            )>()
+            .iter()
+            .map(|(entity, id, p, v, e, s, a, st)| UnitState {
+                entity,
+                id: *id,
+                position: p.0,
+                velocity: v.0,
+                external: e.0,
+                stun: s.0,
+                group: a.group,
+                layer: a.layer,
+                radius: a.radius,
+                max_speed: a.max_speed,
+                arrived: st.arrived,
+                settled: st.settled,
+                arrived_frame: st.arrived_frame,
+                status: reach::status(&test, p.0, a, st),
+            })
+            .collect();
+        out.sort_unstable_by_key(|u| u.id);
+        out
+    }
+}
+
+/// Bucket size that keeps every interaction within the 3x3 buckets around a unit (see
+/// [`bucket_side`]).
+fn spatial_cell_size(max_radius: f32, config: &SimConfig) -> f32 {
+    bucket_side(max_radius, config.steering.separation_range)
+}
+
+/// A snapshot of one unit's state, for callers reading results.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct UnitState {
+    /// The unit's entity.
+    pub entity: Entity,
+    /// Stable id.
+    pub id: UnitId,
+    /// Centre.
+    pub position: Vec2,
+    /// Self-propelled velocity.
+    pub velocity: Vec2,
+    /// Velocity from force fields.
+    pub external: Vec2,
+    /// Seconds of stun left.
+    pub stun: f32,
+    /// Group.
+    pub group: GroupId,
+    /// Layer.
+    pub layer: Layer,
+    /// Radius.
+    pub radius: f32,
+    /// Top self-propelled speed.
+    pub max_speed: f32,
+    /// Arrived: at rest in its goal area.
+    pub arrived: bool,
+    /// Settled: at rest outside its goal area, behind resting units of its group.
+    pub settled: bool,
+    /// The frame in which it first arrived since its group's goal was last set
+    /// ([`Steering::arrived_frame`](horde_core::Steering)); with
+    /// [`Horde::group_goal_frame`], its arrival time.
+    pub arrived_frame: Option<u64>,
+    /// Where it stands with its goal (moving, arrived, settled, or unable to reach it).
+    pub status: crate::UnitStatus,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Unit ids never wrap: once the counter (which a snapshot may carry at any value) has
+    /// no id left, spawning is refused and nothing changes.
+    #[test]
+    fn spawning_past_the_last_unit_id_is_refused() {
+        let map = Map::new(horde_core::Grid::new(8, 8).unwrap());
+        let mut horde = Horde::new(map, SimConfig::default()).unwrap();
+        let mut world = World::new();
+        let group = horde.add_group(GoalSet::single(Cell::new(1, 1))).unwrap();
+        horde.next_unit = u32::MAX - 1;
+        let spec = UnitSpec::at(glam::Vec2::new(4.5, 4.5)).with_group(group);
+        horde.spawn(&mut world, spec).unwrap();
+        let refused = horde.spawn(&mut world, spec);
+        assert!(
+            matches!(refused, Err(SimError::Spawn(SpawnError::IdsExhausted(_)))),
+            "{refused:?}"
+        );
+        assert_eq!(world.len(), 1);
+        assert_eq!(horde.next_unit, u32::MAX);
+    }
+}
