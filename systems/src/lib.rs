@@ -22,6 +22,7 @@ mod parallel_integration;
 mod simulation;
 mod snapshot;
 mod sort_units;
+mod unit;
 mod unit_check;
 
 pub use body_stats::BodyStats;

@@ -19,25 +19,11 @@
 //! the thread count, so lockstep peers sort on the same frame and stay in step; snapshots
 //! keep the storage order, so a restored run sorts when the original did.
 
-use hecs::{Archetype, ColumnBatchBuilder, ColumnBatchType, Component, Entity, World};
-use horde_core::{
-    Agent, ExternalForce, Mass, Position, SpatialGrid, Steering, Stun, UnitId, Velocity,
-};
+use hecs::{Entity, World};
+use horde_core::{Position, SpatialGrid};
 
 use crate::frame::{FAR_ROWS, Neighbours};
-
-/// A unit's components, all of them, as a hecs query: an archetype satisfies it exactly when
-/// it holds units (quarantined ones have no `Agent` or `Steering`).
-pub(crate) type UnitComponents<'a> = (
-    &'a UnitId,
-    &'a Position,
-    &'a Velocity,
-    &'a ExternalForce,
-    &'a Stun,
-    &'a Mass,
-    &'a Agent,
-    &'a Steering,
-);
+use crate::unit::{UNIT_COMPONENTS, UnitComponents, copy_unit_columns, unit_columns};
 
 /// Storage is rewritten when more than one in this many consecutive pairs is a far jump.
 const SORT_WHEN_ONE_IN: usize = 16;
@@ -80,9 +66,6 @@ struct Plan {
     entities: Vec<Entity>,
 }
 
-/// The components of a unit: an archetype with exactly these is rewritten column by column.
-const UNIT_COMPONENTS: usize = 8;
-
 /// The fast way, for an archetype of horde's unit components only: the columns are copied
 /// in the new order into a hecs column batch, which replaces the archetype's rows under the
 /// same entities (`spawn_column_batch_at`).
@@ -90,26 +73,8 @@ fn rewrite_columns(world: &mut World, plan: &Plan) {
     let Some(archetype) = world.archetypes().nth(plan.archetype) else {
         return;
     };
-    let mut types = ColumnBatchType::new();
-    types
-        .add::<UnitId>()
-        .add::<Position>()
-        .add::<Velocity>()
-        .add::<ExternalForce>()
-        .add::<Stun>()
-        .add::<Mass>()
-        .add::<Agent>()
-        .add::<Steering>();
-    let batch = types.into_batch(plan.rows.len() as u32);
-    let rows = &plan.rows;
-    let complete = copy::<UnitId>(archetype, &batch, rows)
-        && copy::<Position>(archetype, &batch, rows)
-        && copy::<Velocity>(archetype, &batch, rows)
-        && copy::<ExternalForce>(archetype, &batch, rows)
-        && copy::<Stun>(archetype, &batch, rows)
-        && copy::<Mass>(archetype, &batch, rows)
-        && copy::<Agent>(archetype, &batch, rows)
-        && copy::<Steering>(archetype, &batch, rows);
+    let batch = unit_columns().into_batch(plan.rows.len() as u32);
+    let complete = copy_unit_columns(archetype, &batch, &plan.rows);
     // A batch that could not be filled is dropped and the units stay where they are.
     if let (true, Ok(batch)) = (complete, batch.build()) {
         // hecs' `alloc_at` scans the free list for every handle it is given, to tell a free
@@ -122,19 +87,6 @@ fn rewrite_columns(world: &mut World, plan: &Plan) {
         world.spawn_column_batch_at(&plan.entities, batch);
         world.set_freelist(&free);
     }
-}
-
-/// Copies column `T` of `archetype` into `batch`, rows in `rows` order.
-fn copy<T: Component + Copy>(
-    archetype: &Archetype,
-    batch: &ColumnBatchBuilder,
-    rows: &[u32],
-) -> bool {
-    let (Some(column), Some(mut writer)) = (archetype.get::<&T>(), batch.writer::<T>()) else {
-        return false;
-    };
-    rows.iter()
-        .all(|&row| writer.push(column[row as usize]).is_ok())
 }
 
 /// The general way, for units that also carry components horde does not know (it cannot
@@ -226,7 +178,9 @@ fn key(grid: &SpatialGrid, pos: glam::Vec2) -> u32 {
 #[cfg(test)]
 mod tests {
     use glam::Vec2;
-    use horde_core::{Grid, UnitSpec};
+    use horde_core::{
+        Agent, ExternalForce, Grid, Mass, Steering, Stun, UnitId, UnitSpec, Velocity,
+    };
 
     use super::*;
 

@@ -15,9 +15,9 @@ use std::time::{Duration, Instant};
 use glam::Vec2;
 use hecs::{Entity, World};
 use horde_core::{
-    Agent, Cell, Clearance, ExternalForce, FieldCache, FieldKey, ForceField, ForceFieldId,
-    ForceManager, GoalSet, GroupId, Layer, Map, Mass, Position, Quarantined, SpatialGrid,
-    SpawnError, Steering, Stun, Terrain, UnitId, UnitSpec, Velocity, WALL,
+    Agent, Cell, Clearance, FieldCache, FieldKey, ForceField, ForceFieldId, ForceManager, GoalSet,
+    GroupId, Layer, Map, Quarantined, SpatialGrid, SpawnError, Steering, Terrain, UnitId, UnitSpec,
+    WALL,
 };
 use parking_lot::{Mutex, RwLock, RwLockReadGuard};
 
@@ -29,6 +29,7 @@ use crate::groups::{Group, Groups};
 use crate::hierarchy_nav::HierarchyNav;
 use crate::job_graph::{FrameReport, JobGraph, WorkerPool};
 use crate::sort_units;
+use crate::unit::{Unit, UnitComponents, UnitRef};
 
 /// Horde's stages, resources and worker pool, running on a world the caller owns.
 ///
@@ -290,16 +291,7 @@ impl Horde {
         }
         let id = UnitId(self.next_unit);
         self.next_unit = next;
-        Ok(world.spawn((
-            id,
-            Position(spec.position),
-            Velocity(Vec2::ZERO),
-            ExternalForce(Vec2::ZERO),
-            Stun(0.0),
-            Mass(spec.mass),
-            spec.agent(),
-            Steering::default(),
-        )))
+        Ok(world.spawn(Unit::at_rest(id, spec.position, spec.mass, spec.agent()).bundle()))
     }
 
     /// Makes sure units of `group` on `layer` have a field to follow.
@@ -494,32 +486,26 @@ impl Horde {
         let groups = self.data.groups.read();
         let test = self.regions.reach_test(&map, &groups);
         let mut out: Vec<UnitState> = world
-            .query::<(
-                Entity,
-                &UnitId,
-                &Position,
-                &Velocity,
-                &ExternalForce,
-                &Stun,
-                &Agent,
-                &Steering,
-            )>()
+            .query::<(Entity, UnitComponents<'_>)>()
             .iter()
-            .map(|(entity, id, p, v, e, s, a, st)| UnitState {
-                entity,
-                id: *id,
-                position: p.0,
-                velocity: v.0,
-                external: e.0,
-                stun: s.0,
-                group: a.group,
-                layer: a.layer,
-                radius: a.radius,
-                max_speed: a.max_speed,
-                arrived: st.arrived,
-                settled: st.settled,
-                arrived_frame: st.arrived_frame,
-                status: reach::status(&test, p.0, a, st),
+            .map(|(entity, parts)| {
+                let u = UnitRef::of(parts);
+                UnitState {
+                    entity,
+                    id: *u.id,
+                    position: u.position.0,
+                    velocity: u.velocity.0,
+                    external: u.external.0,
+                    stun: u.stun.0,
+                    group: u.agent.group,
+                    layer: u.agent.layer,
+                    radius: u.agent.radius,
+                    max_speed: u.agent.max_speed,
+                    arrived: u.steering.arrived,
+                    settled: u.steering.settled,
+                    arrived_frame: u.steering.arrived_frame,
+                    status: reach::status(&test, u.position.0, u.agent, u.steering),
+                }
             })
             .collect();
         out.sort_unstable_by_key(|u| u.id);

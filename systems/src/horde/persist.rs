@@ -3,13 +3,12 @@
 
 use hecs::World;
 use horde_core::{
-    Agent, ExternalForce, ForceManager, Layer, Mass, Position, Quarantined, SpatialGrid, Steering,
-    Stun, UnitId, Velocity,
+    ExternalForce, ForceManager, Layer, SpatialGrid, Steering, Stun, UnitId, Velocity,
 };
 
 use crate::frame::Neighbours;
 use crate::hierarchy_nav::SavedCache;
-use crate::sort_units::UnitComponents;
+use crate::unit::{QuarantinedComponents, Unit, UnitComponents, UnitRef};
 use crate::{Horde, SimError};
 
 use crate::snapshot::record::{
@@ -103,24 +102,23 @@ impl Horde {
         let mut units: Vec<UnitRecord> = world
             .query::<UnitComponents<'_>>()
             .iter()
-            .map(|(id, p, v, e, s, m, a, st)| unit_record(*id, p, v, e, s, m, a, st, None))
+            .map(|parts| unit_record(UnitRef::of(parts), None))
             .collect();
-        units.extend(
-            world
-                .query::<(
-                    &UnitId,
-                    &Position,
-                    &Velocity,
-                    &ExternalForce,
-                    &Stun,
-                    &Mass,
-                    &Quarantined,
-                )>()
-                .iter()
-                .map(|(id, p, v, e, s, m, q)| {
-                    unit_record(*id, p, v, e, s, m, &q.agent, &q.steering, Some(q.frame))
-                }),
-        );
+        units.extend(world.query::<QuarantinedComponents<'_>>().iter().map(
+            |(id, position, velocity, external, stun, mass, q)| {
+                let unit = UnitRef {
+                    id,
+                    position,
+                    velocity,
+                    external,
+                    stun,
+                    mass,
+                    agent: &q.agent,
+                    steering: &q.steering,
+                };
+                unit_record(unit, Some(q.frame))
+            },
+        ));
         Snapshot {
             record: SnapshotRecord {
                 origin: self.origin.record(),
@@ -227,31 +225,16 @@ impl Horde {
                 arrived_frame: u.arrived_frame,
                 ..Steering::default()
             };
-            let (id, position, velocity, external, stun, mass) = (
-                UnitId(u.id),
-                Position(spec.position),
-                Velocity(vec2(u.velocity)),
-                ExternalForce(vec2(u.external)),
-                Stun(u.stun),
-                Mass(spec.mass),
-            );
+            let unit = Unit {
+                velocity: Velocity(vec2(u.velocity)),
+                external: ExternalForce(vec2(u.external)),
+                stun: Stun(u.stun),
+                steering,
+                ..Unit::at_rest(UnitId(u.id), spec.position, spec.mass, agent)
+            };
             match u.quarantined {
-                None => world.spawn((
-                    id, position, velocity, external, stun, mass, agent, steering,
-                )),
-                Some(frame) => world.spawn((
-                    id,
-                    position,
-                    velocity,
-                    external,
-                    stun,
-                    mass,
-                    Quarantined {
-                        frame,
-                        agent,
-                        steering,
-                    },
-                )),
+                None => world.spawn(unit.bundle()),
+                Some(frame) => world.spawn(unit.quarantined(frame)),
             };
         }
         let caches = r
@@ -276,24 +259,15 @@ impl Horde {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn unit_record(
-    id: UnitId,
-    p: &Position,
-    v: &Velocity,
-    e: &ExternalForce,
-    s: &Stun,
-    m: &Mass,
-    a: &Agent,
-    st: &Steering,
-    quarantined: Option<u64>,
-) -> UnitRecord {
+/// What a snapshot saves of a unit (`quarantined`: the frame it was quarantined in).
+fn unit_record(u: UnitRef<'_>, quarantined: Option<u64>) -> UnitRecord {
+    let st = u.steering;
     UnitRecord {
-        id: id.0,
-        spec: SpecRecord::from_agent(a, p.0, m.0),
-        velocity: v2(v.0),
-        external: v2(e.0),
-        stun: s.0,
+        id: u.id.0,
+        spec: SpecRecord::from_agent(u.agent, u.position.0, u.mass.0),
+        velocity: v2(u.velocity.0),
+        external: v2(u.external.0),
+        stun: u.stun.0,
         heading: v2(st.heading),
         avoid_side: st.avoid_side,
         arrived: st.arrived,

@@ -1,11 +1,10 @@
 //! The state hash: what lockstep peers and replays compare, frame by frame.
 
 use hecs::World;
-use horde_core::{
-    ExternalForce, Layer, Mass, Position, Quarantined, Steering, Stun, UnitId, Velocity,
-};
+use horde_core::Layer;
 
 use crate::Horde;
+use crate::unit::{QuarantinedComponents, UnitComponents, UnitRef};
 
 /// The state hash of [`Horde::state_hash`]: FNV-1a over, in this order,
 ///
@@ -110,16 +109,18 @@ impl UnitHasher {
 /// Parts 1 and 2 of [`state_hash`]: the simulated units, then the quarantined ones.
 fn units_hash(world: &World, h: &mut UnitHasher) {
     let mut rows: Vec<(u32, [u32; 13])> = world
-        .query::<(
-            &UnitId,
-            &Position,
-            &Velocity,
-            &ExternalForce,
-            &Stun,
-            &Steering,
-        )>()
+        .query::<UnitComponents<'_>>()
         .iter()
-        .map(|(id, p, v, e, s, st)| {
+        .map(|parts| {
+            let UnitRef {
+                id,
+                position: p,
+                velocity: v,
+                external: e,
+                stun: s,
+                steering: st,
+                ..
+            } = UnitRef::of(parts);
             (
                 id.0,
                 [
@@ -149,15 +150,7 @@ fn units_hash(world: &World, h: &mut UnitHasher) {
         }
     }
     let mut quarantined: Vec<(u32, [u32; 15])> = world
-        .query::<(
-            &UnitId,
-            &Position,
-            &Velocity,
-            &ExternalForce,
-            &Stun,
-            &Mass,
-            &Quarantined,
-        )>()
+        .query::<QuarantinedComponents<'_>>()
         .iter()
         .map(|(id, p, v, e, s, m, q)| {
             (
