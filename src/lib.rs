@@ -3,8 +3,8 @@
 //! The root holds what a game programmer starts with: [`Simulation`] (a crowd with its own
 //! `hecs::World`) or [`Horde`] (the same stages on a world you own), [`SimConfig`],
 //! [`UnitSpec`], [`GoalSet`], the [`Map`] with its [`Grid`], [`Cell`]s and [`Terrain`],
-//! [`ForceField`]s, [`Snapshot`]s and [`Replay`]s, what the simulation reports about units and
-//! groups, and the errors those calls return. [`prelude`] is the same in one `use`.
+//! [`ForceField`]s, the [`Command`]s a simulation takes, [`Snapshot`]s and [`Replay`]s,
+//! what the simulation reports about units and groups, and the errors those calls return. [`prelude`] is the same in one `use`.
 //!
 //! The rest lives in domain modules: [`components`] (what a unit is made of),
 //! [`fields`] (cost, integration and flow fields, clearance, regions, the hierarchy),
@@ -29,8 +29,9 @@ pub use horde_core::{
     UnitSpec,
 };
 pub use horde_systems::{
-    ConfigError, FileError, Group, GroupReach, GroupStatus, Groups, Horde, Navigation, Replay,
-    ReplayError, SimConfig, SimError, Simulation, Snapshot, StageError, UnitState, UnitStatus,
+    Command, ConfigError, FileError, Group, GroupReach, GroupStatus, Groups, Horde, Navigation,
+    Outcome, Replay, ReplayError, SimConfig, SimError, Simulation, Snapshot, StageError, UnitState,
+    UnitStatus,
 };
 
 /// The types most programs use, in one `use horde::prelude::*;`.
@@ -41,7 +42,9 @@ pub mod prelude {
         Cell, ForceField, ForceKind, GoalSet, Grid, GroupId, Layer, Map, Position, Terrain, UnitId,
         UnitSpec, Velocity,
     };
-    pub use horde_systems::{Horde, SimConfig, SimError, Simulation, Snapshot, UnitStatus};
+    pub use horde_systems::{
+        Command, Horde, Outcome, SimConfig, SimError, Simulation, Snapshot, UnitStatus,
+    };
 }
 
 /// What a unit is made of: the hecs components [`Horde::spawn`] adds, and their limits.

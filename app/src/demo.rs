@@ -13,10 +13,10 @@ use horde_core::{
     Cell, ForceField, ForceKind, GoalSet, GroupId, Layer, LevelConfig, Regions, Terrain, UnitSpec,
     WALL, generate_level,
 };
-use horde_systems::{SimConfig, Simulation};
+use horde_systems::{Command, SimConfig, Simulation};
 
 use crate::AppError;
-use crate::plan::{Event, Plan, TimedEvent};
+use crate::plan::{Plan, TimedEvent};
 
 /// Arguments of `horde run`.
 #[derive(Args, Debug, Clone, Default)]
@@ -193,14 +193,14 @@ fn demo_events(sim: &Simulation) -> Result<Vec<TimedEvent>, AppError> {
     .map_err(bad)?;
     events.push(TimedEvent {
         frame: 60,
-        event: Event::Force(blast),
+        command: Command::AddForce(blast),
     });
     let hole = ForceField::new(centre, ForceKind::Attractor, 18.0, 60.0)
         .and_then(|f| f.with_duration(3.0))
         .map_err(bad)?;
     events.push(TimedEvent {
         frame: 120,
-        event: Event::Force(hole),
+        command: Command::AddForce(hole),
     });
     let vortex = ForceField::new(
         centre + Vec2::new(size.x * 0.2, 0.0),
@@ -212,7 +212,7 @@ fn demo_events(sim: &Simulation) -> Result<Vec<TimedEvent>, AppError> {
     .map_err(bad)?;
     events.push(TimedEvent {
         frame: 180,
-        event: Event::Force(vortex),
+        command: Command::AddForce(vortex),
     });
     // Group 2 is sent to the middle of the map instead.
     let map_centre = sim.map().grid().clamped_cell_at(centre);
@@ -220,7 +220,7 @@ fn demo_events(sim: &Simulation) -> Result<Vec<TimedEvent>, AppError> {
     let goal = GoalSet::new(cells).map_err(|e| AppError::Failed(e.to_string()))?;
     events.push(TimedEvent {
         frame: 240,
-        event: Event::Goal {
+        command: Command::SetGoal {
             group: GroupId(2),
             goal,
         },
@@ -233,7 +233,7 @@ fn demo_events(sim: &Simulation) -> Result<Vec<TimedEvent>, AppError> {
     {
         events.push(TimedEvent {
             frame: 300,
-            event: Event::Terrain {
+            command: Command::SetTerrain {
                 cells: vec![brick],
                 terrain: Terrain::Empty,
             },

@@ -3,41 +3,22 @@
 
 use std::path::Path;
 
-use horde_core::{Cell, ForceField, GoalSet, GroupId, Terrain};
-use horde_systems::{GroupReach, SimConfig, SimError, Simulation};
+use horde_core::GroupId;
+use horde_systems::{Command, GroupReach, Outcome, SimConfig, SimError, Simulation};
 
 use crate::AppError;
 use crate::demo::{self, RunArgs};
 use crate::scenario::{Overrides, load_scenario_with};
 
-/// Something that happens at the start of a frame.
-#[derive(Clone, Debug)]
-pub enum Event {
-    /// A force field appears.
-    Force(ForceField),
-    /// A group gets a new goal.
-    Goal {
-        /// The group.
-        group: GroupId,
-        /// Its new goal.
-        goal: GoalSet,
-    },
-    /// Cells change terrain (a wall placed or destroyed).
-    Terrain {
-        /// The cells.
-        cells: Vec<Cell>,
-        /// Their new terrain.
-        terrain: Terrain,
-    },
-}
-
-/// An event and the frame at whose start it happens.
+/// A command given at the start of a frame: a scenario's force fields, goal changes and
+/// terrain edits (the simulation's own [`Command`], so a recorded run replays them as they
+/// were given).
 #[derive(Clone, Debug)]
 pub struct TimedEvent {
     /// Frame number (0 = before the first frame).
     pub frame: u32,
     /// What happens.
-    pub event: Event,
+    pub command: Command,
 }
 
 /// A simulation with its run parameters and timed events.
@@ -63,18 +44,8 @@ impl Plan {
     pub fn apply_events(&mut self, frame: u32) -> Result<Vec<GroupReach>, SimError> {
         let mut reaches = Vec::new();
         for e in self.events.iter().filter(|e| e.frame == frame) {
-            match &e.event {
-                Event::Force(f) => {
-                    self.sim.add_force(*f);
-                }
-                Event::Goal { group, goal } => {
-                    reaches.push(self.sim.set_group_goal(*group, goal.clone())?);
-                }
-                Event::Terrain { cells, terrain } => {
-                    for &c in cells {
-                        self.sim.set_terrain(c, *terrain)?;
-                    }
-                }
+            if let Outcome::Goal(reach) = self.sim.apply(e.command.clone())? {
+                reaches.push(reach);
             }
         }
         Ok(reaches)

@@ -9,6 +9,7 @@
 #![warn(missing_docs)]
 
 mod body_stats;
+mod command;
 mod config;
 mod dense_army;
 mod edit_log;
@@ -26,6 +27,7 @@ mod unit;
 mod unit_check;
 
 pub use body_stats::BodyStats;
+pub use command::{Command, Outcome};
 pub use config::{ConfigError, ContactConfig, Navigation, SimConfig};
 pub use dense_army::{ArmyPhase, DenseArmy, PhaseReport};
 pub use error::{ReplayError, SimError, StageError};

@@ -9,11 +9,12 @@ use horde_core::{
 };
 use parking_lot::RwLockReadGuard;
 
+use crate::command::{Command, Outcome};
 use crate::config::SimConfig;
 use crate::horde::{GroupReach, GroupStatus};
 use crate::job_graph::FrameReport;
 use crate::snapshot::{CommandRecord, FileError, Replay, ReplayRecord};
-use crate::snapshot::{FileKind, Snapshot, record};
+use crate::snapshot::{FileKind, Snapshot};
 use crate::{Horde, ReplayError, SimError, UnitState, state_hash};
 
 /// A [`Horde`] with its own world: the simplest way to run a crowd.
@@ -63,9 +64,40 @@ impl Simulation {
         self.recording.take().map(Replay::from_record)
     }
 
-    fn record(&mut self, command: impl FnOnce() -> CommandRecord) {
+    /// Appends `command`, which just succeeded, to the recording (a frame with the state
+    /// hash it produced).
+    fn record(&mut self, command: &Command) {
+        if self.recording.is_none() {
+            return;
+        }
+        let records = CommandRecord::of(command, || state_hash(&self.horde, &self.world));
         if let Some(r) = &mut self.recording {
-            r.commands.push(command());
+            r.commands.extend(records);
+        }
+    }
+
+    /// Gives `command` to the simulation: the same as the call it names
+    /// ([`Command::SetTerrain`] edits its cells in order and stops at the first refused
+    /// one). Replays play through this, and the app's scenario events and viewer tools are
+    /// commands.
+    pub fn apply(&mut self, command: Command) -> Result<Outcome, SimError> {
+        match command {
+            Command::AddGroup(goal) => self.add_group(goal).map(Outcome::Group),
+            Command::SetGoal { group, goal } => self.set_group_goal(group, goal).map(Outcome::Goal),
+            Command::Spawn(spec) => self.spawn(spec).map(Outcome::Spawned),
+            Command::Despawn(id) => {
+                let entity = self.entity_of(id).ok_or(SimError::NoUnitWithId(id))?;
+                self.despawn(entity)?;
+                Ok(Outcome::Despawned(entity))
+            }
+            Command::AddForce(field) => Ok(Outcome::Force(self.add_force(field))),
+            Command::SetTerrain { cells, terrain } => {
+                for cell in cells {
+                    self.set_terrain(cell, terrain)?;
+                }
+                Ok(Outcome::Terrain)
+            }
+            Command::Step { dt } => self.step(dt).map(Outcome::Frame),
         }
     }
 
@@ -103,7 +135,7 @@ impl Simulation {
     /// See [`Horde::add_group`].
     pub fn add_group(&mut self, goal: GoalSet) -> Result<GroupId, SimError> {
         let id = self.horde.add_group(goal.clone())?;
-        self.record(|| CommandRecord::add_group(&goal));
+        self.record(&Command::AddGroup(goal));
         Ok(id)
     }
 
@@ -116,7 +148,7 @@ impl Simulation {
         let reach = self
             .horde
             .set_group_goal(&mut self.world, group, goal.clone())?;
-        self.record(|| CommandRecord::set_goal(group, &goal));
+        self.record(&Command::SetGoal { group, goal });
         Ok(reach)
     }
 
@@ -135,7 +167,7 @@ impl Simulation {
     /// See [`Horde::spawn`].
     pub fn spawn(&mut self, spec: UnitSpec) -> Result<Entity, SimError> {
         let entity = self.horde.spawn(&mut self.world, spec)?;
-        self.record(|| CommandRecord::spawn(&spec));
+        self.record(&Command::Spawn(spec));
         Ok(entity)
     }
 
@@ -151,7 +183,7 @@ impl Simulation {
         self.world
             .despawn(entity)
             .map_err(|_| SimError::NoSuchUnit(entity))?;
-        self.record(|| CommandRecord::Despawn { id: id.0 });
+        self.record(&Command::Despawn(id));
         Ok(id)
     }
 
@@ -167,14 +199,17 @@ impl Simulation {
     /// See [`Horde::add_force`].
     pub fn add_force(&mut self, field: ForceField) -> ForceFieldId {
         let id = self.horde.add_force(field);
-        self.record(|| CommandRecord::add_force(&field));
+        self.record(&Command::AddForce(field));
         id
     }
 
     /// See [`Horde::set_terrain`].
     pub fn set_terrain(&mut self, cell: Cell, terrain: Terrain) -> Result<(), SimError> {
         self.horde.set_terrain(cell, terrain)?;
-        self.record(|| CommandRecord::set_terrain(cell, terrain));
+        self.record(&Command::SetTerrain {
+            cells: vec![cell],
+            terrain,
+        });
         Ok(())
     }
 
@@ -186,8 +221,7 @@ impl Simulation {
         // A frame that ran is recorded even if a stage reported a failure afterwards, so the
         // replay keeps in step with the state.
         if self.recording.is_some() && self.horde.frame() != before {
-            let hash = state_hash(&self.horde, &self.world);
-            self.record(|| CommandRecord::Step { dt, hash });
+            self.record(&Command::Step { dt });
         }
         outcome
     }
@@ -267,13 +301,18 @@ impl Replay {
         let mut sim = Simulation::from_snapshot(&start, threads).map_err(ReplayError::Start)?;
         for (index, command) in self.record.commands.iter().enumerate() {
             let frame = sim.frame();
-            let expected = command
-                .apply(&mut sim)
-                .map_err(|source| ReplayError::Command {
-                    index,
-                    frame,
-                    source,
-                })?;
+            let failed = |source| ReplayError::Command {
+                index,
+                frame,
+                source,
+            };
+            let (command, expected) = command.to_command().map_err(|detail| {
+                failed(SimError::Snapshot(FileError::Invalid {
+                    kind: FileKind::Replay,
+                    detail,
+                }))
+            })?;
+            sim.apply(command).map_err(failed)?;
             if let Some(expected) = expected {
                 let found = sim.state_hash();
                 if found != expected {
@@ -290,42 +329,62 @@ impl Replay {
     }
 }
 
-impl CommandRecord {
-    /// Gives the command to `sim`; returns the expected hash for a frame.
-    fn apply(&self, sim: &mut Simulation) -> Result<Option<u64>, SimError> {
-        let bad = |detail: String| {
-            SimError::Snapshot(FileError::Invalid {
-                kind: FileKind::Replay,
-                detail,
-            })
+#[cfg(test)]
+mod tests {
+    use glam::Vec2;
+    use horde_core::{ForceKind, Grid};
+
+    use super::*;
+
+    /// Every command through `apply` does what its call does, is recorded once, and the
+    /// replay of the commands ends in the same state.
+    #[test]
+    fn commands_apply_record_and_replay() {
+        let map = Map::new(Grid::new(24, 24).unwrap());
+        let mut sim = Simulation::new(map, SimConfig::default()).unwrap();
+        sim.start_recording();
+        let Outcome::Group(group) = sim
+            .apply(Command::AddGroup(GoalSet::single(Cell::new(20, 20))))
+            .unwrap()
+        else {
+            panic!("a group");
         };
-        match self {
-            Self::AddGroup(goal) => {
-                sim.add_group(record::goal(goal).map_err(bad)?)?;
-            }
-            Self::SetGoal { group, goal } => {
-                sim.set_group_goal(GroupId(*group), record::goal(goal).map_err(bad)?)?;
-            }
-            Self::Spawn(spec) => {
-                sim.spawn(spec.to_spec().map_err(bad)?)?;
-            }
-            Self::AddForce(force) => {
-                sim.add_force(force.to_field().map_err(bad)?);
-            }
-            Self::SetTerrain { x, y, terrain } => {
-                sim.set_terrain(Cell::new(*x, *y), record::terrain(*terrain).map_err(bad)?)?;
-            }
-            Self::Step { dt, hash } => {
-                sim.step(*dt)?;
-                return Ok(Some(*hash));
-            }
-            Self::Despawn { id } => {
-                let entity = sim
-                    .entity_of(UnitId(*id))
-                    .ok_or(SimError::NoUnitWithId(UnitId(*id)))?;
-                sim.despawn(entity)?;
-            }
+        let mut ids = Vec::new();
+        for i in 0..6 {
+            let spec = UnitSpec::at(Vec2::new(2.5 + i as f32, 2.5)).with_group(group);
+            let Outcome::Spawned(entity) = sim.apply(Command::Spawn(spec)).unwrap() else {
+                panic!("a unit");
+            };
+            ids.push(*sim.world().get::<&UnitId>(entity).unwrap());
         }
-        Ok(None)
+        let blast = ForceField::new(Vec2::new(4.0, 3.0), ForceKind::Explosion, 3.0, 5.0).unwrap();
+        let commands = [
+            Command::AddForce(blast),
+            Command::SetTerrain {
+                cells: vec![Cell::new(10, 10), Cell::new(10, 11)],
+                terrain: Terrain::BrickWall,
+            },
+            Command::Step { dt: 0.05 },
+            Command::Despawn(ids[0]),
+            Command::SetGoal {
+                group,
+                goal: GoalSet::single(Cell::new(3, 20)),
+            },
+            Command::Step { dt: 0.05 },
+        ];
+        for command in commands {
+            sim.apply(command).unwrap();
+        }
+        assert_eq!(sim.unit_count(), 5);
+        assert_eq!(sim.map().terrain_at(Cell::new(10, 11)), Terrain::BrickWall);
+        assert!(matches!(
+            sim.apply(Command::Despawn(ids[0])),
+            Err(SimError::NoUnitWithId(_))
+        ));
+        let replay = sim.finish_recording().unwrap();
+        // 1 group, 6 units, the force, 2 cells, 2 frames, the despawn, the goal.
+        assert_eq!(replay.commands(), 14);
+        let replayed = replay.play(2, |_| {}).unwrap();
+        assert_eq!(replayed.state_hash(), sim.state_hash());
     }
 }

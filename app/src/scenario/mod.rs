@@ -21,11 +21,11 @@ use horde_core::{
     Cell, ForceField, ForceKind, GoalSet, GroupId, Layer, Level, LevelConfig, Map, Terrain,
     UnitSpec, WALL, generate_level, load_map, parse_ascii_map,
 };
-use horde_systems::{SimConfig, Simulation};
+use horde_systems::{Command, SimConfig, Simulation};
 use serde::Deserialize;
 use toml::Spanned;
 
-use crate::plan::{Event, Plan, TimedEvent};
+use crate::plan::{Plan, TimedEvent};
 
 mod config;
 
@@ -1445,7 +1445,7 @@ fn build(
         let field = build_force(ctx, f, &p)?;
         events.push(TimedEvent {
             frame,
-            event: Event::Force(field),
+            command: Command::AddForce(field),
         });
         Ok::<(), ScenarioError>(())
     };
@@ -1593,7 +1593,7 @@ fn build(
         }
         goal_events.push(TimedEvent {
             frame,
-            event: Event::Goal {
+            command: Command::SetGoal {
                 group: GroupId(index as u16),
                 goal,
             },
@@ -1601,7 +1601,7 @@ fn build(
     }
     events.extend(edits.into_iter().map(|(frame, cells, terrain)| TimedEvent {
         frame,
-        event: Event::Terrain { cells, terrain },
+        command: Command::SetTerrain { cells, terrain },
     }));
     events.extend(goal_events);
     events.sort_by_key(|e| e.frame);
@@ -2329,16 +2329,16 @@ frame = 20
         let frames: Vec<u32> = plan.events.iter().map(|e| e.frame).collect();
         assert_eq!(frames, vec![15, 20, 30]);
         assert!(
-            matches!(plan.events[0].event, Event::Terrain { ref cells, terrain: Terrain::Empty } if cells.len() == 6)
+            matches!(plan.events[0].command, Command::SetTerrain { ref cells, terrain: Terrain::Empty } if cells.len() == 6)
         );
         assert!(matches!(
-            plan.events[1].event,
-            Event::Goal {
+            plan.events[1].command,
+            Command::SetGoal {
                 group: GroupId(1),
                 ..
             }
         ));
-        assert!(matches!(plan.events[2].event, Event::Force(_)));
+        assert!(matches!(plan.events[2].command, Command::AddForce(_)));
         // The goal on the wall is only valid because the wall is gone by frame 20.
         let early = text.replace("frame = 20", "frame = 10");
         let e = err(&early);
@@ -2469,23 +2469,26 @@ frame = 20
         let frames = |p: &Plan| p.events.iter().map(|e| e.frame).collect::<Vec<_>>();
         assert_eq!(frames(&from_file), frames(&built));
         for (a, b) in from_file.events.iter().zip(&built.events) {
-            match (&a.event, &b.event) {
-                (Event::Force(x), Event::Force(y)) => {
+            match (&a.command, &b.command) {
+                (Command::AddForce(x), Command::AddForce(y)) => {
                     assert_eq!(x.kind(), y.kind());
                     assert_eq!(x.radius(), y.radius());
                     assert_eq!(x.strength(), y.strength());
                     assert_eq!(x.duration(), y.duration());
                     assert!(x.position().distance(y.position()) < 1e-3);
                 }
-                (Event::Goal { group: g1, goal: a }, Event::Goal { group: g2, goal: b }) => {
+                (
+                    Command::SetGoal { group: g1, goal: a },
+                    Command::SetGoal { group: g2, goal: b },
+                ) => {
                     assert_eq!((g1, a), (g2, b));
                 }
                 (
-                    Event::Terrain {
+                    Command::SetTerrain {
                         cells: c1,
                         terrain: t1,
                     },
-                    Event::Terrain {
+                    Command::SetTerrain {
                         cells: c2,
                         terrain: t2,
                     },

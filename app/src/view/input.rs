@@ -6,7 +6,7 @@ use glam::Vec2;
 use horde_core::{
     Cell, ForceField, ForceKind, GoalSet, GroupId, Layer, Map, Terrain, UnitSpec, WALL,
 };
-use horde_systems::Simulation;
+use horde_systems::{Command, Simulation};
 
 use crate::demo::open_cells_near;
 
@@ -80,26 +80,13 @@ impl Tool {
     }
 }
 
-/// A change the user asks of the simulation.
+/// A change the user asks of the simulation: one of its commands, or a crowd to spawn.
 #[derive(Clone, Debug)]
 pub enum Action {
-    /// A group heads for a new goal.
-    SetGoal {
-        /// The group.
-        group: GroupId,
-        /// Its goal.
-        goal: GoalSet,
-    },
-    /// A force field appears.
-    AddForce(ForceField),
-    /// Cells change terrain.
-    SetTerrain {
-        /// The cells.
-        cells: Vec<Cell>,
-        /// Their new terrain.
-        terrain: Terrain,
-    },
-    /// Units of a group appear on the open cells nearest a point.
+    /// A simulation command (a goal, a force field, a terrain stroke).
+    Command(Command),
+    /// Units of a group appear on the open cells nearest a point: one
+    /// [`Command::Spawn`] per unit, placed when the action is carried out.
     Spawn {
         /// Their group.
         group: GroupId,
@@ -205,7 +192,7 @@ impl ToolState {
                 .tool
                 .force_at(world, map.grid().cell_size())
                 .filter(|_| map.grid().contains_point(world))
-                .map(Action::AddForce)
+                .map(|f| Action::Command(Command::AddForce(f)))
                 .into_iter()
                 .collect(),
             Tool::Wall | Tool::Erase => self.paint(map, world, world),
@@ -234,10 +221,10 @@ impl ToolState {
             return Ok(Vec::new());
         };
         match self.tool {
-            Tool::Goal => Ok(vec![Action::SetGoal {
+            Tool::Goal => Ok(vec![Action::Command(Command::SetGoal {
                 group: self.group,
                 goal: goal_between(map, from, world)?,
-            }]),
+            })]),
             _ => Ok(Vec::new()),
         }
     }
@@ -270,7 +257,7 @@ impl ToolState {
         if cells.is_empty() {
             Vec::new()
         } else {
-            vec![Action::SetTerrain { cells, terrain }]
+            vec![Action::Command(Command::SetTerrain { cells, terrain })]
         }
     }
 }
@@ -281,25 +268,10 @@ impl ToolState {
 /// The simulation's refusal as a message (a goal in a wall, a group that does not exist, ...).
 pub fn apply(sim: &mut Simulation, action: &Action) -> Result<String, String> {
     match action {
-        Action::SetGoal { group, goal } => {
-            sim.set_group_goal(*group, goal.clone())
-                .map_err(|e| e.to_string())?;
-            Ok(format!(
-                "group {} heads for {} cell(s) around {}",
-                group.0,
-                goal.cells().len(),
-                goal.cells()[0]
-            ))
-        }
-        Action::AddForce(field) => {
-            sim.add_force(*field);
-            Ok(format!("{:?} at {:.1}", field.kind(), field.position()))
-        }
-        Action::SetTerrain { cells, terrain } => {
-            for &c in cells {
-                sim.set_terrain(c, *terrain).map_err(|e| e.to_string())?;
-            }
-            Ok(format!("{} cell(s) -> {}", cells.len(), terrain.name()))
+        Action::Command(command) => {
+            let line = describe(command);
+            sim.apply(command.clone()).map_err(|e| e.to_string())?;
+            Ok(line)
         }
         Action::Spawn {
             group,
@@ -316,7 +288,7 @@ pub fn apply(sim: &mut Simulation, action: &Action) -> Result<String, String> {
                 let spec = UnitSpec::at(pos)
                     .with_radius(0.4 * sim.map().grid().cell_size())
                     .with_group(*group);
-                sim.spawn(spec).map_err(|e| e.to_string())?;
+                sim.apply(Command::Spawn(spec)).map_err(|e| e.to_string())?;
                 spawned += 1;
             }
             Ok(format!(
@@ -324,6 +296,23 @@ pub fn apply(sim: &mut Simulation, action: &Action) -> Result<String, String> {
                 group.0, centre
             ))
         }
+    }
+}
+
+/// The status-bar line for `command`.
+fn describe(command: &Command) -> String {
+    match command {
+        Command::SetGoal { group, goal } => format!(
+            "group {} heads for {} cell(s) around {}",
+            group.0,
+            goal.cells().len(),
+            goal.cells()[0]
+        ),
+        Command::AddForce(field) => format!("{:?} at {:.1}", field.kind(), field.position()),
+        Command::SetTerrain { cells, terrain } => {
+            format!("{} cell(s) -> {}", cells.len(), terrain.name())
+        }
+        other => format!("{other:?}"),
     }
 }
 
@@ -517,7 +506,7 @@ mod tests {
         let actions = tools.press(&map, at(Cell::new(7, 10)));
         tools.release(&map, at(Cell::new(7, 10))).expect("no error");
         match actions.as_slice() {
-            [Action::SetTerrain { cells, terrain }] => {
+            [Action::Command(Command::SetTerrain { cells, terrain })] => {
                 assert_eq!(cells, &[Cell::new(7, 10)]);
                 assert_eq!(*terrain, Terrain::Empty);
             }

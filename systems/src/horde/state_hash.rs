@@ -8,8 +8,8 @@ use crate::unit::{QuarantinedComponents, UnitComponents, UnitRef};
 
 /// The state hash of [`Horde::state_hash`]: FNV-1a over, in this order,
 ///
-/// 1. every simulated unit's state in [`UnitId`] order (id, position, velocity, external
-///    velocity, stun, heading, avoidance side, arrival);
+/// 1. every simulated unit's state in [`UnitId`](horde_core::UnitId) order (id, position,
+///    velocity, external velocity, stun, heading, avoidance side, arrival);
 /// 2. every quarantined unit in id order (id, the frame it was quarantined in, position,
 ///    velocity, external velocity, stun, its parameters), so a world of quarantined units
 ///    does not hash like an empty one;

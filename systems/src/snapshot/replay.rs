@@ -9,12 +9,13 @@
 
 use std::path::Path;
 
-use horde_core::{Cell, ForceField, GoalSet, GroupId, Terrain, UnitSpec};
+use horde_core::{Cell, GroupId, UnitId};
 use serde::{Deserialize, Serialize};
 
 use super::container::{self, FileError, FileKind};
 use super::record::{self, ForceRecord, SnapshotRecord, SpecRecord};
 use super::{Snapshot, decode, validate};
+use crate::command::Command;
 
 /// The replay format version this build reads and writes (2: its snapshot holds the contact
 /// settings; 5: its snapshot holds the origin, and the recorded state hashes cover the
@@ -42,31 +43,52 @@ pub(crate) enum CommandRecord {
 }
 
 impl CommandRecord {
-    pub fn add_group(goal: &GoalSet) -> Self {
-        Self::AddGroup(record::cells(goal))
-    }
-
-    pub fn set_goal(group: GroupId, goal: &GoalSet) -> Self {
-        Self::SetGoal {
-            group: group.0,
-            goal: record::cells(goal),
+    /// The records of `command` as given (a terrain edit of several cells is one record
+    /// per cell); `hash` is the state hash after a frame (read only for [`Command::Step`]).
+    pub(crate) fn of(command: &Command, hash: impl FnOnce() -> u64) -> Vec<Self> {
+        match command {
+            Command::AddGroup(goal) => vec![Self::AddGroup(record::cells(goal))],
+            Command::SetGoal { group, goal } => vec![Self::SetGoal {
+                group: group.0,
+                goal: record::cells(goal),
+            }],
+            Command::Spawn(spec) => vec![Self::Spawn(SpecRecord::from_spec(spec))],
+            Command::Despawn(id) => vec![Self::Despawn { id: id.0 }],
+            Command::AddForce(field) => vec![Self::AddForce(ForceRecord::from_field(field))],
+            Command::SetTerrain { cells, terrain } => cells
+                .iter()
+                .map(|c| Self::SetTerrain {
+                    x: c.x,
+                    y: c.y,
+                    terrain: *terrain as u8,
+                })
+                .collect(),
+            Command::Step { dt } => vec![Self::Step {
+                dt: *dt,
+                hash: hash(),
+            }],
         }
     }
 
-    pub fn spawn(spec: &UnitSpec) -> Self {
-        Self::Spawn(SpecRecord::from_spec(spec))
-    }
-
-    pub fn add_force(field: &ForceField) -> Self {
-        Self::AddForce(ForceRecord::from_field(field))
-    }
-
-    pub fn set_terrain(cell: Cell, terrain: Terrain) -> Self {
-        Self::SetTerrain {
-            x: cell.x,
-            y: cell.y,
-            terrain: terrain as u8,
-        }
+    /// The command this record gives again, and for a frame the state hash it must
+    /// produce.
+    pub(crate) fn to_command(&self) -> Result<(Command, Option<u64>), String> {
+        let command = match self {
+            Self::AddGroup(goal) => Command::AddGroup(record::goal(goal)?),
+            Self::SetGoal { group, goal } => Command::SetGoal {
+                group: GroupId(*group),
+                goal: record::goal(goal)?,
+            },
+            Self::Spawn(spec) => Command::Spawn(spec.to_spec()?),
+            Self::AddForce(force) => Command::AddForce(force.to_field()?),
+            Self::SetTerrain { x, y, terrain } => Command::SetTerrain {
+                cells: vec![Cell::new(*x, *y)],
+                terrain: record::terrain(*terrain)?,
+            },
+            Self::Step { dt, hash } => return Ok((Command::Step { dt: *dt }, Some(*hash))),
+            Self::Despawn { id } => Command::Despawn(UnitId(*id)),
+        };
+        Ok((command, None))
     }
 
     /// Checks what can be checked without a simulation.
@@ -173,6 +195,7 @@ mod tests {
     use crate::Simulation;
     use crate::config::SimConfig;
     use glam::Vec2;
+    use horde_core::{ForceField, GoalSet, Terrain, UnitSpec};
     use horde_core::{Grid, Map};
 
     fn small() -> Simulation {
@@ -258,10 +281,17 @@ mod tests {
         )
         .unwrap();
         let edits = [
-            CommandRecord::set_terrain(Cell::new(15, 0), Terrain::BrickWall),
-            CommandRecord::add_force(&far),
-            CommandRecord::set_goal(GroupId(0), &GoalSet::single(Cell::new(14, 15))),
-        ];
+            Command::SetTerrain {
+                cells: vec![Cell::new(15, 0)],
+                terrain: Terrain::BrickWall,
+            },
+            Command::AddForce(far),
+            Command::SetGoal {
+                group: GroupId(0),
+                goal: GoalSet::single(Cell::new(14, 15)),
+            },
+        ]
+        .map(|c| CommandRecord::of(&c, || 0).remove(0));
         for edit in edits {
             let mut edited = replay.clone();
             edited.record.commands.insert(2, edit.clone());
