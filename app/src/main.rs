@@ -7,6 +7,7 @@ mod field_check;
 #[cfg(test)]
 mod fuzz;
 mod guard;
+mod load;
 mod map_cmd;
 mod plan;
 mod render;

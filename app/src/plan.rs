@@ -1,14 +1,8 @@
 //! [`Plan`]: a simulation ready to run, with the events that happen at given frames. Built
 //! from the built-in demo or a scenario file; run by `horde run` and drawn by `horde render`.
 
-use std::path::Path;
-
 use horde_core::GroupId;
 use horde_systems::{Command, GroupReach, Outcome, SimConfig, SimError, Simulation};
-
-use crate::AppError;
-use crate::demo::{self, RunArgs};
-use crate::scenario::{Overrides, load_scenario_with};
 
 /// A command given at the start of a frame: a scenario's force fields, goal changes and
 /// terrain edits (the simulation's own [`Command`], so a recorded run replays them as they
@@ -59,50 +53,6 @@ impl Plan {
             .cloned()
             .unwrap_or_else(|| format!("group {}", group.0))
     }
-}
-
-/// The plan of `horde run` and `horde render`: the scenario file at `scenario`, or the
-/// built-in demo (the only one `units` applies to). Bad scenario files are bad input.
-/// `overrides.threads` replaces the scenario's `threads`; without either, every core is used
-/// (the demo has no `threads` of its own). [`Plan::threads`] says what was chosen.
-pub fn load_plan(
-    scenario: Option<&Path>,
-    overrides: &Overrides,
-    units: Option<u32>,
-) -> Result<Plan, AppError> {
-    check_threads(overrides.threads)?;
-    let mut plan = match scenario {
-        Some(path) => {
-            if units.is_some() {
-                return Err(AppError::BadInput(
-                    "--units applies to the built-in demo only: set the counts in the scenario"
-                        .into(),
-                ));
-            }
-            load_scenario_with(path, overrides).map_err(|e| {
-                if e.is_bad_input() {
-                    AppError::BadInput(e.to_string())
-                } else {
-                    AppError::Failed(e.to_string())
-                }
-            })
-        }
-        None => {
-            let threads = overrides.threads.unwrap_or_else(default_threads);
-            let args = RunArgs {
-                units,
-                seed: overrides.seed,
-                frames: overrides.frames,
-                threads: Some(threads),
-                ..RunArgs::default()
-            };
-            demo::build(&args, threads)
-        }
-    }?;
-    let fingerprint = plan.fingerprint();
-    let name = plan.name.clone();
-    plan.sim.set_scenario(&name, fingerprint);
-    Ok(plan)
 }
 
 impl Plan {
@@ -173,22 +123,4 @@ pub fn default_threads() -> usize {
     std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(SimConfig::MAX_THREADS)
-}
-
-/// `--threads` checked: `None` stays `None` (the scenario's or every core); a count outside
-/// `1..=`[`SimConfig::MAX_THREADS`] is bad input (exit code 2), for every command and plan.
-pub fn check_threads(threads: Option<usize>) -> Result<Option<usize>, AppError> {
-    match threads {
-        Some(n) if !(1..=SimConfig::MAX_THREADS).contains(&n) => Err(AppError::BadInput(format!(
-            "--threads {n}: expected a thread count in 1..={}",
-            SimConfig::MAX_THREADS
-        ))),
-        t => Ok(t),
-    }
-}
-
-/// The thread count of `--threads` where no scenario gives one: every core when absent;
-/// out of range is bad input ([`check_threads`]).
-pub fn resolve_threads(threads: Option<usize>) -> Result<usize, AppError> {
-    Ok(check_threads(threads)?.unwrap_or_else(default_threads))
 }

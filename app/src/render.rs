@@ -18,7 +18,8 @@ use horde_systems::Simulation;
 use image::{ImageFormat, Rgb, RgbImage};
 
 use crate::AppError;
-use crate::plan::{Plan, check_threads, load_plan};
+use crate::load::{check_threads, load_plan};
+use crate::plan::Plan;
 use crate::scenario::Overrides;
 
 /// Narrowest picture `--size` accepts, in pixels.

@@ -8,7 +8,7 @@ use clap::Args;
 use horde_systems::{Replay, ReplayError, SimError};
 
 use crate::AppError;
-use crate::plan::resolve_threads;
+use crate::load::resolve_threads;
 use crate::run::file_error;
 
 /// Arguments of `horde replay`.

@@ -15,7 +15,8 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use crate::AppError;
 use crate::demo::RunArgs;
 use crate::guard::{self, printable};
-use crate::plan::{Plan, check_threads, load_plan};
+use crate::load::{check_threads, load_plan};
+use crate::plan::Plan;
 use crate::scenario::Overrides;
 use crate::timings::DurationStats;
 

@@ -23,7 +23,8 @@ use super::mesh::{
 };
 use super::panel::{Controls, Request, Stats, keys, side_panel};
 use crate::AppError;
-use crate::plan::{Plan, check_threads, load_plan};
+use crate::load::{check_threads, load_plan};
+use crate::plan::Plan;
 use crate::render::{force_colour, unit_colour};
 use crate::scenario::Overrides;
 
