@@ -71,6 +71,7 @@ fn main() {
             radius,
             first,
             groups,
+            ..Crowd::default()
         };
         let mut sim = scenario_with(wanted, threads, crowd);
         // The scenario puts at most one unit on each open cell.

@@ -106,11 +106,14 @@ pub mod forces {
     };
 }
 
-/// Levels: the seeded generator, and the dense army's life, the benchmark level of a packed
-/// crowd marching, squeezing through gaps and settling.
+/// Levels: the seeded generator, and the benchmark levels: the frame benchmark's
+/// ([`BenchLevel`](level::BenchLevel) and its [`Crowd`](level::Crowd)) and the dense
+/// army's life (a packed crowd marching, squeezing through gaps and settling).
 pub mod level {
     pub use horde_core::{Level, LevelConfig, LevelError, LevelWeights, generate_level};
-    pub use horde_systems::{ArmyPhase, DenseArmy, PhaseReport};
+    pub use horde_systems::{
+        ArmyPhase, BENCH_DT, BenchError, BenchLevel, Crowd, DenseArmy, Layout, PhaseReport,
+    };
 }
 
 /// The job graph that runs the frame's stages, its worker pool and its reports.

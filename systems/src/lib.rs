@@ -15,6 +15,7 @@ mod dense_army;
 mod edit_log;
 mod error;
 mod frame;
+mod frame_bench;
 mod groups;
 mod hierarchy_nav;
 mod horde;
@@ -31,6 +32,7 @@ pub use command::{Command, Outcome};
 pub use config::{ConfigError, ContactConfig, Navigation, SimConfig};
 pub use dense_army::{ArmyPhase, DenseArmy, PhaseReport};
 pub use error::{ReplayError, SimError, StageError};
+pub use frame_bench::{BENCH_DT, BenchError, BenchLevel, Crowd, Layout};
 pub use groups::{Group, Groups};
 pub use horde::{GroupReach, GroupStatus, Horde, UnitState, UnitStatus, state_hash};
 pub use job_graph::{

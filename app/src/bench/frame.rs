@@ -40,7 +40,7 @@ pub fn measure(
     frames: usize,
     forces: bool,
 ) -> Result<Measured, AppError> {
-    let mut sim = level.simulation(layout, units, threads, forces)?;
+    let mut sim = super::scenario::simulation(level, layout, units, threads, forces)?;
     let mut totals = Vec::with_capacity(frames);
     let mut stages: Vec<(String, Vec<Duration>)> = Vec::new();
     let mut before = Vec::new();

@@ -157,7 +157,7 @@ pub fn run(ctx: &Ctx) -> Result<Vec<Row>, AppError> {
                 ..
             } = super::frame::measure(level, layout, units, 1, frames, false)?;
             ctx.status(format!("orca: ORCA, {units} units, {lname}"));
-            let sim = level.simulation(layout, units, 1, false)?;
+            let sim = super::scenario::simulation(level, layout, units, 1, false)?;
             let flow = sim
                 .horde()
                 .fields()
