@@ -1,9 +1,9 @@
 //! Hierarchical sector fields on a 4096x4096 generated level (16.8 M cells, 128x128 sectors
 //! of 32x32): from a path request until each of 100,000 units spread over the map has a
-//! direction (through `HierarchicalField::steer_all`, the batch call; on one thread, and on
-//! a worker pool of 2 threads, and of 4, 8 and 16 where the machine has the cores), against
-//! one full-map integration + flow field in the same run; then the lazy sector fields for
-//! every sector that holds a unit, and the bytes they take.
+//! direction (`HierarchicalField::guide`, one unit at a time as the frame asks; on one
+//! thread, and on a worker pool of 2 threads, and of 4, 8 and 16 where the machine has the
+//! cores), against one full-map integration + flow field in the same run; then the lazy
+//! sector fields for every sector that holds a unit, and the bytes they take.
 //!
 //! A goal that moves one cell every frame ("chase the player"), per frame: on the same
 //! 4096x4096 level with every occupied sector's field built, `retarget` plus rebuilding the
@@ -26,7 +26,8 @@ use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use glam::Vec2;
 use horde::fields::hierarchy::DEFAULT_SECTOR_SIZE;
 use horde::{
-    Cell, GoalSet, Layer, Map, SimConfig, Simulation, UnitSpec,
+    Cell, GoalSet, Grid, Layer, Map, SimConfig, Simulation, UnitSpec,
+    components::CellMemo,
     fields::{
         CoarseRoute, FieldCache, FieldKey, FlowConfig, FlowField, HierarchicalField,
         IntegrationField, PortalGraph, UNREACHABLE, WALL,
@@ -51,6 +52,11 @@ fn on_pool(pool: &WorkerPool) -> impl Fn(usize, &(dyn Fn(usize) + Sync)) + Copy 
 }
 
 /// The generated level of `side` x `side` cells these benches use.
+/// A unit's direction at `pos` (a one-off question: no memo kept between units).
+fn guide(nav: &HierarchicalField, graph: &PortalGraph, grid: &Grid, pos: Vec2) -> Vec2 {
+    nav.guide(graph, grid, pos, &mut CellMemo::default()).0
+}
+
 fn level(side: u32) -> Map {
     let config = LevelConfig::default()
         .with_size(side / 4, side / 4)
@@ -127,9 +133,10 @@ fn hierarchy(c: &mut Criterion) {
                 b.iter(|| {
                     let nav =
                         HierarchicalField::new(&graph, cost, black_box(&[goal]), BUDGET).unwrap();
-                    let mut dirs = Vec::new();
-                    nav.steer_all(&graph, &grid, units, &mut dirs);
-                    let moving = dirs.iter().filter(|&&d| d != Vec2::ZERO).count();
+                    let moving = units
+                        .iter()
+                        .filter(|&&pos| guide(&nav, &graph, &grid, pos) != Vec2::ZERO)
+                        .count();
                     assert_eq!(moving, UNITS);
                     moving
                 })
@@ -153,9 +160,10 @@ fn hierarchy(c: &mut Criterion) {
                             .unwrap();
                     let moving = pool
                         .map_batches(UNITS, batch, |_, range| {
-                            let mut dirs = Vec::with_capacity(range.len());
-                            nav.steer_all(&graph, &grid, &in_map_order[range], &mut dirs);
-                            dirs.iter().filter(|&&d| d != Vec2::ZERO).count()
+                            in_map_order[range]
+                                .iter()
+                                .filter(|&&pos| guide(&nav, &graph, &grid, pos) != Vec2::ZERO)
+                                .count()
                         })
                         .unwrap();
                     assert_eq!(moving.iter().sum::<usize>(), UNITS);
@@ -181,20 +189,12 @@ fn hierarchy(c: &mut Criterion) {
             b.iter(|| {
                 let mut sum = Vec2::ZERO;
                 for &pos in units {
-                    sum += nav.steer(&graph, &grid, black_box(pos));
+                    sum += guide(&nav, &graph, &grid, black_box(pos));
                 }
                 sum
             })
         });
     }
-    // The same directions through the batch call the requests above use.
-    group.bench_function("steer_all_100k_units_in_map_order_without_fields", |b| {
-        let mut dirs = Vec::new();
-        b.iter(|| {
-            nav.steer_all(&graph, &grid, black_box(&in_map_order), &mut dirs);
-            dirs[UNITS / 2]
-        })
-    });
     // Lazy fields: one sector (with its neighbours' estimates) as a unit first enters it.
     let sector = graph.sectors().sector_of(grid.cell_at(units[0]).unwrap());
     group.bench_function("one_sector_field_cold", |b| {
@@ -231,7 +231,7 @@ fn hierarchy(c: &mut Criterion) {
     // Every unit now follows a field.
     let with_field = units
         .iter()
-        .filter(|&&p| nav.steer(&graph, &grid, p) != Vec2::ZERO)
+        .filter(|&&p| guide(&nav, &graph, &grid, p) != Vec2::ZERO)
         .count();
     assert_eq!(with_field, UNITS);
 

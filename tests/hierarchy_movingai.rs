@@ -12,7 +12,8 @@ use common::{movingai_maps, spread};
 use horde::fields::hierarchy::DEFAULT_SECTOR_SIZE;
 use horde::{
     Cell,
-    fields::{CostField, HierarchicalField, PortalGraph},
+    components::CellMemo,
+    fields::{CostField, Direction, HierarchicalField, PortalGraph},
     formats::uniform_cost_field,
 };
 
@@ -31,11 +32,21 @@ fn walk(
     limit: usize,
 ) -> Option<f64> {
     let mut nav = HierarchicalField::new(graph, cost, &[goal], BUDGET).unwrap();
+    let grid = horde::Grid::new(cost.width(), cost.height()).unwrap();
     let mut cell = start;
     let mut length = 0.0;
     for _ in 0..limit {
         nav.begin_frame();
-        match nav.direction(graph, cost, cell).unwrap() {
+        // The cell's sector field, built first, gives the move.
+        nav.ensure_sector(graph, cost, graph.sectors().sector_of(cell))
+            .unwrap();
+        let (dir, _) = nav.guide(
+            graph,
+            &grid,
+            grid.cell_centre(cell),
+            &mut CellMemo::default(),
+        );
+        match Direction::ALL.into_iter().find(|d| d.unit_vector() == dir) {
             None => return (cell == goal).then_some(length),
             Some(d) => {
                 assert!(

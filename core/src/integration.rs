@@ -17,6 +17,10 @@
 
 use std::ops::Range;
 
+mod parallel;
+
+pub use parallel::DeltaStepping;
+
 use crate::cost_field::CostField;
 use crate::direction::{DIAG_STEP, ORTHO_STEP};
 use crate::grid::Cell;
@@ -579,9 +583,9 @@ impl IntegrationField {
         (v != UNREACHABLE).then(|| f64::from(v) / f64::from(ORTHO_STEP))
     }
 
-    /// The values in the padded layout, for callers that compute the field themselves (a
-    /// parallel builder): they must leave exactly what [`Self::rebuild`] would.
-    pub fn padded_values_mut(&mut self) -> &mut [u32] {
+    /// The values in the padded layout, for a builder of the crate that computes them itself
+    /// ([`DeltaStepping`]): it must leave exactly what [`Self::rebuild`] would.
+    pub(crate) fn padded_values_mut(&mut self) -> &mut [u32] {
         self.allocate();
         self.frontier = None;
         self.span = (0, self.values.len());
@@ -618,15 +622,78 @@ impl IntegrationField {
     }
 }
 
+/// The relaxation kernel of every integration build (one thread: [`propagate`]; several:
+/// [`DeltaStepping`]): the neighbours of padded index `u`, settled at value `d`, that a step
+/// into `u` improves, each with its new value, in direction order.
+///
+/// A step from a neighbour into `u` costs `u`'s cost times [`ORTHO_STEP`] or [`DIAG_STEP`].
+/// All eight neighbours are compared first (`value` reads one; walls and the border hold
+/// [`UNREACHABLE`] or lose the comparison), without branching, then only the improved ones
+/// that a legal move reaches are walked: the comparison outcome is unpredictable, and one
+/// data-dependent loop over a bit mask costs far fewer mispredictions than eight `if`s
+/// (about twice as fast, see CHANGELOG.md, "Performance history"). `value` is done with
+/// before the first improvement comes out, so the caller may then write the values it read.
+#[inline(always)]
+fn relax(
+    u: usize,
+    d: u32,
+    costs: &[u8],
+    moves: &[u8],
+    offsets: [isize; 8],
+    value: impl Fn(usize) -> u32,
+) -> Improved {
+    let c = u32::from(costs[u]);
+    let steps = [
+        d.saturating_add(c * ORTHO_STEP),
+        d.saturating_add(c * DIAG_STEP),
+    ];
+    let mut better = 0u32;
+    for (dir, &offset) in offsets.iter().enumerate() {
+        let v = u.wrapping_add_signed(offset);
+        better |= u32::from(steps[dir & 1] < value(v)) << dir;
+    }
+    better &= u32::from(moves[u]);
+    Improved {
+        u,
+        better,
+        steps,
+        offsets,
+    }
+}
+
+/// The improved neighbours [`relax`] found: `(padded index, new value)`.
+struct Improved {
+    u: usize,
+    /// One bit per direction still to hand out.
+    better: u32,
+    /// The new value through an orthogonal and a diagonal step.
+    steps: [u32; 2],
+    offsets: [isize; 8],
+}
+
+impl Iterator for Improved {
+    type Item = (usize, u32);
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<(usize, u32)> {
+        if self.better == 0 {
+            return None;
+        }
+        let dir = self.better.trailing_zeros() as usize;
+        self.better &= self.better - 1;
+        Some((
+            self.u.wrapping_add_signed(self.offsets[dir]),
+            self.steps[dir & 1],
+        ))
+    }
+}
+
 /// Drains the bucket ring: the Dijkstra proper. `pending` entries are queued, the lowest in
 /// bucket `start` (0 for a new search; where a paused one stopped). Returns whether the
 /// queue ran dry (every value final); else the bucket to go on from and the entries left
 /// are in `queue.current` and `queue.pending`.
 ///
-/// Each settled cell first compares all eight neighbours without branching (walls and the
-/// border hold [`UNREACHABLE`] or lose the comparison), then walks only the improved ones:
-/// the comparison outcome is unpredictable, and one data-dependent loop over a bit mask
-/// costs far fewer mispredictions than eight `if`s (about twice as fast, see CHANGELOG.md, "Performance history").
+/// Each settled cell is relaxed by [`relax`].
 #[allow(clippy::too_many_arguments)] // the padded arrays travel separately on purpose
 fn propagate(
     values: &mut [u32],
@@ -701,22 +768,7 @@ fn propagate(
                     queue.wanted_left -= 1;
                 }
             }
-            let c = u32::from(costs[u]);
-            let steps = [
-                d.saturating_add(c * ORTHO_STEP),
-                d.saturating_add(c * DIAG_STEP),
-            ];
-            let mut better = 0u32;
-            for (dir, &offset) in offsets.iter().enumerate() {
-                let v = u.wrapping_add_signed(offset);
-                better |= u32::from(steps[dir & 1] < values[v]) << dir;
-            }
-            better &= u32::from(moves[u]);
-            while better != 0 {
-                let dir = better.trailing_zeros() as usize;
-                better &= better - 1;
-                let v = u.wrapping_add_signed(offsets[dir]);
-                let nd = steps[dir & 1];
+            for (v, nd) in relax(u, d, costs, moves, offsets, |v| values[v]) {
                 values[v] = nd;
                 queue.buckets[(nd / ORTHO_STEP) as usize & (RING - 1)].push(v as u32);
                 pending += 1;

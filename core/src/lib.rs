@@ -57,7 +57,7 @@ pub use hierarchy::{
     CoarseRoute, HierarchicalField, HierarchyError, HierarchyStats, PortalGraph, SectorCache,
     SectorGrid,
 };
-pub use integration::{FieldError, IntegrationField, UNREACHABLE};
+pub use integration::{DeltaStepping, FieldError, IntegrationField, UNREACHABLE};
 pub use level::{Level, LevelConfig, LevelError, LevelWeights, generate_level};
 pub use map::{Fnv, Map, TerrainLengthError};
 pub use map_format::{

@@ -381,36 +381,23 @@ pub fn avoid_walls(
     (slide, first)
 }
 
-/// Step 5 for one neighbour: the push on a unit at `pos` (radius `radius`) from a neighbour
-/// at `other` (radius `other_radius`), away from the neighbour. Its strength grows linearly
-/// from 0 at `(radius + other_radius) * separation_range` to 1 where the bodies touch, and
-/// keeps growing as they overlap (to `range / (range - touch)` when the centres meet), so
-/// overlapping bodies push much harder than merely close ones. Two units on the same spot
-/// are pushed along `tie_break` (a unit vector chosen by the caller).
+/// Step 5 for one neighbour: the push on a unit from a neighbour at offset `away` (from the
+/// neighbour to the unit) of length `d`, where `touch` is the sum of their radii. It points
+/// along `away`; its strength grows linearly from 0 at `touch * separation_range` to 1 where
+/// the bodies touch, and keeps growing as they overlap (toward `range / (range - touch)` as
+/// the centres meet), so overlapping bodies push much harder than merely close ones.
+///
+/// The caller tests the range first (`away.length_squared() < range * range`, no square
+/// root outside it) and passes `d = away.length()` with `d > 1e-6`: two units on the same
+/// spot have no direction apart, and the caller picks one (the frame's `steer_units` uses
+/// a direction fixed per unit). This is the frame's own computation, bit for bit.
 #[must_use]
-pub fn separation_push(
-    pos: Vec2,
-    radius: f32,
-    other: Vec2,
-    other_radius: f32,
-    tie_break: Vec2,
-    config: &SteeringConfig,
-) -> Vec2 {
-    let touch = radius + other_radius;
+#[inline]
+pub fn separation_push(away: Vec2, d: f32, touch: f32, config: &SteeringConfig) -> Vec2 {
     let range = touch * config.separation_range;
-    let away = pos - other;
-    let d2 = away.length_squared();
-    if d2 >= range * range {
-        return Vec2::ZERO;
-    }
-    let d = d2.sqrt();
-    // 0 at `range`, 1 where the bodies touch, growing on as they overlap.
-    let strength = (range - d) / (touch * (config.separation_range - 1.0).max(0.05));
-    if d > 1e-6 {
-        away * (strength / d)
-    } else {
-        tie_break * strength
-    }
+    // The strength, divided by `d` to make `away` a unit vector.
+    let ramp = touch * (config.separation_range - 1.0).max(0.05);
+    away * ((range - d) / (ramp * d))
 }
 
 /// The largest turn of one frame, with its sine and cosine computed once (every unit with
@@ -605,14 +592,15 @@ mod tests {
     #[test]
     fn separation_and_turning() {
         let c = SteeringConfig::default();
-        let p = separation_push(Vec2::ZERO, 0.5, Vec2::new(0.5, 0.0), 0.5, Vec2::Y, &c);
+        // Unit radii 0.5: touching at 1, out of range at 1.2.
+        let p = separation_push(Vec2::new(-0.5, 0.0), 0.5, 1.0, &c);
         assert!(p.x < 0.0 && p.y == 0.0);
-        let far = separation_push(Vec2::ZERO, 0.5, Vec2::new(2.0, 0.0), 0.5, Vec2::Y, &c);
-        assert_eq!(far, Vec2::ZERO);
-        let same = separation_push(Vec2::ZERO, 0.5, Vec2::ZERO, 0.5, Vec2::Y, &c);
-        assert!((same - Vec2::Y * 6.0).length() < 1e-4, "{same}");
-        let touching = separation_push(Vec2::ZERO, 0.5, Vec2::new(1.0, 0.0), 0.5, Vec2::Y, &c);
+        let edge = separation_push(Vec2::new(-1.2, 0.0), 1.2, 1.0, &c);
+        assert_eq!(edge, Vec2::ZERO);
+        let touching = separation_push(Vec2::new(-1.0, 0.0), 1.0, 1.0, &c);
         assert!((touching.x + 1.0).abs() < 1e-5, "{touching}");
+        let close = separation_push(Vec2::new(0.0, 1e-3), 1e-3, 1.0, &c);
+        assert!((close - Vec2::Y * 6.0).length() < 1e-2, "{close}");
         // The turn is bounded.
         let h = blend_and_turn(Vec2::X, Vec2::Y, Vec2::ZERO, &TurnLimit::new(0.1), 0.0, &c);
         assert!((libm::atan2f(h.y, h.x) - 0.1).abs() < 1e-5);

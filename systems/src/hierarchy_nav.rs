@@ -112,17 +112,9 @@ impl HierarchyNav {
         self.requests.iter().map(|r| r.field.bytes_in_use()).sum()
     }
 
-    /// The direction for a unit of `group` on `layer` at `pos`, or `None` when the group has
-    /// no hierarchical request on that layer.
-    #[must_use]
-    pub fn steer(&self, grid: &Grid, group: u16, layer: Layer, pos: Vec2) -> Option<Vec2> {
-        let graph = self.graph(layer)?;
-        Some(self.field(group, layer)?.steer(graph, grid, pos))
-    }
-
     /// A unit's ideal direction and path distance to its goal (in cost-1 orthogonal steps,
     /// infinite without a path) from the group's hierarchical request on `agent.layer`
-    /// ([`HierarchicalField::guide_with`], through the unit's `memo`), or `None` when it
+    /// ([`HierarchicalField::guide`], through the unit's `memo`), or `None` when it
     /// has none there. `steer_units` then uses the flat field (flat navigation, or a
     /// hierarchical group whose goal cells are all walls: its flat field is never built
     /// there, so such units stand still, as they would following an unreachable field).
@@ -137,7 +129,7 @@ impl HierarchyNav {
     ) -> Option<(Vec2, f32)> {
         let graph = self.graph(agent.layer)?;
         let request = self.field(agent.group.0, agent.layer)?;
-        let (ideal, d) = request.guide_with(graph, grid, pos, memo);
+        let (ideal, d) = request.guide(graph, grid, pos, memo);
         let distance = if d == UNREACHABLE {
             f32::INFINITY
         } else {

@@ -32,7 +32,6 @@ use crate::stamp::next_stamp;
 use crate::unit::CellMemo;
 
 use super::local::{LocalSearch, Seed};
-use super::route::SectorWays;
 use super::{CoarseRoute, HierarchyError, PortalGraph, SectorBounds, SectorGrid};
 
 /// One sector's field: the move to make from each cell, and the path cost to the goals.
@@ -215,7 +214,7 @@ pub struct HierarchicalField {
     budget: usize,
     frame: u64,
     fields: Vec<Option<Box<SectorField>>>,
-    /// Bit `s` is set when sector `s` has a field: [`Self::steer`] reads this small array
+    /// Bit `s` is set when sector `s` has a field: [`Self::guide`] reads this small array
     /// (2 KiB for 16k sectors, cache-resident) instead of `fields` for the units whose sector
     /// has none.
     has_field: Vec<u64>,
@@ -776,79 +775,29 @@ impl HierarchicalField {
         }
     }
 
-    /// The move to make from `cell`, building its sector's field first if needed; `None` at
-    /// goals, in walls and where no goal can be reached.
-    pub fn direction(
-        &mut self,
-        graph: &PortalGraph,
-        cost: &CostField,
-        cell: Cell,
-    ) -> Result<Option<Direction>, HierarchyError> {
-        if cell.x >= cost.width() || cell.y >= cost.height() {
-            return Err(HierarchyError::CellOutside {
-                cell,
-                width: cost.width(),
-                height: cost.height(),
-            });
-        }
-        let sector = graph.sectors().sector_of(cell);
-        self.ensure_sector(graph, cost, sector)?;
-        Ok(self.field_direction(graph, cell).flatten())
-    }
-
-    /// The move its sector's field gives for `cell`: `None` when the sector has no field
-    /// yet, `Some(None)` at goals, walls and cells with no route.
-    #[must_use]
-    pub fn field_direction(&self, graph: &PortalGraph, cell: Cell) -> Option<Option<Direction>> {
-        let sector = graph.sectors().sector_of(cell);
-        self.field_direction_in(graph, cell, sector)
-    }
-
-    /// [`Self::field_direction`] for `cell` in sector `sector`.
-    fn field_direction_in(
-        &self,
-        graph: &PortalGraph,
-        cell: Cell,
-        sector: usize,
-    ) -> Option<Option<Direction>> {
-        if !self.has_field(sector) {
-            return None;
-        }
-        let field = self.fields.get(sector)?.as_ref()?;
-        let byte = field.dirs[graph.sectors().bounds(sector).local(cell)];
-        Some((byte < NO_DIRECTION).then(|| Direction::from_index(byte)))
-    }
-
-    /// The unit direction to walk from world position `pos` on `grid` (the graph's grid):
-    /// the sector field's move where the sector has one, else straight toward the coarse
-    /// route's waypoint ([`CoarseRoute::waypoint`]); zero outside the grid, at goals, in
-    /// walls and where no route exists. Never builds anything, so every unit has a
-    /// direction as soon as the route exists.
-    #[must_use]
-    pub fn steer(&self, graph: &PortalGraph, grid: &Grid, pos: Vec2) -> Vec2 {
-        self.guide(graph, grid, pos).0
-    }
-
-    /// [`Self::steer`]'s direction and the path cost to the goals from `pos` (same units as
-    /// [`crate::IntegrationField`]; [`UNREACHABLE`] outside the grid and where no route
-    /// exists), for arrival and slowing down:
-    /// - in a sector with a field, the field's value where the field keeps its values (near
-    ///   the goals, see [`EXACT_DISTANCE`]), else the sector's lowest value (a lower bound
-    ///   above `EXACT_DISTANCE`);
-    /// - in a sector without one, the coarse estimate that picked the waypoint: the route's
-    ///   cost from the waypoint plus the straight-line (octile) cost to it.
-    #[must_use]
-    pub fn guide(&self, graph: &PortalGraph, grid: &Grid, pos: Vec2) -> (Vec2, u32) {
-        self.guide_with(graph, grid, pos, &mut CellMemo::default())
-    }
-
-    /// [`Self::guide`] for a unit that keeps a [`CellMemo`]: while it stays in a cell whose
-    /// sector field is unchanged, the field's byte and distance come from the memo instead of
-    /// the field's arrays (on a big map each of those reads misses the cache). The result is
-    /// the same as `guide`'s.
+    /// Which way from here: the unit direction to walk from world position `pos` on `grid`
+    /// (the graph's grid), and the path cost to the goals from there (same units as
+    /// [`crate::IntegrationField`]), for arrival and slowing down.
+    ///
+    /// - In a sector with a field: the field's move, and its value where the field keeps its
+    ///   values (near the goals, see [`EXACT_DISTANCE`]), else the sector's lowest value (a
+    ///   lower bound above `EXACT_DISTANCE`).
+    /// - In a sector without one: straight toward the coarse route's waypoint
+    ///   ([`CoarseRoute::waypoint`]), and the coarse estimate that picked it (the route's
+    ///   cost from the waypoint plus the straight-line, octile, cost to it).
+    /// - Zero and [`UNREACHABLE`] outside the grid and where no route exists; zero at goals
+    ///   and in walls.
+    ///
+    /// Never builds anything, so every unit has a direction as soon as the route exists;
+    /// [`Self::ensure_sector`] builds a sector's field (the frame builds those of the sectors
+    /// that hold units). `memo` is the asking unit's [`CellMemo`]: while it stays in a cell
+    /// whose sector field is unchanged, the field's byte and distance come from the memo
+    /// instead of the field's arrays (on a big map each of those reads misses the cache).
+    /// The result does not depend on the memo; a one-off question passes
+    /// `&mut CellMemo::default()`.
     #[must_use]
     #[inline]
-    pub fn guide_with(
+    pub fn guide(
         &self,
         graph: &PortalGraph,
         grid: &Grid,
@@ -859,61 +808,7 @@ impl HierarchicalField {
         (if toward { dir.normalize_or_zero() } else { dir }, distance)
     }
 
-    /// [`Self::steer`] for every position of `positions`, into `out` (cleared first): the
-    /// same directions, a chunk of units at a time in three passes. First each unit's
-    /// sector and, where the sector has no field, its waypoint record: on a big map that
-    /// record is a cache miss per unit (from another core's cache, too, where the route's
-    /// pass ran there), and issued back to back the misses overlap where one unit's long
-    /// chain of steps would wait for each. Then the waypoints; last, the offsets to them
-    /// made unit vectors (a square root and a division each, which overlap as well).
-    pub fn steer_all(
-        &self,
-        graph: &PortalGraph,
-        grid: &Grid,
-        positions: &[Vec2],
-        out: &mut Vec<Vec2>,
-    ) {
-        const CHUNK: usize = 32;
-        out.clear();
-        out.reserve(positions.len());
-        let sectors = graph.sectors();
-        // Each unit's cell, sector, and whether that sector has a field.
-        let mut places: [Option<(Cell, usize, bool)>; CHUNK] = [None; CHUNK];
-        let mut records = [SectorWays::default(); CHUNK];
-        let mut aims = [(Vec2::ZERO, false); CHUNK];
-        for chunk in positions.chunks(CHUNK) {
-            for ((place, record), &pos) in places.iter_mut().zip(&mut records).zip(chunk) {
-                *place = grid.cell_at(pos).map(|cell| {
-                    let sector = sectors.sector_of(cell);
-                    let fielded = self.has_field(sector);
-                    if !fielded {
-                        *record = self.route.sector_record(sector);
-                    }
-                    (cell, sector, fielded)
-                });
-            }
-            for (((aim, place), record), &pos) in
-                aims.iter_mut().zip(&places).zip(&records).zip(chunk)
-            {
-                let (dir, _, toward) = match *place {
-                    None => (Vec2::ZERO, UNREACHABLE, false),
-                    Some((cell, sector, true)) => {
-                        self.field_aim(sectors, grid, cell, sector, &mut CellMemo::default())
-                    }
-                    Some((cell, sector, false)) => {
-                        let way = self.route.waypoint_from(graph, cell, sector, record);
-                        Self::waypoint_aim(grid, pos, way)
-                    }
-                };
-                *aim = (dir, toward);
-            }
-            out.extend(aims[..chunk.len()].iter().map(|&(dir, toward)| {
-                if toward { dir.normalize_or_zero() } else { dir }
-            }));
-        }
-    }
-
-    /// [`Self::guide_with`] but for the last step: the direction, the distance, and whether
+    /// [`Self::guide`] but for the last step: the direction, the distance, and whether
     /// the direction is the offset to a waypoint still to be made a unit vector.
     #[inline(always)]
     fn aim(

@@ -11,8 +11,8 @@
 //!
 //! A path request ([`HierarchicalField::new`]) searches the portal graph from the goals: the
 //! *coarse route*, a distance-to-goal for every node. Every unit has a direction at once
-//! ([`HierarchicalField::steer`]: toward the best node of its sector while that sector has no
-//! field). Sector fields are built lazily ([`HierarchicalField::ensure_sector`]): a Dijkstra
+//! ([`HierarchicalField::guide`], the one question "which way from here": toward the best
+//! node of its sector while that sector has no field). Sector fields are built lazily ([`HierarchicalField::ensure_sector`]): a Dijkstra
 //! inside the sector seeded just outside its border with the coarse distance of the
 //! neighbouring sector's cells, so following them is close to optimal and never loops (see
 //! `fields.rs`). They live in a cache with a byte budget that drops the least recently used

@@ -675,25 +675,7 @@ impl CoarseRoute {
         cell: Cell,
         s: usize,
     ) -> Option<(Option<Cell>, u32)> {
-        self.waypoint_from(graph, cell, s, &self.sector_ways[s])
-    }
-
-    /// Sector `s`'s waypoint record, for [`Self::waypoint_from`] (a copy: a batch of
-    /// units reads its records first, so that their cache misses overlap).
-    #[inline(always)]
-    pub(crate) fn sector_record(&self, s: usize) -> SectorWays {
-        self.sector_ways[s]
-    }
-
-    /// [`Self::waypoint_in`] with sector `s`'s record `rec` already read.
-    #[inline(always)]
-    pub(crate) fn waypoint_from(
-        &self,
-        graph: &PortalGraph,
-        cell: Cell,
-        s: usize,
-        rec: &SectorWays,
-    ) -> Option<(Option<Cell>, u32)> {
+        let rec = &self.sector_ways[s];
         // The best so far: its estimate, its cell, and its slot among the sector's nodes
         // (`GOAL` for a goal cell). Goals come first and keep ties.
         const GOAL: usize = usize::MAX;

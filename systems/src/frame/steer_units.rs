@@ -11,8 +11,8 @@
 use glam::Vec2;
 use horde_core::{
     Agent, Cell, Clearance, Fan, FillWay, GoalFill, Layer, Map, NavField, Position, Steering, Stun,
-    TurnLimit, UnitId, UnitSpec, Velocity, avoid_walls, blend_and_turn, unit_noise,
-    without_part_into,
+    TurnLimit, UnitId, UnitSpec, Velocity, avoid_walls, blend_and_turn, separation_push,
+    unit_noise, without_part_into,
 };
 
 use crate::config::Navigation;
@@ -312,10 +312,8 @@ impl<'a> Frame<'a> {
                 let inside = d2 < range * range && other.id != id;
                 if inside {
                     let d = d2.sqrt();
-                    // `separation_push`'s strength, divided by d to normalise `away`.
-                    let ramp = touch * (sc.separation_range - 1.0).max(0.05);
                     if d > 1e-6 {
-                        separation += away * ((range - d) / (ramp * d));
+                        separation += separation_push(away, d, touch, sc);
                         // Resting units of other armies give way (contacts move them):
                         // they do not block. Resting friends do: they are not pushed aside.
                         let gives_way = other.at_rest && other.army != army;
