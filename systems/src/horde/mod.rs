@@ -342,7 +342,7 @@ impl Horde {
     /// Afterwards, if the frame found the units' storage order scattered (consecutive units
     /// far apart on the map), the units are rewritten in map order so the next frames read
     /// memory in order; their `Entity` handles do not change, and components of the caller's
-    /// move with their units (see `ARCHITECTURE.md`, "Keeping units in map order"). The
+    /// move with their units (see `docs/design.md`, "Keeping units in map order"). The
     /// report lists that step as `sort_units`. It also refits the neighbour buckets when
     /// they do not fit the crowd (more than half the units too big for a bucket, or too
     /// small for one).
