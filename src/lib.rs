@@ -4,12 +4,13 @@
 //! `hecs::World`) or [`Horde`] (the same stages on a world you own), [`SimConfig`],
 //! [`UnitSpec`], [`GoalSet`], the [`Map`] with its [`Grid`], [`Cell`]s and [`Terrain`],
 //! [`ForceField`]s, the [`Command`]s a simulation takes, [`Snapshot`]s and [`Replay`]s,
-//! what the simulation reports about units and groups, and the errors those calls return. [`prelude`] is the same in one `use`.
+//! what the simulation reports about units and groups, and the errors those calls return.
+//! [`prelude`] is the same in one `use`.
 //!
 //! The rest lives in domain modules: [`components`] (what a unit is made of),
 //! [`fields`] (cost, integration and flow fields, clearance, regions, the hierarchy),
 //! [`formats`] (map and scenario files), [`steering`] (steering and body geometry),
-//! [`forces`], [`level`] (the seeded generator and the dense army's benchmark level),
+//! [`forces`], [`level`] (the seeded generator and the benchmark levels),
 //! [`jobs`] (the job graph and frame reports) and [`persistence`] (snapshots, replays,
 //! file limits). [`hecs`] and [`glam`] are re-exported, so their versions always match.
 //!
