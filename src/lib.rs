@@ -103,7 +103,7 @@ pub mod steering {
 pub mod forces {
     pub use horde_core::{
         ForceField, ForceFieldError, ForceFieldId, ForceKind, ForceManager, ForceRestoreError,
-        KnockbackParams, KnockbackParamsError, apply_impulse, decay_external,
+        KnockbackParams, KnockbackParamsError, always_snaps_below, apply_impulse, decay_external,
     };
 }
 

@@ -984,13 +984,12 @@ pub fn decay_external(
 ) -> (Vec2, f32) {
     let external = finite_or_zero(external_velocity);
     let dt = finite_non_negative(dt);
-    let drag = finite_non_negative(if slippery {
+    let drag = if slippery {
         params.slippery_drag
     } else {
         params.drag
-    });
-    // drag * dt may overflow to inf: the factor is then 0.
-    let v = external * (1.0 / (1.0 + drag * dt));
+    };
+    let v = external * drag_factor(drag, dt);
     let (x, y) = (f64::from(v.x), f64::from(v.y));
     let snap = f64::from(finite_non_negative(params.snap_speed));
     let v = if x * x + y * y < snap * snap {
@@ -1001,6 +1000,24 @@ pub fn decay_external(
     (v, (finite_non_negative(stun) - dt).max(0.0))
 }
 
+/// How much of an external velocity one frame of `drag` keeps in [`decay_external`]. Read as
+/// there: a drag or time step that is not a finite number >= 0 counts as 0.
+#[inline]
+fn drag_factor(drag: f32, dt: f32) -> f32 {
+    // drag * dt may overflow to inf: the factor is then 0.
+    1.0 / (1.0 + finite_non_negative(drag) * finite_non_negative(dt))
+}
+
+/// A speed below which [`decay_external`] ends an external velocity at exactly zero this
+/// frame on any terrain, whatever shortened it first: the snap speed over the factor of the
+/// least drag, less a margin for rounding. A stage may skip work that only shortens such a
+/// velocity (walls, bodies) and set it to zero.
+#[must_use]
+pub fn always_snaps_below(dt: f32, params: &KnockbackParams) -> f32 {
+    let slowest = drag_factor(params.drag.min(params.slippery_drag), dt);
+    finite_non_negative(params.snap_speed) * 0.999 / slowest
+}
+
 /// `v` if both coordinates are finite, else zero.
 fn finite_or_zero(v: Vec2) -> Vec2 {
     if v.is_finite() { v } else { Vec2::ZERO }
@@ -1009,6 +1026,27 @@ fn finite_or_zero(v: Vec2) -> Vec2 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Below `always_snaps_below`, drag ends a velocity at zero on either terrain, for any
+    /// direction and any shortening of it.
+    #[test]
+    fn velocities_below_the_snap_bound_always_end_at_rest() {
+        let params = KnockbackParams::default();
+        for dt in [1.0 / 60.0, 1.0 / 30.0, 0.5] {
+            let below = always_snaps_below(dt, &params);
+            assert!(below > 0.0, "{below}");
+            for i in 0..64 {
+                let angle = i as f32 * 0.1;
+                let v = Vec2::new(angle.cos(), angle.sin()) * below * (1.0 - 1e-6);
+                for shortened in [v, v * 0.5, Vec2::new(v.x, 0.0)] {
+                    for slippery in [false, true] {
+                        let (after, _) = decay_external(shortened, 0.0, slippery, dt, &params);
+                        assert_eq!(after, Vec2::ZERO, "dt {dt}, {shortened}, {slippery}");
+                    }
+                }
+            }
+        }
+    }
 
     /// The force without the index: every live field, in insertion order.
     fn force_over_every_field(m: &ForceManager, pos: Vec2, controllable: bool) -> Vec2 {

@@ -49,7 +49,7 @@ pub use flow::{
 };
 pub use force::{
     ForceField, ForceFieldError, ForceFieldId, ForceKind, ForceManager, ForceRestoreError,
-    KnockbackParams, KnockbackParamsError, apply_impulse, decay_external,
+    KnockbackParams, KnockbackParamsError, always_snaps_below, apply_impulse, decay_external,
 };
 pub use goal_fill::{FillWay, GoalFill, cell_share};
 pub use grid::{Cell, Grid, GridError, MAX_GRID_SIDE};

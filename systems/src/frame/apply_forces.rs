@@ -7,8 +7,8 @@
 
 use glam::Vec2;
 use horde_core::{
-    Agent, ExternalForce, Mass, Position, Stun, UnitId, apply_impulse, clear_of_walls,
-    decay_external, limit_approach, slide_velocity,
+    Agent, ExternalForce, Mass, Position, Stun, UnitId, always_snaps_below, apply_impulse,
+    clear_of_walls, decay_external, limit_approach, slide_velocity,
 };
 
 use crate::frame::steer_units::TOUCHING;
@@ -26,9 +26,7 @@ pub(crate) fn apply_forces(data: &FrameData, ctx: &StageContext<'_>) {
     let dt = data.clock.dt;
     let grid = map.grid();
     let no_forces = forces.is_empty();
-    // The most of a velocity one frame's drag keeps (`decay_external`'s factor on the
-    // terrain with the least drag).
-    let slowest_decay = 1.0 / (1.0 + params.drag.min(params.slippery_drag).max(0.0) * dt);
+    let snaps_below = always_snaps_below(dt, params);
     for_each_unit::<
         (
             &UnitId,
@@ -64,8 +62,8 @@ pub(crate) fn apply_forces(data: &FrameData, ctx: &StageContext<'_>) {
             // A velocity that drag snaps to zero this frame ends at zero whatever walls and
             // bodies do to it first (they only shorten it): skip them. A packed army at rest
             // is shoved by its contacts every frame by less than that (measured: nine in
-            // ten settled units), so this is most of it. The margin covers rounding.
-            if v.length() * slowest_decay < params.snap_speed * 0.999 {
+            // ten settled units), so this is most of it.
+            if v.length() < snaps_below {
                 (external.0, stun.0) = decay_external(Vec2::ZERO, s, false, dt, params);
                 return;
             }
