@@ -70,7 +70,7 @@ impl Horde {
             .iter()
             .map(|&l| Clearance::build(map.cost_field(l)))
             .collect();
-        let cell = spatial_cell_size(0.5, &config);
+        let cell = bucket_side(0.5, config.steering.separation_range);
         let grid = SpatialGrid::new(map.grid(), cell).map_err(SimError::Buckets)?;
         let data = FrameData {
             world: World::new(),
@@ -283,7 +283,7 @@ impl Horde {
         // one size shares them. A bigger unit spawned later does not widen them (everyone
         // would test dozens of neighbours); it is a large unit, kept apart (`LargeUnits`).
         // If the crowd turns out unlike its first unit, `step` refits them.
-        let needed = spatial_cell_size(spec.radius, &self.data.config);
+        let needed = bucket_side(spec.radius, self.data.config.steering.separation_range);
         let neighbours = self.data.neighbours.get_mut();
         if self.next_unit == 0 && needed > neighbours.grid.cell_size() {
             let grid = SpatialGrid::new(map.grid(), needed).map_err(SimError::Buckets)?;
@@ -511,12 +511,6 @@ impl Horde {
         out.sort_unstable_by_key(|u| u.id);
         out
     }
-}
-
-/// Bucket size that keeps every interaction within the 3x3 buckets around a unit (see
-/// [`bucket_side`]).
-fn spatial_cell_size(max_radius: f32, config: &SimConfig) -> f32 {
-    bucket_side(max_radius, config.steering.separation_range)
 }
 
 /// A snapshot of one unit's state, for callers reading results.

@@ -104,11 +104,22 @@ impl UnitHasher {
             self.byte(b);
         }
     }
+
+    /// Rows of words keyed by unit id, in id order, after their count.
+    fn rows<const N: usize>(&mut self, mut rows: Vec<(u32, [u32; N])>) {
+        rows.sort_unstable();
+        self.word(rows.len() as u64);
+        for (id, words) in rows {
+            for w in std::iter::once(id).chain(words) {
+                self.u32(w);
+            }
+        }
+    }
 }
 
 /// Parts 1 and 2 of [`state_hash`]: the simulated units, then the quarantined ones.
 fn units_hash(world: &World, h: &mut UnitHasher) {
-    let mut rows: Vec<(u32, [u32; 13])> = world
+    let rows: Vec<(u32, [u32; 13])> = world
         .query::<UnitComponents<'_>>()
         .iter()
         .map(|parts| {
@@ -142,14 +153,8 @@ fn units_hash(world: &World, h: &mut UnitHasher) {
             )
         })
         .collect();
-    rows.sort_unstable();
-    h.word(rows.len() as u64);
-    for (id, words) in rows {
-        for w in std::iter::once(id).chain(words) {
-            h.u32(w);
-        }
-    }
-    let mut quarantined: Vec<(u32, [u32; 15])> = world
+    h.rows(rows);
+    let quarantined: Vec<(u32, [u32; 15])> = world
         .query::<QuarantinedComponents<'_>>()
         .iter()
         .map(|(id, p, v, e, s, m, q)| {
@@ -175,11 +180,5 @@ fn units_hash(world: &World, h: &mut UnitHasher) {
             )
         })
         .collect();
-    quarantined.sort_unstable();
-    h.word(quarantined.len() as u64);
-    for (id, words) in quarantined {
-        for w in std::iter::once(id).chain(words) {
-            h.u32(w);
-        }
-    }
+    h.rows(quarantined);
 }
