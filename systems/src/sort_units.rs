@@ -178,50 +178,34 @@ fn key(grid: &SpatialGrid, pos: glam::Vec2) -> u32 {
 #[cfg(test)]
 mod tests {
     use glam::Vec2;
-    use horde_core::{
-        Agent, ExternalForce, Grid, Mass, Steering, Stun, UnitId, UnitSpec, Velocity,
-    };
+    use horde_core::{ExternalForce, Grid, Steering, Stun, UnitId, UnitSpec, Velocity};
 
     use super::*;
+    use crate::unit::{Unit, UnitRef};
 
     /// A component of the caller's.
     #[derive(Clone, Copy, Debug, PartialEq)]
     struct Tag(u32);
 
-    type Unit = (
-        UnitId,
-        Position,
-        Velocity,
-        ExternalForce,
-        Stun,
-        Mass,
-        Agent,
-        Steering,
-    );
-
     fn unit(id: u32, pos: Vec2) -> Unit {
         let spec = UnitSpec::at(pos).with_mass(1.0 + id as f32);
-        (
-            UnitId(id),
-            Position(pos),
-            Velocity(Vec2::new(id as f32, 0.5)),
-            ExternalForce(Vec2::new(0.25, id as f32)),
-            Stun(id as f32 * 0.01),
-            Mass(spec.mass),
-            spec.agent(),
-            Steering {
+        Unit {
+            velocity: Velocity(Vec2::new(id as f32, 0.5)),
+            external: ExternalForce(Vec2::new(0.25, id as f32)),
+            stun: Stun(id as f32 * 0.01),
+            steering: Steering {
                 heading: Vec2::X,
                 avoid_side: if id % 2 == 0 { 1 } else { -1 },
                 arrived: id % 3 == 0,
                 ..Steering::default()
             },
-        )
+            ..Unit::at_rest(UnitId(id), pos, spec.mass, spec.agent())
+        }
     }
 
     fn read(world: &World, e: Entity) -> Unit {
         let mut q = world.query_one::<UnitComponents<'_>>(e);
-        let (a, b, c, d, e, f, g, h) = q.get().unwrap();
-        (*a, *b, *c, *d, *e, *f, *g, *h)
+        UnitRef::of(q.get().unwrap()).copied()
     }
 
     /// Keys of the units with (`tagged`) or without the caller's `Tag`, in storage order.
@@ -251,10 +235,10 @@ mod tests {
         let mut plain = Vec::new();
         let mut tagged = Vec::new();
         for id in 0..n {
-            plain.push(world.spawn(unit(id, at())));
+            plain.push(world.spawn(unit(id, at()).bundle()));
             if id % 10 == 0 {
                 let mut t = hecs::EntityBuilder::new();
-                t.add_bundle(unit(n + id, at())).add(Tag(id));
+                t.add_bundle(unit(n + id, at()).bundle()).add(Tag(id));
                 tagged.push(world.spawn(t.build()));
             }
         }
@@ -335,7 +319,7 @@ mod tests {
         let entities: Vec<Entity> = (0..40)
             .map(|i| {
                 let y = if i % 2 == 0 { 60.5 } else { 0.5 };
-                world.spawn(unit(i, Vec2::new(0.5 + (i % 4) as f32 * 0.1, y)))
+                world.spawn(unit(i, Vec2::new(0.5 + (i % 4) as f32 * 0.1, y)).bundle())
             })
             .collect();
         sort_units(&mut world, &grid);

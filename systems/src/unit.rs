@@ -16,7 +16,7 @@ use horde_core::{
 macro_rules! unit_components {
     ($($field:ident: $t:ident),* $(,)?) => {
         /// A unit's components by value.
-        #[derive(Clone, Copy, Debug)]
+        #[derive(Clone, Copy, Debug, PartialEq)]
         pub(crate) struct Unit {
             $(pub(crate) $field: $t,)*
         }
@@ -46,6 +46,12 @@ macro_rules! unit_components {
             /// Names the parts of a [`UnitComponents`] query item.
             pub(crate) fn of(($($field,)*): UnitComponents<'a>) -> Self {
                 Self { $($field,)* }
+            }
+
+            /// The components copied out of the world.
+            #[cfg(test)]
+            pub(crate) fn copied(self) -> Unit {
+                Unit { $($field: *self.$field,)* }
             }
         }
 
