@@ -168,21 +168,19 @@ impl DenseArmy {
         phase: ArmyPhase,
         frames_in: usize,
     ) -> Option<ArmyPhase> {
-        let xs = || {
+        // How many units stand where `at` says, read from the world without a copy.
+        let count = |at: &dyn Fn(f32) -> bool| {
             sim.world()
                 .query::<&Position>()
                 .iter()
-                .map(|p| p.0.x)
-                .collect::<Vec<f32>>()
+                .filter(|p| at(p.0.x))
+                .count()
         };
         let wall = self.wall_x() as f32;
         let next = match phase {
             ArmyPhase::Packed if frames_in >= PACKED_FRAMES => ArmyPhase::March,
-            ArmyPhase::March if xs().iter().any(|&x| x >= wall - 1.0) => ArmyPhase::Squeeze,
-            ArmyPhase::Squeeze
-                if xs().iter().filter(|&&x| x < wall + 4.0).count() * 50
-                    <= self.units() as usize =>
-            {
+            ArmyPhase::March if count(&|x| x >= wall - 1.0) > 0 => ArmyPhase::Squeeze,
+            ArmyPhase::Squeeze if count(&|x| x < wall + 4.0) * 50 <= self.units() as usize => {
                 ArmyPhase::Fill
             }
             ArmyPhase::Fill if frames_in % 30 == 0 => {
