@@ -1,11 +1,12 @@
 //! Bounded fuzz runs of every parser of user files: Moving AI maps and scenarios, ASCII maps,
-//! snapshots and replays (the scenario parser's run is in the app, `app/src/fuzz.rs`).
+//! horde's scenario files (TOML, `horde_scenario`), snapshots and replays.
 //!
 //! Each target takes the corpus in `tests/corpus/<target>/`, checks that every seed parses,
 //! then parses thousands of mutations of it (flips, overwrites, deletions, insertions,
 //! truncations, duplicated chunks) and proptest's arbitrary bytes. Nothing may panic, and
 //! what is accepted must make sense: a parsed map writes back and parses to the same map, a
-//! snapshot that reads restores into a simulation that runs. Binary files are also mutated
+//! scenario or a snapshot that reads becomes a simulation that runs; every refusal names
+//! the file. Binary files are also mutated
 //! behind a fixed-up header and checksum, so the decoder itself is exercised, not only the
 //! checksum. `HORDE_FUZZ_CASES` sets the mutations per seed (default 4000).
 //!
@@ -14,6 +15,8 @@
 //! otherwise, which makes this test a format-compatibility check too).
 
 mod common;
+
+use std::path::Path;
 
 use glam::Vec2;
 use horde::{
@@ -25,6 +28,7 @@ use horde::{
         write_movingai_map,
     },
 };
+use horde_scenario::Overrides;
 use proptest::prelude::*;
 
 use common::mutate::{Mutator, corpus};
@@ -110,6 +114,28 @@ fn scen(bytes: &[u8]) -> bool {
     }
 }
 
+/// A horde scenario file: one that is accepted applies its first events and runs a frame.
+fn horde_scenario(bytes: &[u8]) -> bool {
+    let overrides = Overrides {
+        threads: Some(1),
+        ..Overrides::default()
+    };
+    match horde_scenario::parse_scenario(&text(bytes), "fuzz.toml", Path::new("."), &overrides) {
+        Ok(mut plan) => {
+            plan.apply_events(0)
+                .expect("the first frame's events apply");
+            plan.sim
+                .step(plan.dt)
+                .expect("an accepted scenario runs a frame");
+            true
+        }
+        Err(e) => {
+            assert!(e.to_string().starts_with("fuzz.toml"), "{e}");
+            false
+        }
+    }
+}
+
 fn snapshot(bytes: &[u8]) -> bool {
     match Snapshot::from_bytes(bytes) {
         Ok(s) => {
@@ -173,6 +199,11 @@ fn ascii_maps_never_panic() {
 #[test]
 fn movingai_scenarios_never_panic() {
     fuzz("scen", 3, scen);
+}
+
+#[test]
+fn horde_scenarios_never_panic() {
+    fuzz("scenario", 8, horde_scenario);
 }
 
 #[test]

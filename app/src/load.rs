@@ -3,11 +3,10 @@
 
 use std::path::Path;
 
-use crate::AppError;
-use crate::demo::{self, RunArgs};
-use crate::plan::{Plan, default_threads};
-use crate::scenario::{Overrides, load_scenario_with};
+use horde_scenario::{Demo, DemoError, Overrides, Plan, default_threads, load_scenario};
 use horde_systems::SimConfig;
+
+use crate::AppError;
 
 /// The plan of `horde run` and `horde render`: the scenario file at `scenario`, or the
 /// built-in demo (the only one `units` applies to). Bad scenario files are bad input.
@@ -27,7 +26,7 @@ pub fn load_plan(
                         .into(),
                 ));
             }
-            load_scenario_with(path, overrides).map_err(|e| {
+            load_scenario(path, overrides).map_err(|e| {
                 if e.is_bad_input() {
                     AppError::BadInput(e.to_string())
                 } else {
@@ -36,15 +35,19 @@ pub fn load_plan(
             })
         }
         None => {
-            let threads = overrides.threads.unwrap_or_else(default_threads);
-            let args = RunArgs {
-                units,
-                seed: overrides.seed,
-                frames: overrides.frames,
-                threads: Some(threads),
-                ..RunArgs::default()
+            let defaults = Demo::default();
+            let demo = Demo {
+                units: units.unwrap_or(defaults.units),
+                seed: overrides.seed.unwrap_or(defaults.seed),
+                frames: overrides.frames.unwrap_or(defaults.frames),
+                threads: overrides.threads.unwrap_or_else(default_threads),
             };
-            demo::build(&args, threads)
+            demo.plan().map_err(|e| match e {
+                DemoError::TooManyUnits { .. } => {
+                    AppError::BadInput(format!("--units {}: {e}", demo.units))
+                }
+                _ => AppError::Failed(e.to_string()),
+            })
         }
     }?;
     let fingerprint = plan.fingerprint();

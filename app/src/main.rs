@@ -2,18 +2,13 @@
 //! benchmark files.
 
 mod bench;
-mod demo;
 mod field_check;
-#[cfg(test)]
-mod fuzz;
 mod guard;
 mod load;
 mod map_cmd;
-mod plan;
 mod render;
 mod replay;
 mod run;
-mod scenario;
 mod timings;
 mod view;
 
@@ -33,7 +28,7 @@ struct Cli {
 enum Command {
     /// Runs a scenario file (or the built-in demo) headless and prints per-stage times and
     /// the outcome.
-    Run(demo::RunArgs),
+    Run(run::RunArgs),
     /// Checks horde's integration field against a Moving AI scenario file (--scen), or
     /// draws the fields toward one goal (--goal).
     Field(field_check::FieldArgs),
@@ -59,7 +54,7 @@ fn main() -> ExitCode {
         }
     };
     let outcome = match cli.command {
-        None => run::run(&demo::RunArgs::default()),
+        None => run::run(&run::RunArgs::default()),
         Some(Command::Run(args)) => run::run(&args),
         Some(Command::Field(args)) => field_check::run(&args),
         Some(Command::Map(args)) => map_cmd::run(&args),

@@ -19,8 +19,8 @@ use image::{ImageFormat, Rgb, RgbImage};
 
 use crate::AppError;
 use crate::load::{check_threads, load_plan};
-use crate::plan::Plan;
-use crate::scenario::Overrides;
+use horde_scenario::Overrides;
+use horde_scenario::Plan;
 
 /// Narrowest picture `--size` accepts, in pixels.
 pub const MIN_WIDTH: u32 = 16;

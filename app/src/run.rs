@@ -3,22 +3,69 @@
 
 use std::fs::File;
 use std::io::{BufWriter, IsTerminal, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use clap::Args;
 use horde_core::GroupId;
+use horde_scenario::{Overrides, Plan};
 use horde_systems::{
     BodyStats, FileError, GroupReach, GroupStatus, SimError, Simulation, Snapshot, UnitState,
 };
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::AppError;
-use crate::demo::RunArgs;
 use crate::guard::{self, printable};
 use crate::load::{check_threads, load_plan};
-use crate::plan::Plan;
-use crate::scenario::Overrides;
 use crate::timings::DurationStats;
+
+/// Arguments of `horde run`.
+#[derive(Args, Debug, Clone, Default)]
+pub struct RunArgs {
+    /// A scenario file (TOML, see docs/scenario.md); the built-in demo when absent.
+    pub scenario: Option<PathBuf>,
+    /// Frames to run (default: the scenario's; the built-in demo runs 900 frames at 30 per
+    /// simulated second).
+    #[arg(long)]
+    pub frames: Option<u32>,
+    /// Worker threads, the caller included (default: every core).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Number of units of the built-in demo (default 6000).
+    #[arg(long)]
+    pub units: Option<u32>,
+    /// Seed of the built-in demo's level and of the per-unit randomness (default 1).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Also write the summary as JSON to this file.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+    /// Write every unit's state every `--trace-every` frames to this CSV file.
+    #[arg(long)]
+    pub trace: Option<PathBuf>,
+    /// Frames between two trace rows of a unit.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    pub trace_every: u32,
+    /// Serve the puffin profiler on this address (puffin_viewer connects to it).
+    #[arg(long, num_args = 0..=1, default_missing_value = "127.0.0.1:8585")]
+    pub profile_server: Option<String>,
+    /// Save a puffin capture of the run to this file (open it with puffin_viewer).
+    #[arg(long)]
+    pub profile_out: Option<PathBuf>,
+    /// Record the run's commands to this replay file (play it back with `horde replay`).
+    #[arg(long)]
+    pub record: Option<PathBuf>,
+    /// Save a snapshot of the whole state every this many frames, into --snapshot-dir.
+    #[arg(long, requires = "snapshot_dir", value_parser = clap::value_parser!(u32).range(1..))]
+    pub snapshot_every: Option<u32>,
+    /// Folder for the snapshots of --snapshot-every (files frame-NNNNNNNN.hsnap).
+    #[arg(long, requires = "snapshot_every")]
+    pub snapshot_dir: Option<PathBuf>,
+    /// Continue from this snapshot (of the same scenario) instead of starting afresh: the
+    /// run goes on from the snapshot's frame to the scenario's last.
+    #[arg(long)]
+    pub resume: Option<PathBuf>,
+}
 
 /// A histogram of non-negative figures in bins of `1 / BINS_PER_UNIT` up to `MAX`, for
 /// percentiles over millions of samples without keeping them.

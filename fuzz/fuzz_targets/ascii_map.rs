@@ -1,7 +1,7 @@
 //! horde's ASCII map text: parsing never panics; an accepted map round-trips exactly.
 #![no_main]
 
-use horde::{parse_ascii_map, write_ascii_map};
+use horde::formats::{parse_ascii_map, write_ascii_map};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -2,7 +2,8 @@
 //! same terrain projected on the Moving AI legend.
 #![no_main]
 
-use horde::{Terrain, movingai_char, parse_movingai_map, write_movingai_map};
+use horde::Terrain;
+use horde::formats::{movingai_char, parse_movingai_map, write_movingai_map};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

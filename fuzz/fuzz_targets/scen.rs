@@ -1,7 +1,7 @@
 //! Moving AI `.scen` text: parsing never panics; accepted lines hold finite lengths.
 #![no_main]
 
-use horde::parse_scenario;
+use horde::formats::parse_scenario;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

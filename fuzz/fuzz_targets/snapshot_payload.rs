@@ -3,7 +3,8 @@
 //! Seeds: the committed snapshots without their 24-byte header.
 #![no_main]
 
-use horde::{SNAPSHOT_VERSION, Simulation, Snapshot};
+use horde::persistence::SNAPSHOT_VERSION;
+use horde::{Simulation, Snapshot};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|payload: &[u8]| {

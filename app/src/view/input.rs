@@ -8,7 +8,7 @@ use horde_core::{
 };
 use horde_systems::{Command, Simulation};
 
-use crate::demo::open_cells_near;
+use horde_scenario::open_cells_near;
 
 /// What the left mouse button does on the map.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -24,9 +24,9 @@ use super::mesh::{
 use super::panel::{Controls, Request, Stats, keys, side_panel};
 use crate::AppError;
 use crate::load::{check_threads, load_plan};
-use crate::plan::Plan;
 use crate::render::{force_colour, unit_colour};
-use crate::scenario::Overrides;
+use horde_scenario::Overrides;
+use horde_scenario::Plan;
 
 /// Frames `--screenshot` waits for when `--frames` is not given.
 const DEFAULT_SCREENSHOT_FRAMES: u32 = 120;

@@ -9,7 +9,8 @@ use horde_systems::{ConfigError, Navigation, SimConfig};
 use serde::Deserialize;
 use toml::Spanned;
 
-use super::{Ctx, ScenarioError, integer_in};
+use crate::ctx::{Ctx, integer_in};
+use crate::error::ScenarioError;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -1,13 +1,7 @@
-//! `horde run`: the built-in demo scenario, run headless, with a summary of where the
-//! frame's time went.
-//!
-//! The demo: a generated level (seeded), thousands of units in three groups starting at the
+//! [`Demo`]: the built-in demo, the plan `horde run` runs when given no scenario file: a generated level (seeded), thousands of units in three groups starting at the
 //! enemy spawns and heading for the lair; an explosion, an attractor and a vortex go off
 //! mid-run; one group changes its goal; a brick of the lair's ring is destroyed.
 
-use std::path::PathBuf;
-
-use clap::Args;
 use glam::Vec2;
 use horde_core::{
     Cell, ForceField, ForceKind, GoalSet, GroupId, Layer, LevelConfig, Regions, Terrain, UnitSpec,
@@ -15,82 +9,102 @@ use horde_core::{
 };
 use horde_systems::{Command, SimConfig, Simulation};
 
-use crate::AppError;
 use crate::plan::{Plan, TimedEvent};
-
-/// Arguments of `horde run`.
-#[derive(Args, Debug, Clone, Default)]
-pub struct RunArgs {
-    /// A scenario file (TOML, see docs/scenario.md); the built-in demo when absent.
-    pub scenario: Option<PathBuf>,
-    /// Frames to run (default: the scenario's; the built-in demo runs 900 frames at 30 per
-    /// simulated second).
-    #[arg(long)]
-    pub frames: Option<u32>,
-    /// Worker threads, the caller included (default: every core).
-    #[arg(long)]
-    pub threads: Option<usize>,
-    /// Number of units of the built-in demo (default 6000).
-    #[arg(long)]
-    pub units: Option<u32>,
-    /// Seed of the built-in demo's level and of the per-unit randomness (default 1).
-    #[arg(long)]
-    pub seed: Option<u64>,
-    /// Also write the summary as JSON to this file.
-    #[arg(long)]
-    pub json: Option<PathBuf>,
-    /// Write every unit's state every `--trace-every` frames to this CSV file.
-    #[arg(long)]
-    pub trace: Option<PathBuf>,
-    /// Frames between two trace rows of a unit.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
-    pub trace_every: u32,
-    /// Serve the puffin profiler on this address (puffin_viewer connects to it).
-    #[arg(long, num_args = 0..=1, default_missing_value = "127.0.0.1:8585")]
-    pub profile_server: Option<String>,
-    /// Save a puffin capture of the run to this file (open it with puffin_viewer).
-    #[arg(long)]
-    pub profile_out: Option<PathBuf>,
-    /// Record the run's commands to this replay file (play it back with `horde replay`).
-    #[arg(long)]
-    pub record: Option<PathBuf>,
-    /// Save a snapshot of the whole state every this many frames, into --snapshot-dir.
-    #[arg(long, requires = "snapshot_dir", value_parser = clap::value_parser!(u32).range(1..))]
-    pub snapshot_every: Option<u32>,
-    /// Folder for the snapshots of --snapshot-every (files frame-NNNNNNNN.hsnap).
-    #[arg(long, requires = "snapshot_every")]
-    pub snapshot_dir: Option<PathBuf>,
-    /// Continue from this snapshot (of the same scenario) instead of starting afresh: the
-    /// run goes on from the snapshot's frame to the scenario's last.
-    #[arg(long)]
-    pub resume: Option<PathBuf>,
-}
 
 const DT: f32 = 1.0 / 30.0;
 
-/// Builds the demo simulation.
-pub fn build(args: &RunArgs, threads: usize) -> Result<Plan, AppError> {
+/// The built-in demo's settings. `scenarios/demo.toml` describes the same run (with the
+/// default settings) as a scenario file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Demo {
+    /// Units, spread over three groups (default 6,000).
+    pub units: u32,
+    /// Seed of the level and of the per-unit randomness (default 1).
+    pub seed: u64,
+    /// Frames to run (default 900, 30 seconds at 30 frames a simulated second).
+    pub frames: u32,
+    /// Worker threads, the caller included (default: every core, see
+    /// [`default_threads`](crate::default_threads)).
+    pub threads: usize,
+}
+
+impl Default for Demo {
+    fn default() -> Self {
+        Self {
+            units: 6000,
+            seed: 1,
+            frames: 900,
+            threads: crate::default_threads(),
+        }
+    }
+}
+
+/// Why the built-in demo could not be built.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum DemoError {
+    /// More units than the demo's map holds (each of its three groups takes at most one
+    /// unit per open cell).
+    #[error(
+        "the built-in demo's map holds at most {capacity} units ({open} open cells, one unit \
+         of each of its 3 groups a cell); asked for {units}"
+    )]
+    TooManyUnits {
+        /// Units asked for.
+        units: u32,
+        /// Units the map holds.
+        capacity: u64,
+        /// Open cells of the map.
+        open: u64,
+    },
+    /// The level, the simulation or an event could not be set up (a thread count out of
+    /// range, a worker pool that did not start, ...).
+    #[error("the built-in demo could not be set up: {0}")]
+    Setup(String),
+}
+
+impl DemoError {
+    /// Whether the error is the settings' fault (too many units) rather than a failure to
+    /// set up the simulation.
+    #[must_use]
+    pub fn is_bad_input(&self) -> bool {
+        match self {
+            Self::TooManyUnits { .. } => true,
+            Self::Setup(_) => false,
+        }
+    }
+}
+
+impl Demo {
+    /// Builds the demo's plan: the simulation with its units spawned, and its events.
+    pub fn plan(&self) -> Result<Plan, DemoError> {
+        build(self)
+    }
+}
+
+fn setup(e: impl std::fmt::Display) -> DemoError {
+    DemoError::Setup(e.to_string())
+}
+
+fn build(args: &Demo) -> Result<Plan, DemoError> {
     let level_config = LevelConfig::default()
         .with_size(32, 32)
         .with_cells_per_tile(4)
         .with_guarantee_reachable(true);
-    let level = generate_level(args.seed.unwrap_or(1), &level_config)
-        .map_err(|e| AppError::Failed(e.to_string()))?;
-    let approach =
-        GoalSet::new(level.lair_approach_cells()).map_err(|e| AppError::Failed(e.to_string()))?;
+    let level = generate_level(args.seed, &level_config).map_err(setup)?;
+    let approach = GoalSet::new(level.lair_approach_cells()).map_err(setup)?;
     let spawns: Vec<Cell> = level.enemy_spawn_tiles().to_vec();
     let map = level.map().clone();
     let config = SimConfig::default()
-        .with_seed(args.seed.unwrap_or(1))
-        .with_threads(threads);
-    let mut sim = Simulation::new(map, config).map_err(|e| AppError::Failed(e.to_string()))?;
+        .with_seed(args.seed)
+        .with_threads(args.threads);
+    let mut sim = Simulation::new(map, config).map_err(setup)?;
     for _ in 0..3 {
-        sim.add_group(approach.clone())
-            .map_err(|e| AppError::Failed(e.to_string()))?;
+        sim.add_group(approach.clone()).map_err(setup)?;
     }
     // Spawn units on open cells around each enemy spawn, spiralling outwards. Each of the
     // three groups takes at most one unit per open cell of the map.
-    let units = args.units.unwrap_or(6000);
+    let units = args.units;
     let open = {
         let map = sim.map();
         let cost = map.cost_field(Layer::Ground);
@@ -100,10 +114,11 @@ pub fn build(args: &RunArgs, threads: usize) -> Result<Plan, AppError> {
     };
     let capacity = open * 3;
     if u64::from(units) > capacity {
-        return Err(AppError::BadInput(format!(
-            "--units {units}: the built-in demo's map holds at most {capacity} units \
-             ({open} open cells, one unit of each of its 3 groups a cell)"
-        )));
+        return Err(DemoError::TooManyUnits {
+            units,
+            capacity,
+            open,
+        });
     }
     let per_group = units.div_ceil(3);
     let mut spawned = 0;
@@ -125,8 +140,7 @@ pub fn build(args: &RunArgs, threads: usize) -> Result<Plan, AppError> {
                 .with_mass(1.0 + (i % 4) as f32)
                 .with_group(GroupId(g as u16))
                 .with_controllable(g == 0);
-            sim.spawn(spec)
-                .map_err(|e| AppError::Failed(e.to_string()))?;
+            sim.spawn(spec).map_err(setup)?;
             spawned += 1;
         }
     }
@@ -134,7 +148,7 @@ pub fn build(args: &RunArgs, threads: usize) -> Result<Plan, AppError> {
     Ok(Plan {
         name: "built-in demo".into(),
         sim,
-        frames: args.frames.unwrap_or(900),
+        frames: args.frames,
         dt: DT,
         events,
         // As scenarios/demo.toml names them.
@@ -179,8 +193,8 @@ pub fn open_cells_near(
 
 /// The demo's mid-run events: an explosion, an attractor, a vortex, a goal change and a
 /// destroyed brick of the lair's ring.
-fn demo_events(sim: &Simulation) -> Result<Vec<TimedEvent>, AppError> {
-    let bad = |e: horde_core::ForceFieldError| AppError::Failed(e.to_string());
+fn demo_events(sim: &Simulation) -> Result<Vec<TimedEvent>, DemoError> {
+    let bad = setup;
     let size = sim.map().grid().world_size();
     let centre = size * 0.5;
     let mut events = Vec::new();
@@ -217,7 +231,7 @@ fn demo_events(sim: &Simulation) -> Result<Vec<TimedEvent>, AppError> {
     // Group 2 is sent to the middle of the map instead.
     let map_centre = sim.map().grid().clamped_cell_at(centre);
     let cells = open_cells_near(sim, sim.map().grid().cell_centre(map_centre), 64, |_| true);
-    let goal = GoalSet::new(cells).map_err(|e| AppError::Failed(e.to_string()))?;
+    let goal = GoalSet::new(cells).map_err(setup)?;
     events.push(TimedEvent {
         frame: 240,
         command: Command::SetGoal {

@@ -1,0 +1,451 @@
+//! [`build`]: a checked scenario turned into a [`Plan`]: the simulation and its settings, the
+//! groups and their units, the timed force fields, terrain edits and goal changes.
+
+use std::ops::Range;
+use std::path::Path;
+
+use glam::Vec2;
+use horde_core::{Cell, GroupId, Layer, Regions, Terrain, UnitSpec};
+use horde_systems::{Command, SimConfig, Simulation};
+use toml::Spanned;
+
+use crate::config;
+use crate::ctx::{
+    Ctx, cell_in, cells_near, check_number, event_frame, integer_in, number, open, parse_layer,
+    parse_terrain, rect_cells,
+};
+use crate::error::{ScenarioError, ScenarioErrorKind};
+use crate::force::build_force;
+use crate::plan::{Plan, TimedEvent};
+use crate::raw::{OneOrMany, RawForce, RawForces, RawGroupRef, RawScenario};
+use crate::world::build_map;
+use crate::{DEFAULT_DT, DEFAULT_FRAMES, MAX_THREADS, Overrides};
+
+/// Per-unit values: one number, or a list cycled through the units.
+fn per_unit(
+    ctx: &Ctx<'_>,
+    v: Option<&Spanned<OneOrMany>>,
+    key: &str,
+    default: f32,
+) -> Result<Vec<f32>, ScenarioError> {
+    let Some(v) = v else {
+        return Ok(vec![default]);
+    };
+    let values: Vec<f64> = match v.get_ref() {
+        OneOrMany::One(x) => vec![*x],
+        OneOrMany::Many(xs) => xs.clone(),
+    };
+    if values.is_empty() {
+        return Err(ctx.bad(v.span(), key, "expected at least one number"));
+    }
+    values
+        .into_iter()
+        .map(|x| check_number(ctx, x, v.span(), key, false))
+        .collect()
+}
+
+struct GroupInfo {
+    name: Option<String>,
+    layer: Layer,
+    /// The cells its units spawned in.
+    cells: Vec<Cell>,
+}
+
+pub(crate) fn build(
+    ctx: &Ctx<'_>,
+    raw: RawScenario,
+    base_dir: &Path,
+    overrides: &Overrides,
+    force_batches: &[Range<usize>],
+) -> Result<Plan, ScenarioError> {
+    let seed = match (overrides.seed, &raw.seed) {
+        (Some(s), _) => s,
+        (None, Some(s)) => integer_in(ctx, s, "seed", "a seed", 0, i64::MAX)? as u64,
+        (None, None) => 0,
+    };
+    let dt = match &raw.dt {
+        Some(d) => {
+            let v = *d.get_ref();
+            if !(v.is_finite() && (v as f32) > 0.0 && v <= 1.0) {
+                return Err(ctx.bad(
+                    d.span(),
+                    "dt",
+                    format!("expected seconds per frame in (0, 1], found {v}"),
+                ));
+            }
+            v
+        }
+        None => DEFAULT_DT,
+    };
+    let frames = match (overrides.frames, &raw.frames) {
+        (Some(f), _) => f,
+        (None, Some(f)) => {
+            integer_in(ctx, f, "frames", "a frame count", 1, i64::from(u32::MAX))? as u32
+        }
+        (None, None) => DEFAULT_FRAMES,
+    };
+    let threads = match (overrides.threads, &raw.threads) {
+        (Some(t), _) => t,
+        (None, Some(t)) => {
+            integer_in(ctx, t, "threads", "a thread count", 1, MAX_THREADS as i64)? as usize
+        }
+        (None, None) => crate::plan::default_threads(),
+    };
+    if !(1..=MAX_THREADS).contains(&threads) {
+        return Err(ctx.error(
+            None,
+            Some("threads".into()),
+            ScenarioErrorKind::BadValue,
+            format!("expected a thread count in 1..={MAX_THREADS}, found {threads}"),
+        ));
+    }
+    let world = build_map(ctx, &raw.map, base_dir, seed)?;
+    if raw.group.is_empty() {
+        return Err(ctx.error(
+            Some(0..0),
+            Some("group".into()),
+            ScenarioErrorKind::MissingKey,
+            "expected at least one [[group]]".into(),
+        ));
+    }
+
+    let mut config = SimConfig::default().with_seed(seed).with_threads(threads);
+    if let Some(table) = &raw.config {
+        config = config::apply(ctx, table, config)?;
+    }
+    let mut sim = Simulation::new(world.map.clone(), config)
+        .map_err(|e| ctx.error(None, None, ScenarioErrorKind::Setup, e.to_string()))?;
+    let map = &world.map;
+    let mut occupied = vec![false; map.grid().len()];
+    let mut groups: Vec<GroupInfo> = Vec::with_capacity(raw.group.len());
+    let mut regions: [Option<Regions>; Layer::COUNT] = Default::default();
+    for (gi, g) in raw.group.iter().enumerate() {
+        let p = format!("group[{gi}]");
+        let span = g.span();
+        let g = g.get_ref();
+        let layer = match &g.layer {
+            Some(l) => parse_layer(ctx, l, &format!("{p}.layer"))?,
+            None => Layer::Ground,
+        };
+        let goal = world.goal(ctx, map, &g.goal_keys(), layer, &p, span.clone())?;
+        let id = sim
+            .add_group(goal.clone())
+            .map_err(|e| ctx.bad(span.clone(), &p, e.to_string()))?;
+        let count = integer_in(
+            ctx,
+            &g.count,
+            &format!("{p}.count"),
+            "a count",
+            1,
+            i64::try_from(map.grid().len()).unwrap_or(i64::MAX),
+        )? as usize;
+        let radii = per_unit(ctx, g.radius.as_ref(), &format!("{p}.radius"), 0.5)?;
+        let masses = per_unit(ctx, g.mass.as_ref(), &format!("{p}.mass"), 1.0)?;
+        let speed = match &g.speed {
+            Some(s) => number(ctx, s, &format!("{p}.speed"), true)?,
+            None => 4.0,
+        };
+        // On a level generated with `guarantee_reachable`, only cells connected to the goal.
+        let goal_regions = match world.guaranteed {
+            true => regions[layer as usize]
+                .get_or_insert_with(|| Regions::of(map.cost_field(layer)))
+                .regions_of(goal.cells()),
+            false => Vec::new(),
+        };
+        let layer_regions = regions[layer as usize].as_ref();
+        let free = |c: Cell| {
+            open(map, layer, c)
+                && !occupied[map.grid().index(c)]
+                && (!world.guaranteed || layer_regions.is_some_and(|r| r.in_any(c, &goal_regions)))
+        };
+        let cells = match (&g.spawn, &g.spawn_near) {
+            (Some(rect), None) => {
+                let key = format!("{p}.spawn");
+                let open_cells: Vec<Cell> = rect_cells(ctx, map, rect, &key)?
+                    .into_iter()
+                    .filter(|&c| free(c))
+                    .collect();
+                if open_cells.len() < count {
+                    return Err(ctx.bad(
+                        rect.span(),
+                        &key,
+                        format!(
+                            "the spawn area has {} free open cells for {} units, fewer than \
+                             count = {count}",
+                            open_cells.len(),
+                            layer.name()
+                        ),
+                    ));
+                }
+                // Spread the units evenly over the open cells.
+                let n = open_cells.len();
+                (0..count)
+                    .filter_map(|k| open_cells.get(k * n / count).copied())
+                    .collect()
+            }
+            (None, Some(near)) => {
+                let key = format!("{p}.spawn_near");
+                let centre = world.place(ctx, near, &key)?;
+                let cells = cells_near(map, centre, count, free);
+                if cells.len() < count {
+                    return Err(ctx.bad(
+                        near.span(),
+                        &key,
+                        format!(
+                            "the map has only {} free open cells for {} units, fewer than \
+                             count = {count}",
+                            cells.len(),
+                            layer.name()
+                        ),
+                    ));
+                }
+                cells
+            }
+            _ => {
+                return Err(ctx.missing(
+                    span,
+                    &p,
+                    "give exactly one of `spawn` (an area) and `spawn_near` (a cell or site)",
+                ));
+            }
+        };
+        for (i, &c) in cells.iter().enumerate() {
+            occupied[map.grid().index(c)] = true;
+            let spec = UnitSpec::at(map.grid().cell_centre(c))
+                .with_radius(radii[i % radii.len()])
+                .with_mass(masses[i % masses.len()])
+                .with_max_speed(speed)
+                .with_layer(layer)
+                .with_group(id)
+                .with_controllable(g.controllable.unwrap_or(true));
+            sim.spawn(spec)
+                .map_err(|e| ctx.bad(span.clone(), &p, e.to_string()))?;
+        }
+        groups.push(GroupInfo {
+            name: g.name.clone(),
+            layer,
+            cells,
+        });
+    }
+    let require_reachable = raw.require_reachable.as_ref().is_some_and(|r| *r.get_ref());
+    if require_reachable {
+        for reach in sim.reachability() {
+            let Some(&first) = reach.unreachable.first() else {
+                continue;
+            };
+            let gi = usize::from(reach.group.0);
+            let units = sim.units();
+            let at = units
+                .iter()
+                .find(|u| u.id == first)
+                .map_or(Vec2::ZERO, |u| u.position);
+            let cell = map.grid().clamped_cell_at(at);
+            return Err(ctx.bad(
+                raw.group[gi].span(),
+                &format!("group[{gi}]"),
+                format!(
+                    "{} of {} units spawn where they cannot reach the goal (the first at cell \
+                     [{}, {}]), and require_reachable = true",
+                    reach.unreachable.len(),
+                    reach.unreachable.len() + reach.reachable,
+                    cell.x,
+                    cell.y
+                ),
+            ));
+        }
+    }
+
+    let mut events: Vec<TimedEvent> = Vec::new();
+    let mut force_event = |ctx: &Ctx<'_>, fi: usize, f: &Spanned<RawForce>| {
+        let p = format!("force[{fi}]");
+        let frame = event_frame(
+            ctx,
+            &p,
+            "at",
+            f.get_ref().at.as_ref(),
+            f.get_ref().frame.as_ref(),
+            f.span(),
+            dt,
+        )?;
+        let field = build_force(ctx, f, &p)?;
+        events.push(TimedEvent {
+            frame,
+            command: Command::AddForce(field),
+        });
+        Ok::<(), ScenarioError>(())
+    };
+    for (fi, f) in raw.force.iter().enumerate() {
+        force_event(ctx, fi, f)?;
+    }
+    let mut fi = raw.force.len();
+    for batch in force_batches {
+        let batch_ctx = Ctx {
+            base: batch.start,
+            holes: &[],
+            ..*ctx
+        };
+        if !raw.force.is_empty() {
+            return Err(batch_ctx.missing(
+                0..0,
+                "force",
+                "force fields are given both as an array `force = [...]` and as [[force]] tables: use one",
+            ));
+        }
+        let parsed: RawForces =
+            toml::from_str(&ctx.text[batch.clone()]).map_err(|e| batch_ctx.toml_error(&e))?;
+        for f in &parsed.force {
+            force_event(&batch_ctx, fi, f)?;
+            fi += 1;
+        }
+    }
+
+    // Terrain edits, in time order, so that goal changes can be checked against the map as it
+    // will be when they happen.
+    let mut edits: Vec<(u32, Vec<Cell>, Terrain)> = Vec::new();
+    for (ti, t) in raw.terrain_edit.iter().enumerate() {
+        let p = format!("terrain_edit[{ti}]");
+        let e = t.get_ref();
+        let frame = event_frame(
+            ctx,
+            &p,
+            "time",
+            e.time.as_ref(),
+            e.frame.as_ref(),
+            t.span(),
+            dt,
+        )?;
+        let terrain = parse_terrain(ctx, &e.terrain, &format!("{p}.terrain"))?;
+        let cells = match (&e.cells, &e.rect, &e.first_of) {
+            (Some(list), None, None) => {
+                let key = format!("{p}.cells");
+                if list.get_ref().is_empty() {
+                    return Err(ctx.bad(list.span(), &key, "expected at least one cell"));
+                }
+                list.get_ref()
+                    .iter()
+                    .map(|c| cell_in(ctx, map, *c.get_ref(), c.span(), &key))
+                    .collect::<Result<Vec<_>, _>>()?
+            }
+            (None, Some(rect), None) => rect_cells(ctx, map, rect, &format!("{p}.rect"))?,
+            (None, None, Some(kind)) => {
+                let key = format!("{p}.first_of");
+                let kind_t = parse_terrain(ctx, kind, &key)?;
+                let found = (0..map.grid().len())
+                    .map(|i| map.grid().cell(i))
+                    .find(|&c| map.terrain_at(c) == kind_t);
+                match found {
+                    Some(c) => vec![c],
+                    None => {
+                        return Err(ctx.bad(
+                            kind.span(),
+                            &key,
+                            format!("the map has no {} cell", kind_t.name()),
+                        ));
+                    }
+                }
+            }
+            _ => {
+                return Err(ctx.missing(
+                    t.span(),
+                    &p,
+                    "give exactly one of `cells`, `rect` and `first_of`",
+                ));
+            }
+        };
+        edits.push((frame, cells, terrain));
+    }
+
+    let mut goal_events: Vec<TimedEvent> = Vec::new();
+    for (ci, c) in raw.goal_change.iter().enumerate() {
+        let p = format!("goal_change[{ci}]");
+        let change = c.get_ref();
+        let frame = event_frame(
+            ctx,
+            &p,
+            "time",
+            change.time.as_ref(),
+            change.frame.as_ref(),
+            c.span(),
+            dt,
+        )?;
+        let gkey = format!("{p}.group");
+        let index = match change.group.get_ref() {
+            RawGroupRef::Index(i) => usize::try_from(*i).ok().filter(|&i| i < groups.len()),
+            RawGroupRef::Name(n) => groups.iter().position(|g| g.name.as_deref() == Some(n)),
+        };
+        let Some(index) = index else {
+            return Err(ctx.bad(
+                change.group.span(),
+                &gkey,
+                format!(
+                    "no such group: expected an index from 0 to {} or the name of a group",
+                    groups.len() - 1
+                ),
+            ));
+        };
+        // The map as it will be at `frame`: edits of earlier or the same frame applied (events
+        // of a frame run in file order, terrain edits after forces and before goal changes).
+        let mut later_map = map.clone();
+        let mut edited: Vec<&(u32, Vec<Cell>, Terrain)> =
+            edits.iter().filter(|e| e.0 <= frame).collect();
+        edited.sort_by_key(|e| e.0);
+        for (_, cells, terrain) in edited {
+            for &cell in cells {
+                later_map.set_terrain(cell, *terrain);
+            }
+        }
+        let layer = groups[index].layer;
+        let goal = world.goal(ctx, &later_map, &change.goal_keys(), layer, &p, c.span())?;
+        // Checked from where the units spawned: they cannot leave their region unless an
+        // edit opens it, and the run reports the exact count when the change happens.
+        if require_reachable {
+            let later = Regions::of(later_map.cost_field(layer));
+            let goal_regions = later.regions_of(goal.cells());
+            let cut = (groups[index].cells.iter())
+                .filter(|&&cell| !later.in_any(cell, &goal_regions))
+                .count();
+            if cut > 0 {
+                return Err(ctx.bad(
+                    c.span(),
+                    &p,
+                    format!(
+                        "{cut} of {} units of the group spawned where they cannot reach this \
+                         goal, and require_reachable = true",
+                        groups[index].cells.len()
+                    ),
+                ));
+            }
+        }
+        goal_events.push(TimedEvent {
+            frame,
+            command: Command::SetGoal {
+                group: GroupId(index as u16),
+                goal,
+            },
+        });
+    }
+    events.extend(edits.into_iter().map(|(frame, cells, terrain)| TimedEvent {
+        frame,
+        command: Command::SetTerrain { cells, terrain },
+    }));
+    events.extend(goal_events);
+    events.sort_by_key(|e| e.frame);
+
+    let name = raw.name.unwrap_or_else(|| {
+        Path::new(ctx.source).file_stem().map_or_else(
+            || ctx.source.to_string(),
+            |s| s.to_string_lossy().into_owned(),
+        )
+    });
+    let group_names = (groups.iter().enumerate())
+        .map(|(i, g)| g.name.clone().unwrap_or_else(|| format!("group {i}")))
+        .collect();
+    Ok(Plan {
+        name,
+        sim,
+        frames,
+        dt: dt as f32,
+        events,
+        group_names,
+    })
+}
