@@ -258,12 +258,24 @@ fn snap_into(grid: &Grid, p: Vec2, cell: (i64, i64)) -> Vec2 {
     min + size * 0.5
 }
 
+/// The first and last cell (x, y) of the square of cells a disc at `pos` reaching `reach`
+/// touches, clipped to the map and the ring of cells just outside it. Every cell beyond the
+/// ring is blocked (outside the map) and farther from a centre in the map than the ring cell
+/// between them, so a disc's deepest overlap is never there; a disc reaching more than a
+/// cell past the map's edge slides along the ring's faces alone. The clip bounds the work of
+/// a huge disc (a radius of thousands of cells) by the map's size, not by its radius squared.
+fn cells_within(grid: &Grid, pos: Vec2, reach: f32) -> ((i64, i64), (i64, i64)) {
+    let (x0, y0) = cell_coords(grid, pos - reach);
+    let (x1, y1) = cell_coords(grid, pos + reach);
+    let (w, h) = (i64::from(grid.width()), i64::from(grid.height()));
+    ((x0.max(-1), y0.max(-1)), (x1.min(w), y1.min(h)))
+}
+
 /// The deepest overlap of a disc at `pos` of `radius` with a blocked cell near it: depth
 /// (world units) and the point of that cell nearest the centre. `None` when it overlaps none.
 fn deepest_overlap(cost: &CostField, grid: &Grid, pos: Vec2, radius: f32) -> Option<(f32, Vec2)> {
     let size = grid.cell_size();
-    let (x0, y0) = cell_coords(grid, pos - radius);
-    let (x1, y1) = cell_coords(grid, pos + radius);
+    let ((x0, y0), (x1, y1)) = cells_within(grid, pos, radius);
     let mut best: Option<(f32, Vec2)> = None;
     for y in y0..=y1 {
         for x in x0..=x1 {
@@ -339,8 +351,7 @@ pub fn slide_velocity(
 ) -> Vec2 {
     let reach = radius * 1.02;
     let size = grid.cell_size();
-    let (x0, y0) = cell_coords(grid, pos - reach);
-    let (x1, y1) = cell_coords(grid, pos + reach);
+    let ((x0, y0), (x1, y1)) = cells_within(grid, pos, reach);
     let mut v = velocity;
     for y in y0..=y1 {
         for x in x0..=x1 {
@@ -538,5 +549,67 @@ mod tests {
         );
         assert_eq!(escape_wall(&cost, &grid, Vec2::new(10.5, 10.5), 0.3), None);
         assert!(escape_wall(&cost, &grid, Vec2::new(2.5, 1.5), 0.3).is_some());
+    }
+
+    /// The deepest overlap over every cell of the disc's square, unclipped.
+    fn deepest_overlap_unclipped(
+        cost: &CostField,
+        grid: &Grid,
+        pos: Vec2,
+        radius: f32,
+    ) -> Option<(f32, Vec2)> {
+        let (x0, y0) = cell_coords(grid, pos - radius);
+        let (x1, y1) = cell_coords(grid, pos + radius);
+        let mut best: Option<(f32, Vec2)> = None;
+        for y in y0..=y1 {
+            for x in x0..=x1 {
+                if open(cost, x, y) {
+                    continue;
+                }
+                let min = Vec2::new(x as f32, y as f32);
+                let q = pos.clamp(min, min + 1.0);
+                let depth = radius - pos.distance(q);
+                if depth > 0.0 && best.is_none_or(|(b, _)| depth > b) {
+                    best = Some((depth, q));
+                }
+            }
+        }
+        best
+    }
+
+    #[test]
+    fn the_overlap_search_stops_at_the_ring_outside_the_map() {
+        // Discs of up to 5 cells at centres all over a small map with walls: the clipped
+        // search finds what the whole square finds.
+        let (grid, cost) = field(9, 7, &[(4, 3), (5, 3), (1, 5), (7, 1)]);
+        for i in 0..9 * 7 * 4 {
+            let pos = Vec2::new((i % 36) as f32 * 0.25 + 0.1, (i / 36) as f32 * 0.25 + 0.1);
+            if !open(&cost, cell_coords(&grid, pos).0, cell_coords(&grid, pos).1) {
+                continue;
+            }
+            for radius in [0.3f32, 0.9, 1.6, 2.5, 5.0] {
+                assert_eq!(
+                    deepest_overlap(&cost, &grid, pos, radius),
+                    deepest_overlap_unclipped(&cost, &grid, pos, radius),
+                    "{pos} {radius}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_disc_far_larger_than_the_map_costs_the_map_not_its_radius() {
+        // Radius 1e5 on a 16x16 map: the square of its cells would be 4e10 cells (hours a
+        // call); clipped, it is the map and its ring. The disc fits nowhere: it stays deep in
+        // the walls, and the walls all round it take (almost) all of its velocity.
+        let (grid, cost) = field(16, 16, &[(8, 8)]);
+        let pos = Vec2::new(3.5, 3.5);
+        let radius = 1e5;
+        assert!(wall_depth(&cost, &grid, pos, radius) > 0.99);
+        assert!(push_out_of_walls(&cost, &grid, pos, radius).is_finite());
+        let (moved, _) = move_body(&cost, &grid, pos, radius, Vec2::new(0.5, 0.0));
+        assert!(moved.is_finite());
+        let v = slide_velocity(&cost, &grid, pos, radius, Vec2::new(1.0, -2.0));
+        assert!(v.length() < 0.01, "{v}");
     }
 }
