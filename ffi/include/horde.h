@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 // The version of this ABI: raised whenever a function, a struct or a constant of
-// `horde.h` changes incompatibly. Compare it with [`horde_abi_version`] at start-up.
+// `horde.h` changes incompatibly. Compare it with `horde_abi_version` at start-up.
 #define HORDE_ABI_VERSION 1
 
 // Terrain byte: open ground; everything passes.
@@ -95,11 +95,11 @@
 // `horde_sim_create_from_snapshot`, freed by `horde_sim_free`.
 typedef struct HordeSim HordeSim;
 
-// The status every call returns: [`HORDE_OK`](status::HORDE_OK) (0) or one of the
+// The status every call returns: `HORDE_OK` (0) or one of the
 // `HORDE_ERROR_*` codes.
 typedef int32_t HordeStatus;
 
-// Every setting of a simulation. Get the defaults with [`horde_config_default`] and change
+// Every setting of a simulation. Get the defaults with `horde_config_default` and change
 // what you need; every value is checked when a simulation is created
 // (`HORDE_ERROR_INVALID_ARGUMENT` names the first bad one).
 typedef struct HordeConfig {
@@ -164,7 +164,7 @@ typedef struct HordeConfig {
   float snap_speed;
 } HordeConfig;
 
-// One unit to spawn. Get the defaults with [`horde_unit_spec_default`], then set at least
+// One unit to spawn. Get the defaults with `horde_unit_spec_default`, then set at least
 // the position and the group.
 typedef struct HordeUnitSpec {
   // Centre, world units (cell `(x, y)` covers `[x, x + 1) x [y, y + 1)`): must be inside
@@ -189,7 +189,7 @@ typedef struct HordeUnitSpec {
   uint8_t controllable;
 } HordeUnitSpec;
 
-// A force field to add. Get the defaults with [`horde_force_field_default`] (an explosion of
+// A force field to add. Get the defaults with `horde_force_field_default` (an explosion of
 // one frame), then set the kind, centre, radius and strength.
 //
 // For a unit at distance `d < radius` from the centre the force is
@@ -231,7 +231,7 @@ typedef struct HordeCell {
   uint32_t y;
 } HordeCell;
 
-// One unit as [`horde_read_units`] copies it.
+// One unit as `horde_read_units` copies it.
 typedef struct HordeUnit {
   // The unit's id (given by `horde_spawn`, never reused).
   uint32_t id;
@@ -265,7 +265,7 @@ typedef struct HordeUnit {
   float radius;
 } HordeUnit;
 
-// One stage's wall time in the last frame ([`horde_stage_times`]).
+// One stage's wall time in the last frame (`horde_stage_times`).
 typedef struct HordeStageTime {
   // The stage's name, NUL-terminated (`update_forces`, `rebuild_fields`, ...,
   // `sort_units`).
@@ -350,9 +350,11 @@ const char *horde_status_name(HordeStatus status);
 //
 // `*out_len` (when `out_len` is not NULL) receives the message's length in bytes, NUL not
 // included: a buffer of `*out_len + 1` bytes holds it whole. When `capacity` is smaller than
-// that, the first `capacity - 1` bytes are copied (cut at a character boundary), terminated
-// by a NUL, and the call returns `HORDE_ERROR_BUFFER_TOO_SMALL`. `buffer` may be NULL only
-// when `capacity` is 0 (to ask for the length).
+// that, the first bytes that fit in `capacity - 1` are copied (cut at a UTF-8 character
+// boundary), terminated by a NUL, and the call returns `HORDE_ERROR_BUFFER_TOO_SMALL`.
+// `capacity` 0 writes nothing but `*out_len` and returns `HORDE_ERROR_BUFFER_TOO_SMALL`;
+// `buffer` may be NULL only then (`horde_last_error(NULL, 0, &len)` asks for the length).
+// A NULL `buffer` with a `capacity` returns `HORDE_ERROR_NULL_POINTER`.
 //
 // # Safety
 // `buffer` points to `capacity` writable bytes (or is NULL with `capacity` 0); `out_len` is

@@ -11,10 +11,10 @@
 //! - Only plain `#[repr(C)]` data crosses the boundary; a simulation is an opaque
 //!   [`HordeSim`] handle.
 //! - Every function but [`horde_abi_version`] and [`horde_status_name`] returns a
-//!   [`HordeStatus`]: [`HORDE_OK`](status::HORDE_OK) or an error code; after an error,
+//!   [`HordeStatus`]: [`HORDE_OK`] or an error code; after an error,
 //!   [`horde_last_error`] copies the message into a caller's buffer.
 //! - No panic crosses the boundary: a panic inside horde is caught and returned as
-//!   [`HORDE_ERROR_PANIC`](status::HORDE_ERROR_PANIC) (and poisons the simulation).
+//!   [`HORDE_ERROR_PANIC`] (and poisons the simulation).
 //! - A call that fails changes nothing, except where its documentation says otherwise.
 //!
 //! This crate is the one place in the workspace where `unsafe` is allowed, for the
@@ -44,12 +44,12 @@ use horde::{
 use guard::{Failure, guarded, with_last_error, with_sim, with_sim_even_poisoned};
 use status::*;
 
-/// The status every call returns: [`HORDE_OK`](status::HORDE_OK) (0) or one of the
+/// The status every call returns: `HORDE_OK` (0) or one of the
 /// `HORDE_ERROR_*` codes.
 pub type HordeStatus = i32;
 
 /// The version of this ABI: raised whenever a function, a struct or a constant of
-/// `horde.h` changes incompatibly. Compare it with [`horde_abi_version`] at start-up.
+/// `horde.h` changes incompatibly. Compare it with `horde_abi_version` at start-up.
 pub const HORDE_ABI_VERSION: u32 = 1;
 
 /// Terrain byte: open ground; everything passes.
@@ -142,7 +142,7 @@ impl HordeSim {
     }
 }
 
-/// Every setting of a simulation. Get the defaults with [`horde_config_default`] and change
+/// Every setting of a simulation. Get the defaults with `horde_config_default` and change
 /// what you need; every value is checked when a simulation is created
 /// (`HORDE_ERROR_INVALID_ARGUMENT` names the first bad one).
 #[repr(C)]
@@ -244,7 +244,7 @@ impl HordeConfig {
         }
     }
 
-    /// The [`SimConfig`] this describes, every value checked.
+    /// The `SimConfig` this describes, every value checked.
     fn to_sim_config(self) -> Result<SimConfig, Failure> {
         let navigation = match self.navigation {
             HORDE_NAVIGATION_FLAT => Navigation::Flat,
@@ -308,7 +308,7 @@ pub struct HordeCell {
     pub y: u32,
 }
 
-/// One unit to spawn. Get the defaults with [`horde_unit_spec_default`], then set at least
+/// One unit to spawn. Get the defaults with `horde_unit_spec_default`, then set at least
 /// the position and the group.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -350,7 +350,7 @@ impl HordeUnitSpec {
     }
 }
 
-/// A force field to add. Get the defaults with [`horde_force_field_default`] (an explosion of
+/// A force field to add. Get the defaults with `horde_force_field_default` (an explosion of
 /// one frame), then set the kind, centre, radius and strength.
 ///
 /// For a unit at distance `d < radius` from the centre the force is
@@ -414,7 +414,7 @@ impl HordeForceField {
     }
 }
 
-/// One unit as [`horde_read_units`] copies it.
+/// One unit as `horde_read_units` copies it.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Default)]
 pub struct HordeUnit {
@@ -450,7 +450,7 @@ pub struct HordeUnit {
     pub radius: f32,
 }
 
-/// One stage's wall time in the last frame ([`horde_stage_times`]).
+/// One stage's wall time in the last frame (`horde_stage_times`).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct HordeStageTime {
@@ -662,9 +662,11 @@ pub extern "C" fn horde_status_name(status: HordeStatus) -> *const c_char {
 ///
 /// `*out_len` (when `out_len` is not NULL) receives the message's length in bytes, NUL not
 /// included: a buffer of `*out_len + 1` bytes holds it whole. When `capacity` is smaller than
-/// that, the first `capacity - 1` bytes are copied (cut at a character boundary), terminated
-/// by a NUL, and the call returns `HORDE_ERROR_BUFFER_TOO_SMALL`. `buffer` may be NULL only
-/// when `capacity` is 0 (to ask for the length).
+/// that, the first bytes that fit in `capacity - 1` are copied (cut at a UTF-8 character
+/// boundary), terminated by a NUL, and the call returns `HORDE_ERROR_BUFFER_TOO_SMALL`.
+/// `capacity` 0 writes nothing but `*out_len` and returns `HORDE_ERROR_BUFFER_TOO_SMALL`;
+/// `buffer` may be NULL only then (`horde_last_error(NULL, 0, &len)` asks for the length).
+/// A NULL `buffer` with a `capacity` returns `HORDE_ERROR_NULL_POINTER`.
 ///
 /// # Safety
 /// `buffer` points to `capacity` writable bytes (or is NULL with `capacity` 0); `out_len` is
@@ -685,11 +687,7 @@ pub unsafe extern "C" fn horde_last_error(
                 unsafe { out_len.write(message.len()) };
             }
             if capacity == 0 {
-                return if message.is_empty() && buffer.is_null() {
-                    HORDE_OK
-                } else {
-                    HORDE_ERROR_BUFFER_TOO_SMALL
-                };
+                return HORDE_ERROR_BUFFER_TOO_SMALL;
             }
             if buffer.is_null() {
                 return HORDE_ERROR_NULL_POINTER;

@@ -219,9 +219,12 @@ fn last_error_is_empty_after_success_and_copied_whole_or_cut() {
     let cut = unsafe { CStr::from_ptr(small.as_ptr()) }.to_str().unwrap();
     assert_eq!(cut, &full[..5]);
     assert_eq!(last_error(), full);
-    // A success clears it.
+    // A success clears it; capacity 0 still only tells the length.
     assert_eq!(step(sim), HORDE_OK);
     assert_eq!(last_error(), "");
+    // SAFETY: NULL buffer with capacity 0; `len` is a local.
+    let status = unsafe { horde_last_error(null_mut(), 0, &mut len) };
+    assert_eq!((status, len), (HORDE_ERROR_BUFFER_TOO_SMALL, 0));
     free(sim);
 }
 
