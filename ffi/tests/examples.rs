@@ -4,6 +4,7 @@
 //! hash against the one the Rust `Simulation` computes here for the same commands. The C#
 //! example (`examples/csharp/EngineLoop.cs`) is compiled with `mcs` and run with `mono` over
 //! the shared library when both are installed (Debian: `mono-devel`), else it says SKIP.
+//! The engine loop of `docs/ffi.md` is compiled and run as it stands on the page.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -229,5 +230,59 @@ fn c_example_matches_the_rust_simulation() {
     assert!(
         line.contains(&expected),
         "the C# example prints the hash: {line}"
+    );
+}
+
+/// The C block of `docs/ffi.md`'s section "An engine loop".
+fn docs_engine_loop(page: &str) -> String {
+    let section = page
+        .split("\n## An engine loop\n")
+        .nth(1)
+        .expect("docs/ffi.md has the section \"An engine loop\"");
+    let code = section
+        .split("```c\n")
+        .nth(1)
+        .and_then(|rest| rest.split("\n```").next())
+        .expect("the section holds a ```c block");
+    format!("{code}\n")
+}
+
+#[test]
+fn the_engine_loop_in_the_docs_compiles_and_runs() {
+    let libs = library_dir();
+    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("docs_example");
+    std::fs::create_dir_all(&out).unwrap();
+    // The page is the repository's, outside the crate: a crate unpacked from its package
+    // has no docs/ to check.
+    let Ok(page) = std::fs::read_to_string(crate_dir().join("../docs/ffi.md")) else {
+        println!("SKIP: the engine loop of docs/ffi.md: not in a horde repository");
+        return;
+    };
+    let source = out.join("engine_loop_docs.c");
+    std::fs::write(&source, docs_engine_loop(&page)).unwrap();
+    let exe = out.join("engine_loop_docs");
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_owned());
+    let mut build = Command::new(cc);
+    build
+        .args([
+            "-std=c11",
+            "-O2",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-pedantic",
+            "-I",
+        ])
+        .arg(crate_dir().join("include"))
+        .arg(&source)
+        .arg(libs.join("libhorde_ffi.a"))
+        .args(["-lpthread", "-ldl", "-lm", "-o"])
+        .arg(&exe);
+    run(build, "compiling the engine loop of docs/ffi.md");
+    let line = run(Command::new(&exe), "the engine loop of docs/ffi.md");
+    println!("{}", line.trim());
+    assert!(
+        line.starts_with("engine loop: 990 units after 240 frames, state hash "),
+        "{line}"
     );
 }
