@@ -27,6 +27,7 @@ pub mod status;
 mod tests;
 
 use std::ffi::c_char;
+use std::mem::MaybeUninit;
 use std::time::Duration;
 
 use horde::components::{ExternalForce, Position, Quarantined, Stun, Velocity};
@@ -546,12 +547,17 @@ unsafe fn in_slice<'a, T>(ptr: *const T, len: usize, name: &str) -> Result<&'a [
     Ok(unsafe { std::slice::from_raw_parts(ptr, len) })
 }
 
-/// The `len` elements at `ptr` as a mutable slice; NULL is allowed only for `len == 0`.
+/// The `len` elements at `ptr` as a slice of slots to write; NULL is allowed only for
+/// `len == 0`. The slots are `MaybeUninit`: the caller's buffer need not be initialised.
 ///
 /// # Safety
 /// A non-NULL `ptr` points to `len` `T`s the caller lets us overwrite, used by nothing else
 /// during the call.
-unsafe fn out_slice<'a, T>(ptr: *mut T, len: usize, name: &str) -> Result<&'a mut [T], Failure> {
+unsafe fn out_slice<'a, T>(
+    ptr: *mut T,
+    len: usize,
+    name: &str,
+) -> Result<&'a mut [MaybeUninit<T>], Failure> {
     if len == 0 {
         return Ok(&mut []);
     }
@@ -566,9 +572,16 @@ unsafe fn out_slice<'a, T>(ptr: *mut T, len: usize, name: &str) -> Result<&'a mu
     }
     // SAFETY: `ptr` is not NULL, aligned, and the byte length fits `isize` (checked above);
     // the caller promises `len` writable elements there that nothing else touches during the
-    // call. Every `T` used here is plain data for which any bit pattern the caller left is
-    // overwritten before it is read.
-    Ok(unsafe { std::slice::from_raw_parts_mut(ptr, len) })
+    // call. They are seen as `MaybeUninit<T>` (same layout), so whatever the caller left
+    // there is never read, only overwritten.
+    Ok(unsafe { std::slice::from_raw_parts_mut(ptr.cast::<MaybeUninit<T>>(), len) })
+}
+
+/// Writes `from` into the slots `to` (of the same length).
+fn fill<T: Copy>(to: &mut [MaybeUninit<T>], from: &[T]) {
+    for (slot, value) in to.iter_mut().zip(from) {
+        slot.write(*value);
+    }
 }
 
 fn goal_of(cells: &[HordeCell], what: &str) -> Result<GoalSet, Failure> {
@@ -724,7 +737,8 @@ pub unsafe extern "C" fn horde_last_error(
 pub unsafe extern "C" fn horde_config_default(out: *mut HordeConfig) -> HordeStatus {
     guarded(|| {
         let config = HordeConfig::from_sim_config(&SimConfig::default());
-        // SAFETY: forwarded from this function's contract.
+        // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
+        // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
         unsafe { write_out(out, "out", config) }
     })
 }
@@ -749,7 +763,8 @@ pub unsafe extern "C" fn horde_unit_spec_default(out: *mut HordeUnitSpec) -> Hor
             layer: s.layer as u8,
             controllable: u8::from(s.controllable),
         };
-        // SAFETY: forwarded from this function's contract.
+        // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
+        // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
         unsafe { write_out(out, "out", spec) }
     })
 }
@@ -777,7 +792,8 @@ pub unsafe extern "C" fn horde_force_field_default(out: *mut HordeForceField) ->
             clockwise: 1,
             affects_controllable: 1,
         };
-        // SAFETY: forwarded from this function's contract.
+        // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
+        // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
         unsafe { write_out(out, "out", field) }
     })
 }
@@ -806,7 +822,8 @@ pub unsafe extern "C" fn horde_sim_create(
     config: *const HordeConfig,
     out_sim: *mut *mut HordeSim,
 ) -> HordeStatus {
-    // SAFETY: forwarded from this function's contract.
+    // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
+    // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
     unsafe { clear_out(out_sim) };
     guarded(|| {
         out_ptr(out_sim, "out_sim")?;
@@ -820,7 +837,8 @@ pub unsafe extern "C" fn horde_sim_create(
                 grid.len()
             )));
         }
-        // SAFETY: forwarded from this function's contract.
+        // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
+        // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
         let bytes = unsafe { in_slice(terrain, terrain_len, "terrain")? };
         let cells = bytes
             .iter()
@@ -835,11 +853,13 @@ pub unsafe extern "C" fn horde_sim_create(
                 })
             })
             .collect::<Result<Vec<Terrain>, Failure>>()?;
-        // SAFETY: forwarded from this function's contract.
+        // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
+        // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
         let config = unsafe { config_of(config)? };
         let map = Map::from_terrain(grid, cells, horde::fields::CostTable::default())?;
         let sim = Simulation::new(map, config)?;
-        // SAFETY: forwarded from this function's contract.
+        // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
+        // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
         unsafe { hand_out(sim, out_sim) }
     })
 }
@@ -863,20 +883,24 @@ pub unsafe extern "C" fn horde_sim_create_movingai(
     config: *const HordeConfig,
     out_sim: *mut *mut HordeSim,
 ) -> HordeStatus {
-    // SAFETY: forwarded from this function's contract.
+    // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
+    // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
     unsafe { clear_out(out_sim) };
     guarded(|| {
         out_ptr(out_sim, "out_sim")?;
         if text.is_null() {
             return Err(Failure::null("text"));
         }
-        // SAFETY: forwarded from this function's contract.
+        // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
+        // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
         let bytes = unsafe { in_slice(text.cast::<u8>(), text_len, "text")? };
-        // SAFETY: forwarded from this function's contract.
+        // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
+        // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
         let config = unsafe { config_of(config)? };
         let map = MapFormat::MovingAi.parse_bytes(bytes, "map text")?;
         let sim = Simulation::new(map, config)?;
-        // SAFETY: forwarded from this function's contract.
+        // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
+        // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
         unsafe { hand_out(sim, out_sim) }
     })
 }
@@ -898,17 +922,20 @@ pub unsafe extern "C" fn horde_sim_create_from_snapshot(
     threads: u32,
     out_sim: *mut *mut HordeSim,
 ) -> HordeStatus {
-    // SAFETY: forwarded from this function's contract.
+    // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
+    // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
     unsafe { clear_out(out_sim) };
     guarded(|| {
         out_ptr(out_sim, "out_sim")?;
         if bytes.is_null() {
             return Err(Failure::null("bytes"));
         }
-        // SAFETY: forwarded from this function's contract.
+        // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
+        // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
         let bytes = unsafe { in_slice(bytes, len, "bytes")? };
         let sim = restore(bytes, threads as usize)?;
-        // SAFETY: forwarded from this function's contract.
+        // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
+        // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
         unsafe { hand_out(sim, out_sim) }
     })
 }
@@ -980,7 +1007,8 @@ pub unsafe extern "C" fn horde_add_group(
     goal_count: usize,
     out_group: *mut u16,
 ) -> HordeStatus {
-    // SAFETY: forwarded from this function's contract.
+    // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
+    // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
     unsafe {
         with_sim(sim, |h| {
             out_ptr(out_group, "out_group")?;
@@ -1004,7 +1032,8 @@ pub unsafe extern "C" fn horde_set_group_goal(
     goals: *const HordeCell,
     goal_count: usize,
 ) -> HordeStatus {
-    // SAFETY: forwarded from this function's contract.
+    // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
+    // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
     unsafe {
         with_sim(sim, |h| {
             let cells = in_slice(goals, goal_count, "goals")?;
@@ -1055,7 +1084,8 @@ pub unsafe extern "C" fn horde_spawn(
         // SAFETY: not NULL, aligned; the caller promises a writable `size_t`.
         unsafe { out_spawned.write(0) };
     }
-    // SAFETY: forwarded from this function's contract.
+    // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
+    // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
     unsafe {
         with_sim(sim, |h| {
             let specs = in_slice(specs, count, "specs")?;
@@ -1088,7 +1118,7 @@ pub unsafe extern "C" fn horde_spawn(
                     .spawn(spec)
                     .map_err(|e| Failure::from(e).context(&format!("specs[{i}]")))?;
                 if let Some(ids) = ids.as_deref_mut() {
-                    ids[i] = unit_id(sim.world(), entity);
+                    ids[i].write(unit_id(sim.world(), entity));
                 }
                 if !out_spawned.is_null() {
                     write_out(out_spawned, "out_spawned", i + 1)?;
@@ -1117,7 +1147,8 @@ pub unsafe extern "C" fn horde_despawn(
     ids: *const u32,
     count: usize,
 ) -> HordeStatus {
-    // SAFETY: forwarded from this function's contract.
+    // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
+    // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
     unsafe {
         with_sim(sim, |h| {
             let ids = in_slice(ids, count, "ids")?;
@@ -1175,7 +1206,8 @@ pub unsafe extern "C" fn horde_add_force(
     field: *const HordeForceField,
     out_id: *mut u64,
 ) -> HordeStatus {
-    // SAFETY: forwarded from this function's contract.
+    // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
+    // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
     unsafe {
         with_sim(sim, |h| {
             let field = in_slice(field, 1, "field")?[0].to_field()?;
@@ -1204,7 +1236,8 @@ pub unsafe extern "C" fn horde_set_terrain(
     y: u32,
     terrain: u8,
 ) -> HordeStatus {
-    // SAFETY: forwarded from this function's contract.
+    // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
+    // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
     unsafe { horde_set_terrain_rect(sim, x, y, 1, 1, terrain) }
 }
 
@@ -1225,7 +1258,8 @@ pub unsafe extern "C" fn horde_set_terrain_rect(
     height: u32,
     terrain: u8,
 ) -> HordeStatus {
-    // SAFETY: forwarded from this function's contract.
+    // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
+    // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
     unsafe {
         with_sim(sim, |h| {
             let terrain = terrain_of(terrain)?;
@@ -1269,7 +1303,8 @@ pub unsafe extern "C" fn horde_set_terrain_rect(
 /// `sim` is a live handle.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn horde_step(sim: *mut HordeSim, dt: f32) -> HordeStatus {
-    // SAFETY: forwarded from this function's contract.
+    // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
+    // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
     unsafe {
         with_sim(sim, |h| {
             #[cfg(test)]
@@ -1295,7 +1330,8 @@ pub unsafe extern "C" fn horde_unit_count(
     sim: *mut HordeSim,
     out_count: *mut usize,
 ) -> HordeStatus {
-    // SAFETY: forwarded from this function's contract.
+    // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
+    // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
     unsafe {
         with_sim(sim, |h| {
             write_out(out_count, "out_count", h.sim.unit_count())
@@ -1380,7 +1416,8 @@ pub unsafe extern "C" fn horde_read_units(
     capacity: usize,
     out_count: *mut usize,
 ) -> HordeStatus {
-    // SAFETY: forwarded from this function's contract.
+    // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
+    // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
     unsafe {
         with_sim(sim, |h| {
             let needed = h.sim.unit_count();
@@ -1390,7 +1427,7 @@ pub unsafe extern "C" fn horde_read_units(
             }
             let out = out_slice(out, needed, "out")?;
             gather_units(h);
-            out.copy_from_slice(&h.scratch);
+            fill(out, &h.scratch);
             Ok(())
         })
     }
@@ -1418,7 +1455,8 @@ pub unsafe extern "C" fn horde_read_positions(
     capacity: usize,
     out_count: *mut usize,
 ) -> HordeStatus {
-    // SAFETY: forwarded from this function's contract.
+    // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
+    // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
     unsafe {
         with_sim(sim, |h| {
             let needed = h.sim.unit_count();
@@ -1432,8 +1470,8 @@ pub unsafe extern "C" fn horde_read_positions(
             let out = out_slice(out_xy, floats, "out_xy")?;
             gather_units(h);
             for (pair, unit) in out.chunks_exact_mut(2).zip(&h.scratch) {
-                pair[0] = unit.x;
-                pair[1] = unit.y;
+                pair[0].write(unit.x);
+                pair[1].write(unit.y);
             }
             Ok(())
         })
@@ -1446,7 +1484,8 @@ pub unsafe extern "C" fn horde_read_positions(
 /// `sim` is a live handle; `out_frame` points to a writable `uint64_t`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn horde_frame(sim: *mut HordeSim, out_frame: *mut u64) -> HordeStatus {
-    // SAFETY: forwarded from this function's contract.
+    // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
+    // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
     unsafe { with_sim(sim, |h| write_out(out_frame, "out_frame", h.sim.frame())) }
 }
 
@@ -1460,7 +1499,8 @@ pub unsafe extern "C" fn horde_map_size(
     out_width: *mut u32,
     out_height: *mut u32,
 ) -> HordeStatus {
-    // SAFETY: forwarded from this function's contract.
+    // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
+    // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
     unsafe {
         with_sim(sim, |h| {
             out_ptr(out_width, "out_width")?;
@@ -1483,7 +1523,8 @@ pub unsafe extern "C" fn horde_terrain_at(
     y: u32,
     out_terrain: *mut u8,
 ) -> HordeStatus {
-    // SAFETY: forwarded from this function's contract.
+    // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
+    // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
     unsafe {
         with_sim(sim, |h| {
             out_ptr(out_terrain, "out_terrain")?;
@@ -1516,7 +1557,8 @@ pub unsafe extern "C" fn horde_terrain_at(
 /// `sim` is a live handle; `out_hash` points to a writable `uint64_t`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn horde_state_hash(sim: *mut HordeSim, out_hash: *mut u64) -> HordeStatus {
-    // SAFETY: forwarded from this function's contract.
+    // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
+    // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
     unsafe { with_sim(sim, |h| write_out(out_hash, "out_hash", h.sim.state_hash())) }
 }
 
@@ -1539,7 +1581,8 @@ pub unsafe extern "C" fn horde_stage_times(
     out_count: *mut usize,
     out_total_seconds: *mut f64,
 ) -> HordeStatus {
-    // SAFETY: forwarded from this function's contract.
+    // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
+    // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
     unsafe {
         with_sim(sim, |h| {
             out_ptr(out_count, "out_count")?;
@@ -1554,10 +1597,10 @@ pub unsafe extern "C" fn horde_stage_times(
             }
             let out = out_slice(out, stages.len(), "out")?;
             for (slot, stage) in out.iter_mut().zip(stages) {
-                *slot = HordeStageTime {
+                slot.write(HordeStageTime {
                     name: stage_name(&stage.name),
                     seconds: stage.duration.as_secs_f64(),
-                };
+                });
             }
             if !out_total_seconds.is_null() {
                 let total = report.map_or(Duration::ZERO, |r| r.total());
@@ -1602,7 +1645,8 @@ pub unsafe extern "C" fn horde_snapshot_size(
     sim: *mut HordeSim,
     out_size: *mut usize,
 ) -> HordeStatus {
-    // SAFETY: forwarded from this function's contract.
+    // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
+    // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
     unsafe {
         with_sim(sim, |h| {
             out_ptr(out_size, "out_size")?;
@@ -1629,7 +1673,8 @@ pub unsafe extern "C" fn horde_snapshot_write(
     capacity: usize,
     out_len: *mut usize,
 ) -> HordeStatus {
-    // SAFETY: forwarded from this function's contract.
+    // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
+    // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
     unsafe {
         with_sim(sim, |h| {
             out_ptr(out_len, "out_len")?;
@@ -1638,7 +1683,7 @@ pub unsafe extern "C" fn horde_snapshot_write(
             if capacity < bytes.len() {
                 return Err(too_small("buffer", capacity, bytes.len(), "bytes"));
             }
-            out_slice(buffer, bytes.len(), "buffer")?.copy_from_slice(bytes);
+            fill(out_slice(buffer, bytes.len(), "buffer")?, bytes);
             Ok(())
         })
     }
@@ -1658,7 +1703,8 @@ pub unsafe extern "C" fn horde_snapshot_restore(
     bytes: *const u8,
     len: usize,
 ) -> HordeStatus {
-    // SAFETY: forwarded from this function's contract.
+    // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
+    // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
     unsafe {
         with_sim_even_poisoned(sim, |h| {
             if bytes.is_null() {
