@@ -1274,12 +1274,14 @@ pub unsafe extern "C" fn horde_set_terrain_rect(
                 start.checked_add(len).is_some_and(|end| end <= side)
             };
             if !fits(x, width, map_w) || !fits(y, height, map_h) {
+                let what = if (width, height) == (1, 1) {
+                    format!("cell ({x}, {y}) lies outside")
+                } else {
+                    format!("the {width}x{height} rectangle at cell ({x}, {y}) does not lie inside")
+                };
                 return Err(Failure::new(
                     HORDE_ERROR_OUTSIDE_MAP,
-                    format!(
-                        "the {width}x{height} rectangle at cell ({x}, {y}) does not lie inside \
-                         the {map_w}x{map_h} map"
-                    ),
+                    format!("{what} the {map_w}x{map_h} map"),
                 ));
             }
             let sim = h.changing();

@@ -741,7 +741,7 @@ fn force_fields_and_terrain_edits_refuse_bad_values() {
         expect_error(
             horde_set_terrain(sim, 16, 0, 1),
             HORDE_ERROR_OUTSIDE_MAP,
-            "(16, 0)",
+            "cell (16, 0) lies outside the 16x12 map",
         );
         expect_error(
             horde_set_terrain(sim, 0, 0, 9),
