@@ -19,31 +19,35 @@
 // `horde.h` changes incompatibly. Compare it with `horde_abi_version` at start-up.
 #define HORDE_ABI_VERSION 1
 
-// Terrain byte: open ground; everything passes.
+// Terrain byte: open ground; every layer passes.
 #define HORDE_TERRAIN_EMPTY 0
 
-// Terrain byte: brick wall; blocks units (it can be destroyed with `horde_set_terrain`).
+// Terrain byte: brick wall; a wall for ground and hover units, air units fly over it
+// (destroy it with `horde_set_terrain`).
 #define HORDE_TERRAIN_BRICK_WALL 1
 
-// Terrain byte: steel plate; blocks units.
+// Terrain byte: steel plate; a wall for ground and hover units, air units fly over it.
 #define HORDE_TERRAIN_STEEL_PLATE 2
 
-// Terrain byte: forest; passable, rough (slower paths) for ground units.
+// Terrain byte: forest; rough for ground and hover units (cost 3: paths go round it when
+// that is cheaper), open for air.
 #define HORDE_TERRAIN_FOREST 3
 
-// Terrain byte: water; blocks ground units, hover and air units cross it.
+// Terrain byte: water; a wall for ground units, open for hover and air units.
 #define HORDE_TERRAIN_WATER 4
 
-// Terrain byte: snow; open but slippery (less drag on knock-back).
+// Terrain byte: snow; open for every layer, slippery (less drag on knock-back).
 #define HORDE_TERRAIN_SNOW 5
 
-// Terrain byte: the players' lair; blocks units.
+// Terrain byte: the players' lair; a wall for ground and hover units, open for air.
 #define HORDE_TERRAIN_LAIR 6
 
-// Terrain byte: swamp (Moving AI `S`); passable, rough.
+// Terrain byte: swamp (Moving AI `S`); rough for ground and hover units (cost 2), open
+// for air.
 #define HORDE_TERRAIN_SWAMP 7
 
-// Terrain byte: blocked (Moving AI `@`, `O`, `T`); blocks everything but air units.
+// Terrain byte: blocked (Moving AI `@`, `O`, `T`); a wall for ground and hover units, open
+// for air.
 #define HORDE_TERRAIN_BLOCKED 8
 
 // Layer byte: ground units (the default).

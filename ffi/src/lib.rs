@@ -53,23 +53,27 @@ pub type HordeStatus = i32;
 /// `horde.h` changes incompatibly. Compare it with `horde_abi_version` at start-up.
 pub const HORDE_ABI_VERSION: u32 = 1;
 
-/// Terrain byte: open ground; everything passes.
+/// Terrain byte: open ground; every layer passes.
 pub const HORDE_TERRAIN_EMPTY: u8 = 0;
-/// Terrain byte: brick wall; blocks units (it can be destroyed with `horde_set_terrain`).
+/// Terrain byte: brick wall; a wall for ground and hover units, air units fly over it
+/// (destroy it with `horde_set_terrain`).
 pub const HORDE_TERRAIN_BRICK_WALL: u8 = 1;
-/// Terrain byte: steel plate; blocks units.
+/// Terrain byte: steel plate; a wall for ground and hover units, air units fly over it.
 pub const HORDE_TERRAIN_STEEL_PLATE: u8 = 2;
-/// Terrain byte: forest; passable, rough (slower paths) for ground units.
+/// Terrain byte: forest; rough for ground and hover units (cost 3: paths go round it when
+/// that is cheaper), open for air.
 pub const HORDE_TERRAIN_FOREST: u8 = 3;
-/// Terrain byte: water; blocks ground units, hover and air units cross it.
+/// Terrain byte: water; a wall for ground units, open for hover and air units.
 pub const HORDE_TERRAIN_WATER: u8 = 4;
-/// Terrain byte: snow; open but slippery (less drag on knock-back).
+/// Terrain byte: snow; open for every layer, slippery (less drag on knock-back).
 pub const HORDE_TERRAIN_SNOW: u8 = 5;
-/// Terrain byte: the players' lair; blocks units.
+/// Terrain byte: the players' lair; a wall for ground and hover units, open for air.
 pub const HORDE_TERRAIN_LAIR: u8 = 6;
-/// Terrain byte: swamp (Moving AI `S`); passable, rough.
+/// Terrain byte: swamp (Moving AI `S`); rough for ground and hover units (cost 2), open
+/// for air.
 pub const HORDE_TERRAIN_SWAMP: u8 = 7;
-/// Terrain byte: blocked (Moving AI `@`, `O`, `T`); blocks everything but air units.
+/// Terrain byte: blocked (Moving AI `@`, `O`, `T`); a wall for ground and hover units, open
+/// for air.
 pub const HORDE_TERRAIN_BLOCKED: u8 = 8;
 
 /// Layer byte: ground units (the default).
