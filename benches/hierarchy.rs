@@ -27,7 +27,7 @@ use glam::Vec2;
 use horde::fields::hierarchy::DEFAULT_SECTOR_SIZE;
 use horde::{
     Cell, GoalSet, Grid, Layer, Map, SimConfig, Simulation, UnitSpec,
-    components::CellMemo,
+    fields::CellMemo,
     fields::{
         CoarseRoute, FieldCache, FieldKey, FlowConfig, FlowField, HierarchicalField,
         IntegrationField, PortalGraph, UNREACHABLE, WALL,

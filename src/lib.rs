@@ -51,8 +51,8 @@ pub mod prelude {
 /// What a unit is made of: the hecs components [`Horde::spawn`] adds, and their limits.
 pub mod components {
     pub use horde_core::{
-        Agent, CellMemo, ExternalForce, MAX_RADIUS, MAX_SPEED, Mass, Position, Quarantined,
-        Steering, Stun, UnitId, Velocity,
+        Agent, ExternalForce, MAX_RADIUS, MAX_SPEED, Mass, Position, Quarantined, Steering, Stun,
+        UnitId, Velocity,
     };
 }
 
@@ -63,11 +63,11 @@ pub mod fields {
     pub use horde_core::hierarchy;
     pub use horde_core::reference;
     pub use horde_core::{
-        Clearance, CoarseRoute, CostField, CostFieldError, CostTable, DIAG_STEP, Direction,
-        FieldCache, FieldId, FieldKey, FillWay, FlowConfig, FlowField, GoalFill, HierarchicalField,
-        HierarchyError, HierarchyStats, IntegrationField, LINE_OF_SIGHT, NO_DIRECTION, NavField,
-        OPEN, ORTHO_STEP, PortalGraph, Regions, SectorCache, SectorGrid, SpatialGrid,
-        SpatialGridError, TerrainProps, UNREACHABLE, WALL, ZeroCost, cell_share,
+        CellMemo, Clearance, CoarseRoute, CostField, CostFieldError, CostTable, DIAG_STEP,
+        Direction, FieldCache, FieldId, FieldKey, FillWay, FlowConfig, FlowField, GoalFill,
+        HierarchicalField, HierarchyError, HierarchyStats, IntegrationField, LINE_OF_SIGHT,
+        NO_DIRECTION, NavField, OPEN, ORTHO_STEP, PortalGraph, Regions, SectorCache, SectorGrid,
+        SpatialGrid, SpatialGridError, TerrainProps, UNREACHABLE, WALL, ZeroCost, cell_share,
         fill_direction_rows, segment_is_clear,
     };
     pub use horde_systems::{ParallelIntegration, Workers};

@@ -165,12 +165,13 @@ fn a_crowd_spawned_in_random_order_is_stored_in_map_order_after_one_frame() {
     }
 }
 
-/// Each unit remembers the flow byte and clearance of its cell between frames (`CellMemo`): a cache that
-/// must never change a result. The same run with every memo wiped before every frame must
-/// give the same state hash on every frame, through everything that changes fields: goal
-/// changes (a new field and a field taking a new goal in place), a goal that moves every
-/// frame (fields built only as far as their followers need, then completed), and walls
-/// placed and removed where units walk (fields repaired).
+/// Each unit remembers the flow byte and clearance of its cell between frames (the stages'
+/// per-unit `CellMemo`): a cache that must never change a result. The same run with every
+/// memo wiped before every frame (by a snapshot round trip: a restored unit remembers
+/// nothing) must give the same state hash on every frame, through everything that changes
+/// fields: goal changes (a new field and a field taking a new goal in place), a goal that
+/// moves every frame (fields built only as far as their followers need, then completed), and
+/// walls placed and removed where units walk (fields repaired).
 #[test]
 fn cell_memos_never_change_results() {
     for navigation in [Navigation::Flat, Navigation::Hierarchical] {
@@ -252,9 +253,9 @@ fn memos_never_change_results(navigation: Navigation) {
                 _ => {}
             }
             if wipe {
-                for steering in world.query_mut::<&mut horde::components::Steering>() {
-                    steering.cell_memo = horde::components::CellMemo::default();
-                }
+                let snapshot = horde.snapshot(&world);
+                world = World::new();
+                horde = Horde::from_snapshot(&snapshot, 2, &mut world).unwrap();
             }
             horde.step(&mut world, 1.0 / 30.0).unwrap();
             hashes.push(horde.state_hash(&world));

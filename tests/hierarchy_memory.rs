@@ -7,7 +7,7 @@ use glam::Vec2;
 use horde::fields::hierarchy::DEFAULT_SECTOR_SIZE;
 use horde::{
     Cell, Layer,
-    components::CellMemo,
+    fields::CellMemo,
     fields::{HierarchicalField, PortalGraph, WALL},
     level::{LevelConfig, generate_level},
 };

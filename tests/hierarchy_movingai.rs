@@ -12,7 +12,7 @@ use common::{movingai_maps, spread};
 use horde::fields::hierarchy::DEFAULT_SECTOR_SIZE;
 use horde::{
     Cell,
-    components::CellMemo,
+    fields::CellMemo,
     fields::{CostField, Direction, HierarchicalField, PortalGraph},
     formats::uniform_cost_field,
 };

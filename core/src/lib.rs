@@ -6,6 +6,7 @@
 #![warn(missing_docs)]
 
 mod body;
+mod cell_memo;
 mod clearance;
 mod cost_field;
 mod direction;
@@ -40,6 +41,7 @@ pub use body::{
     escape_wall, escape_wall_where, limit_approach, move_body, push_out_of_walls, slide_velocity,
     sweep, wall_depth, without_part_into,
 };
+pub use cell_memo::CellMemo;
 pub use clearance::Clearance;
 pub use cost_field::{CostField, CostFieldError};
 pub use direction::{DIAG_STEP, Direction, ORTHO_STEP};
@@ -76,6 +78,6 @@ pub use steering::{
 };
 pub use terrain::{CostTable, Layer, OPEN, Terrain, TerrainProps, WALL, ZeroCost};
 pub use unit::{
-    Agent, CellMemo, ExternalForce, GroupId, MAX_RADIUS, MAX_SPEED, Mass, Position, Quarantined,
-    SpawnError, Steering, Stun, UnitId, UnitSpec, Velocity,
+    Agent, ExternalForce, GroupId, MAX_RADIUS, MAX_SPEED, Mass, Position, Quarantined, SpawnError,
+    Steering, Stun, UnitId, UnitSpec, Velocity,
 };

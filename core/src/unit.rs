@@ -55,10 +55,7 @@ pub struct Agent {
 }
 
 /// What steering remembers between frames.
-///
-/// Two `Steering`s are equal when their heading, side and arrival are: the cell memo is a
-/// cache, not state.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Steering {
     /// Smoothed unit heading (zero until the unit first moves).
     pub heading: Vec2,
@@ -74,8 +71,6 @@ pub struct Steering {
     /// The frame (the number the simulation's frame counter had once it ran) in which the
     /// unit first arrived since its group's goal was last set; `None` until it arrives.
     pub arrived_frame: Option<u64>,
-    /// What the unit read about its cell last time (see [`CellMemo`]).
-    pub cell_memo: CellMemo,
 }
 
 impl Default for Steering {
@@ -86,114 +81,8 @@ impl Default for Steering {
             arrived: false,
             settled: false,
             arrived_frame: None,
-            cell_memo: CellMemo::default(),
         }
     }
-}
-
-impl PartialEq for Steering {
-    fn eq(&self, other: &Self) -> bool {
-        (
-            self.heading,
-            self.avoid_side,
-            self.arrived,
-            self.settled,
-            self.arrived_frame,
-        ) == (
-            other.heading,
-            other.avoid_side,
-            other.arrived,
-            other.settled,
-            other.arrived_frame,
-        )
-    }
-}
-
-/// What a unit read about the cell it stands in, as of the last time: its flow field's byte
-/// (or, with hierarchical navigation, its sector field's byte and path distance) and the
-/// clearance, each with the content stamp of what it was read from
-/// ([`crate::NavField::stamp`], [`crate::HierarchicalField::sector_stamp`],
-/// [`crate::Clearance::stamp`]). A unit stays in one cell for many frames, so the stages
-/// read those per-cell arrays again only when the unit enters another cell or the array
-/// changes. Each group follows its own field, so where groups mix
-/// each flow read missed the cache (8 groups made the 100k frame 1.7x slower); on a big map
-/// every unit is far from the last, and every read missed.
-///
-/// A cache, not state: it is neither saved in snapshots nor part of the state hash, and a
-/// default memo (a restored unit's) matches nothing, so results never depend on it.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct CellMemo {
-    /// Row-major index of the cell.
-    cell: u32,
-    /// Stamp of the flow field or sector field the byte came from; 0 = nothing remembered.
-    /// No two fields share a stamp, so the slot holds whichever the unit read last.
-    flow_stamp: u32,
-    /// Stamp of the clearance the value came from; 0 = nothing remembered.
-    clearance_stamp: u32,
-    /// The sector field's path distance, with `flow` when a sector field gave it.
-    distance: u32,
-    flow: u8,
-    clearance: u8,
-}
-
-impl CellMemo {
-    /// The flow byte of cell index `cell` (row-major) in the field with stamp `stamp`:
-    /// the remembered one, or `read()` (then remembered).
-    #[inline]
-    pub fn flow(&mut self, cell: u32, stamp: u32, read: impl FnOnce() -> u8) -> u8 {
-        let memo = self.at(cell);
-        remember(&mut memo.flow_stamp, &mut memo.flow, stamp, read)
-    }
-
-    /// The direction byte and path distance of cell index `cell` in the sector field with
-    /// stamp `stamp`: the remembered ones, or `read()` (then remembered).
-    #[inline]
-    pub fn sector(&mut self, cell: u32, stamp: u32, read: impl FnOnce() -> (u8, u32)) -> (u8, u32) {
-        let memo = self.at(cell);
-        if stamp == 0 || memo.flow_stamp != stamp {
-            (memo.flow, memo.distance) = read();
-            memo.flow_stamp = stamp;
-        }
-        (memo.flow, memo.distance)
-    }
-
-    /// The clearance of cell index `cell` in the clearance with stamp `stamp`: the
-    /// remembered one, or `read()` (then remembered).
-    #[inline]
-    pub fn clearance(&mut self, cell: u32, stamp: u32, read: impl FnOnce() -> u8) -> u8 {
-        let memo = self.at(cell);
-        remember(&mut memo.clearance_stamp, &mut memo.clearance, stamp, read)
-    }
-
-    /// The remembered clearance of cell index `cell` in the clearance with stamp `stamp`,
-    /// if there is one (for a stage that only reads the memo).
-    #[must_use]
-    #[inline]
-    pub fn clearance_if_known(&self, cell: u32, stamp: u32) -> Option<u8> {
-        (stamp != 0 && self.cell == cell && self.clearance_stamp == stamp).then_some(self.clearance)
-    }
-
-    /// The memo for cell index `cell`: this one, or a blank one if it was for another cell.
-    fn at(&mut self, cell: u32) -> &mut Self {
-        if self.cell != cell {
-            *self = Self {
-                cell,
-                ..Self::default()
-            };
-        }
-        self
-    }
-}
-
-/// The value in `slot` if it was read from data with stamp `stamp` (per `remembered`),
-/// else `read()`, kept in `slot` with the stamp. Stamp 0 matches nothing.
-#[inline]
-fn remember(remembered: &mut u32, slot: &mut u8, stamp: u32, read: impl FnOnce() -> u8) -> u8 {
-    if stamp == 0 || *remembered != stamp {
-        *slot = read();
-        *remembered = stamp;
-    }
-    *slot
 }
 
 /// A unit taken out of the simulation because its state stopped being finite (a caller

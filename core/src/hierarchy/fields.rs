@@ -22,6 +22,7 @@ use std::collections::HashSet;
 use glam::Vec2;
 use parking_lot::Mutex;
 
+use crate::cell_memo::CellMemo;
 use crate::cost_field::CostField;
 use crate::direction::{DIAG_STEP, Direction, ORTHO_STEP};
 use crate::flow::NO_DIRECTION;
@@ -29,7 +30,6 @@ use crate::grid::{Cell, Grid};
 use crate::in_order;
 use crate::integration::UNREACHABLE;
 use crate::stamp::next_stamp;
-use crate::unit::CellMemo;
 
 use super::local::{LocalSearch, Seed};
 use super::{CoarseRoute, HierarchyError, PortalGraph, SectorBounds, SectorGrid};

@@ -4,13 +4,13 @@
 use proptest::prelude::*;
 
 use super::*;
+use crate::cell_memo::CellMemo;
 use crate::cost_field::CostField;
 use crate::direction::Direction;
 use crate::grid::{Cell, Grid};
 use crate::integration::UNREACHABLE;
 use crate::reference::dijkstra_binary_heap;
 use crate::terrain::WALL;
-use crate::unit::CellMemo;
 
 /// Width, height, sector size, costs.
 type Map = (u32, u32, u32, Vec<u8>);

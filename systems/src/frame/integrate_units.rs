@@ -15,6 +15,7 @@ use horde_core::{
 
 use crate::frame::{FrameData, UNIT_CHUNK, for_each_unit_chunk};
 use crate::job_graph::StageContext;
+use crate::unit::Memo;
 
 /// Integrates every unit's position.
 pub(crate) fn integrate_units(data: &FrameData, ctx: &StageContext<'_>) {
@@ -31,7 +32,7 @@ pub(crate) fn integrate_units(data: &FrameData, ctx: &StageContext<'_>) {
         (
             &Agent,
             &Stun,
-            &Steering,
+            &Memo,
             &mut Position,
             &mut Velocity,
             &mut ExternalForce,
@@ -41,12 +42,12 @@ pub(crate) fn integrate_units(data: &FrameData, ctx: &StageContext<'_>) {
         // Steering read most units' clearance this frame, at the same position: its memo
         // has it.
         let mut clear = [0u8; UNIT_CHUNK];
-        for (c, (agent, _, steering, pos, _, _)) in clear.iter_mut().zip(chunk.iter()) {
+        for (c, (agent, _, memo, pos, _, _)) in clear.iter_mut().zip(chunk.iter()) {
             if let Some(cell) = grid.cell_at(pos.0) {
                 let layer = &clearance[agent.layer as usize];
                 let index = grid.index(cell) as u32;
-                *c = steering
-                    .cell_memo
+                *c = memo
+                    .0
                     .clearance_if_known(index, layer.stamp())
                     .unwrap_or_else(|| layer.get(cell.x, cell.y));
             }

@@ -36,6 +36,7 @@ use crate::edit_log::EditLog;
 use crate::groups::Groups;
 use crate::hierarchy_nav::HierarchyNav;
 use crate::job_graph::{Access, GraphBuildError, JobGraph, StageContext};
+use crate::unit::Memo;
 use update_hierarchy::update_hierarchy;
 
 pub use crate::error::StageError;
@@ -253,7 +254,8 @@ pub(crate) fn build_graph() -> Result<JobGraph<FrameData>, GraphBuildError> {
                 .read::<HierarchyNav>()
                 .read::<GoalFills>()
                 .write::<Velocity>()
-                .write::<Steering>(),
+                .write::<Steering>()
+                .write::<Memo>(),
             &["rebuild_fields", "fill_goals", "update_hierarchy"],
             steer_units::steer_units,
         )
@@ -278,7 +280,7 @@ pub(crate) fn build_graph() -> Result<JobGraph<FrameData>, GraphBuildError> {
             Access::new()
                 .read::<Agent>()
                 .read::<Stun>()
-                .read::<Steering>()
+                .read::<Memo>()
                 .read::<Neighbours>()
                 .read::<Map>()
                 .read::<Clearance>()

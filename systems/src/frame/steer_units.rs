@@ -10,9 +10,9 @@
 
 use glam::Vec2;
 use horde_core::{
-    Agent, Cell, Clearance, Fan, FillWay, GoalFill, Layer, Map, NavField, Position, Steering, Stun,
-    TurnLimit, UnitId, UnitSpec, Velocity, avoid_walls, blend_and_turn, separation_push,
-    unit_noise, without_part_into,
+    Agent, Cell, CellMemo, Clearance, Fan, FillWay, GoalFill, Layer, Map, NavField, Position,
+    Steering, Stun, TurnLimit, UnitId, UnitSpec, Velocity, avoid_walls, blend_and_turn,
+    separation_push, unit_noise, without_part_into,
 };
 
 use crate::config::Navigation;
@@ -21,6 +21,7 @@ use crate::frame::{
 };
 use crate::hierarchy_nav::HierarchyNav;
 use crate::job_graph::StageContext;
+use crate::unit::Memo;
 
 /// Steers every unit for this frame.
 pub(crate) fn steer_units(data: &FrameData, ctx: &StageContext<'_>) {
@@ -69,6 +70,7 @@ pub(crate) fn steer_units(data: &FrameData, ctx: &StageContext<'_>) {
             &Stun,
             &mut Velocity,
             &mut Steering,
+            &mut Memo,
         ),
         _,
     >(&data.world, ctx, data.config.batch_size, |chunk| {
@@ -77,12 +79,12 @@ pub(crate) fn steer_units(data: &FrameData, ctx: &StageContext<'_>) {
         // velocity garbage).
         let steers = |stun: &Stun, pos: &Position| stun.0 <= 0.0 && pos.0.is_finite();
         let mut fetched = [Fetched::default(); UNIT_CHUNK];
-        for (slot, (_, pos, agent, stun, _, steering)) in fetched.iter_mut().zip(chunk.iter_mut()) {
+        for (slot, (_, pos, agent, stun, _, _, memo)) in fetched.iter_mut().zip(chunk.iter_mut()) {
             if steers(stun, pos) {
-                *slot = frame.fetch(pos.0, agent, steering);
+                *slot = frame.fetch(pos.0, agent, &mut memo.0);
             }
         }
-        for (fetched, (id, pos, agent, stun, velocity, steering)) in
+        for (fetched, (id, pos, agent, stun, velocity, steering, _)) in
             fetched.iter().zip(chunk.iter_mut())
         {
             velocity.0 = if steers(stun, pos) {
@@ -202,12 +204,11 @@ impl<'a> Frame<'a> {
 
     /// Reads what steering a unit at `pos` needs from the per-cell arrays; its flat field's
     /// byte and its clearance only when its cell memo does not hold them.
-    fn fetch(&self, pos: Vec2, agent: &Agent, steering: &mut Steering) -> Fetched {
+    fn fetch(&self, pos: Vec2, agent: &Agent, memo: &mut CellMemo) -> Fetched {
         let grid = self.map.grid();
         let in_grid = grid.cell_at(pos);
         let cell = in_grid.unwrap_or_else(|| grid.clamped_cell_at(pos));
         let index = grid.index(cell) as u32;
-        let memo = &mut steering.cell_memo;
         // With hierarchical navigation the direction and distance come from the sector
         // fields (or the coarse route's waypoint); else from the flat field, whose distance
         // is read later and only near the goal.

@@ -29,7 +29,7 @@ use crate::groups::{Group, Groups};
 use crate::hierarchy_nav::HierarchyNav;
 use crate::job_graph::{FrameReport, JobGraph, WorkerPool};
 use crate::sort_units;
-use crate::unit::{Unit, UnitComponents, UnitRef};
+use crate::unit::{Memo, Unit, UnitComponents, UnitRef};
 
 /// Horde's stages, resources and worker pool, running on a world the caller owns.
 ///
@@ -415,14 +415,14 @@ impl Horde {
 
     /// Takes the units `found` out of the simulation (found non-finite by a frame, or
     /// breaking the rules before it): their [`Agent`] and [`Steering`] move into a
-    /// [`Quarantined`] component, so no stage sees them again.
+    /// [`Quarantined`] component, so no stage sees them again, and their cell memo goes.
     fn quarantine(&mut self, world: &mut World, mut found: Vec<Entity>) {
         if found.is_empty() {
             return;
         }
         found.sort_by_key(|&e| world.get::<&UnitId>(e).map_or(u32::MAX, |id| id.0));
         for entity in found {
-            let Ok((agent, steering)) = world.remove::<(Agent, Steering)>(entity) else {
+            let Ok((agent, steering, _)) = world.remove::<(Agent, Steering, Memo)>(entity) else {
                 continue;
             };
             let frame = self.data.clock.frame;

@@ -223,7 +223,6 @@ impl Horde {
                 arrived: u.arrived,
                 settled: u.settled,
                 arrived_frame: u.arrived_frame,
-                ..Steering::default()
             };
             let unit = Unit {
                 velocity: Velocity(vec2(u.velocity)),
