@@ -788,14 +788,14 @@ fn propagate(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::grid::Grid;
     use crate::reference::dijkstra_binary_heap;
     use proptest::prelude::*;
 
     /// A random cost grid: mostly open, some rough, some walls.
-    fn arb_costs() -> impl Strategy<Value = (u32, u32, Vec<u8>, Vec<(u32, u32)>)> {
+    pub(crate) fn arb_costs() -> impl Strategy<Value = (u32, u32, Vec<u8>, Vec<(u32, u32)>)> {
         (1u32..40, 1u32..40).prop_flat_map(|(w, h)| {
             let n = (w * h) as usize;
             let cost = prop_oneof![
@@ -822,71 +822,6 @@ mod tests {
             let goals: Vec<Cell> = goals.into_iter().map(|(x, y)| Cell::new(x, y)).collect();
             let field = IntegrationField::build(&cost, &goals).unwrap();
             prop_assert_eq!(field.to_values(), dijkstra_binary_heap(&cost, &goals));
-        }
-
-        /// A partial field (searched only until some cells are final), extended to more
-        /// cells, then completed a slice at a time, agrees with the complete field on every
-        /// final cell, integration values and flow bytes (line of sight included), and ends
-        /// equal to it.
-        #[test]
-        fn partial_fields_equal_the_complete_one_where_final(
-            (w, h, costs, goals) in arb_costs(),
-            demand in proptest::collection::vec((0u32..40, 0u32..40), 0..12),
-            more in proptest::collection::vec((0u32..40, 0u32..40), 0..12),
-            budget in 1usize..300,
-        ) {
-            use crate::flow::{FlowConfig, FlowField, NO_DIRECTION};
-            let grid = Grid::new(w, h).unwrap();
-            let cost = CostField::from_costs(&grid, &costs).unwrap();
-            let goals: Vec<Cell> = goals.into_iter().map(|(x, y)| Cell::new(x, y)).collect();
-            let cells = |v: &[(u32, u32)]| -> Vec<Cell> {
-                v.iter().map(|&(x, y)| Cell::new(x % w, y % h)).collect()
-            };
-            let (demand, more) = (cells(&demand), cells(&more));
-            let config = FlowConfig { line_of_sight_radius: 6 };
-            let full = IntegrationField::build(&cost, &goals).unwrap();
-            let full_flow = FlowField::build(&cost, &full, &goals, &config);
-            // First a partial field toward another goal (the goal moved): the new one must
-            // not keep anything of it.
-            let before = [Cell::new(w - 1 - goals[0].x, h - 1 - goals[0].y)];
-            let mut part = IntegrationField::unreachable(&cost);
-            part.rebuild_for(&cost, &before, &more).unwrap();
-            let mut flow = FlowField::empty(w, h);
-            flow.rebuild_cells(&cost, &part, &before, &config, &more);
-            part.rebuild_for(&cost, &goals, &demand).unwrap();
-            flow.rebuild_cells(&cost, &part, &goals, &config, &demand);
-            let agree = |part: &IntegrationField, flow: &FlowField, served: &[Cell]| {
-                for &c in served {
-                    // Walls are left out of the search: they are never reachable.
-                    prop_assert!(part.is_final(c) || cost.get(c) == WALL, "{c} is not final");
-                    let i = grid.index(c);
-                    prop_assert_eq!(flow.bytes()[i], full_flow.bytes()[i], "flow at {}", c);
-                }
-                // Bytes not served are cleared, never left over from an earlier goal.
-                for (i, (&b, &f)) in flow.bytes().iter().zip(full_flow.bytes()).enumerate() {
-                    prop_assert!(b == NO_DIRECTION || b == f, "stale byte at {}", i);
-                }
-                for i in 0..grid.len() {
-                    let c = grid.cell(i);
-                    if part.is_final(c) {
-                        prop_assert_eq!(part.get(c), full.get(c), "value at {}", c);
-                    }
-                }
-                Ok(())
-            };
-            agree(&part, &flow, &demand)?;
-            part.settle(&cost, &more).unwrap();
-            flow.fill_cells(&cost, &part, &goals, &config, &more);
-            agree(&part, &flow, &demand)?;
-            agree(&part, &flow, &more)?;
-            let mut slices = 0;
-            while !part.advance(&cost, budget).unwrap() {
-                slices += 1;
-                prop_assert!(slices <= grid.len(), "advance makes no progress");
-                agree(&part, &flow, &more)?;
-            }
-            prop_assert!(part == full);
-            prop_assert!(part.is_complete());
         }
 
         #[test]
