@@ -10,7 +10,7 @@ use horde::formats::TerrainLengthError;
 use horde::{ConfigError, FileError, ForceFieldError, GridError, MapFormatError, SimError};
 
 use crate::status::*;
-use crate::{HordeSim, HordeStatus, SIM_MAGIC};
+use crate::types::{HordeSim, HordeStatus, SIM_MAGIC};
 
 thread_local! {
     /// The message of the last call on this thread that failed; empty after a success.

@@ -1,6 +1,6 @@
 //! The status codes every call returns (`HORDE_OK` or an error).
 
-use crate::HordeStatus;
+use crate::types::HordeStatus;
 
 /// The call succeeded.
 pub const HORDE_OK: HordeStatus = 0;

@@ -6,7 +6,7 @@
 pub(crate) mod hook {
     use std::cell::{Cell, RefCell};
 
-    use horde::SimError;
+    use horde::{Grid, SimConfig, SimError};
 
     thread_local! {
         static PANIC_NEXT: Cell<bool> = const { Cell::new(false) };
@@ -36,13 +36,15 @@ pub(crate) mod hook {
     }
 }
 
-use std::ffi::CStr;
+use std::ffi::{CStr, c_char};
 use std::ptr::{null, null_mut};
 
-use horde::SimError;
 use horde::jobs::{Access, JobGraph, StageError, WorkerPool};
+use horde::{Grid, SimConfig, SimError};
 
 use super::*;
+use crate::status::*;
+use crate::types::SIM_MAGIC;
 
 /// This thread's last error message.
 fn last_error() -> String {

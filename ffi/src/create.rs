@@ -1,0 +1,307 @@
+//! A simulation's lifecycle: the defaults of the structs a caller fills in, creating a
+//! simulation (from terrain bytes, Moving AI text or a snapshot) and freeing it.
+
+use std::ffi::c_char;
+
+use horde::formats::MapFormat;
+use horde::glam::Vec2;
+use horde::{Grid, Map, SimConfig, Simulation, Terrain, UnitSpec};
+
+use crate::guard::{Failure, guarded};
+use crate::pointers::{in_slice, out_ptr, write_out};
+use crate::snapshot::restore;
+use crate::types::*;
+
+/// Makes a handle for `sim` and writes it to `out`.
+///
+/// # Safety
+/// `out` is NULL or points to writable memory for one pointer.
+unsafe fn hand_out(sim: Simulation, out: *mut *mut HordeSim) -> Result<(), Failure> {
+    let out = out_ptr(out, "out_sim")?;
+    let handle = Box::into_raw(Box::new(HordeSim::new(sim)));
+    // SAFETY: `out` is not NULL and aligned (checked by `out_ptr`); the caller promises it
+    // points to writable memory for one pointer.
+    unsafe { out.write(handle) };
+    Ok(())
+}
+
+/// Sets `*out` to NULL when `out` can be written, so a failed create leaves no stale handle.
+///
+/// # Safety
+/// `out` is NULL or points to writable memory for one pointer.
+unsafe fn clear_out(out: *mut *mut HordeSim) {
+    if !out.is_null() && out.is_aligned() {
+        // SAFETY: not NULL and aligned; the caller promises writable memory for a pointer.
+        unsafe { out.write(std::ptr::null_mut()) };
+    }
+}
+
+/// The config `config` points to, or the defaults for NULL.
+///
+/// # Safety
+/// `config` is NULL or points to a `HordeConfig`.
+unsafe fn config_of(config: *const HordeConfig) -> Result<SimConfig, Failure> {
+    if config.is_null() {
+        return Ok(SimConfig::default());
+    }
+    if !config.is_aligned() {
+        return Err(Failure::invalid("`config` is not aligned for HordeConfig"));
+    }
+    // SAFETY: not NULL, aligned; the caller promises it points to a `HordeConfig`, whose
+    // fields are plain integers and floats (any bit pattern is a value).
+    let config = unsafe { config.read() };
+    config.to_sim_config()
+}
+
+// ---------------------------------------------------------------------------------------
+// Defaults
+
+/// Writes the default config to `*out` (every field's default is in `HordeConfig`'s docs).
+///
+/// # Safety
+/// `out` is NULL or points to a writable `HordeConfig`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn horde_config_default(out: *mut HordeConfig) -> HordeStatus {
+    guarded(|| {
+        let config = HordeConfig::from_sim_config(&SimConfig::default());
+        // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
+        // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
+        unsafe { write_out(out, "out", config) }
+    })
+}
+
+/// Writes the default unit spec to `*out`: position (0, 0), radius 0.5, top speed 4, turn
+/// rate 2 pi, mass 1, group 0, ground layer, controllable. Set the position and group.
+///
+/// # Safety
+/// `out` is NULL or points to a writable `HordeUnitSpec`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn horde_unit_spec_default(out: *mut HordeUnitSpec) -> HordeStatus {
+    guarded(|| {
+        let s = UnitSpec::at(Vec2::ZERO);
+        let spec = HordeUnitSpec {
+            x: s.position.x,
+            y: s.position.y,
+            radius: s.radius,
+            max_speed: s.max_speed,
+            turn_rate: s.turn_rate,
+            mass: s.mass,
+            group: s.group.0,
+            layer: s.layer as u8,
+            controllable: u8::from(s.controllable),
+        };
+        // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
+        // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
+        unsafe { write_out(out, "out", spec) }
+    })
+}
+
+/// Writes the default force field to `*out`: an explosion at (0, 0), radius 1, strength 0,
+/// duration 0 (one frame), linear falloff, no time decay, push direction (1, 0), clockwise,
+/// affecting controllable units. Set kind, centre, radius and strength.
+///
+/// # Safety
+/// `out` is NULL or points to a writable `HordeForceField`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn horde_force_field_default(out: *mut HordeForceField) -> HordeStatus {
+    guarded(|| {
+        let field = HordeForceField {
+            kind: HORDE_FORCE_EXPLOSION,
+            x: 0.0,
+            y: 0.0,
+            radius: 1.0,
+            strength: 0.0,
+            duration: 0.0,
+            falloff: 1,
+            time_decay: 0.0,
+            direction_x: 1.0,
+            direction_y: 0.0,
+            clockwise: 1,
+            affects_controllable: 1,
+        };
+        // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
+        // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
+        unsafe { write_out(out, "out", field) }
+    })
+}
+
+// ---------------------------------------------------------------------------------------
+// Lifecycle
+
+/// Creates a simulation on a `width x height` map and writes its handle to `*out_sim`.
+///
+/// `terrain` holds `terrain_len == width * height` bytes, row by row from the top
+/// (`terrain[y * width + x]` is cell `(x, y)`), each a `HORDE_TERRAIN_*` value (0..=8). Cells
+/// are 1 world unit wide and the map's corner is at world (0, 0), so cell `(x, y)` covers
+/// `[x, x + 1) x [y, y + 1)`. Each side is 1..=32768. `config` NULL means the defaults.
+///
+/// On failure `*out_sim` is set to NULL (when `out_sim` is not NULL) and nothing is made.
+///
+/// # Safety
+/// `terrain` points to `terrain_len` readable bytes; `config` is NULL or points to a
+/// `HordeConfig`; `out_sim` is NULL or points to a writable `HordeSim*`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn horde_sim_create(
+    width: u32,
+    height: u32,
+    terrain: *const u8,
+    terrain_len: usize,
+    config: *const HordeConfig,
+    out_sim: *mut *mut HordeSim,
+) -> HordeStatus {
+    // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
+    // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
+    unsafe { clear_out(out_sim) };
+    guarded(|| {
+        out_ptr(out_sim, "out_sim")?;
+        if terrain.is_null() {
+            return Err(Failure::null("terrain"));
+        }
+        let grid = Grid::new(width, height)?;
+        if terrain_len != grid.len() {
+            return Err(Failure::invalid(format!(
+                "terrain_len = {terrain_len}, but a {width}x{height} map has {} cells",
+                grid.len()
+            )));
+        }
+        // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
+        // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
+        let bytes = unsafe { in_slice(terrain, terrain_len, "terrain")? };
+        let cells = bytes
+            .iter()
+            .enumerate()
+            .map(|(i, &b)| {
+                terrain_of(b).map_err(|f| {
+                    f.context(&format!(
+                        "terrain[{i}] (cell {}, {})",
+                        i % width as usize,
+                        i / width as usize
+                    ))
+                })
+            })
+            .collect::<Result<Vec<Terrain>, Failure>>()?;
+        // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
+        // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
+        let config = unsafe { config_of(config)? };
+        let map = Map::from_terrain(grid, cells, horde::fields::CostTable::default())?;
+        let sim = Simulation::new(map, config)?;
+        // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
+        // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
+        unsafe { hand_out(sim, out_sim) }
+    })
+}
+
+/// Creates a simulation on a Moving AI `.map` file's text and writes its handle to
+/// `*out_sim`. `text` holds `text_len` bytes of UTF-8 (no terminating NUL needed):
+/// `type octile`, `height H`, `width W`, `map`, then H rows of W characters (`.` `G` empty,
+/// `@` `O` `T` blocked, `S` swamp, `W` water; horde's own `#` `X` `F` `~` `:` `L` too). Row 0
+/// is the first row. `config` NULL means the defaults.
+///
+/// On failure `*out_sim` is set to NULL (when `out_sim` is not NULL); a malformed file gives
+/// `HORDE_ERROR_MAP_FORMAT` with the line in the message.
+///
+/// # Safety
+/// `text` points to `text_len` readable bytes; `config` is NULL or points to a
+/// `HordeConfig`; `out_sim` is NULL or points to a writable `HordeSim*`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn horde_sim_create_movingai(
+    text: *const c_char,
+    text_len: usize,
+    config: *const HordeConfig,
+    out_sim: *mut *mut HordeSim,
+) -> HordeStatus {
+    // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
+    // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
+    unsafe { clear_out(out_sim) };
+    guarded(|| {
+        out_ptr(out_sim, "out_sim")?;
+        if text.is_null() {
+            return Err(Failure::null("text"));
+        }
+        // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
+        // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
+        let bytes = unsafe { in_slice(text.cast::<u8>(), text_len, "text")? };
+        // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
+        // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
+        let config = unsafe { config_of(config)? };
+        let map = MapFormat::MovingAi.parse_bytes(bytes, "map text")?;
+        let sim = Simulation::new(map, config)?;
+        // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
+        // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
+        unsafe { hand_out(sim, out_sim) }
+    })
+}
+
+/// Creates a simulation in the state a snapshot holds (bytes written by
+/// `horde_snapshot_write`, from this library version), running on `threads` threads
+/// (1..=1024; the snapshot holds every other setting), and writes its handle to `*out_sim`.
+/// It continues exactly as the simulation that was saved: same state hash, frame by frame.
+///
+/// On failure `*out_sim` is set to NULL (when `out_sim` is not NULL).
+///
+/// # Safety
+/// `bytes` points to `len` readable bytes; `out_sim` is NULL or points to a writable
+/// `HordeSim*`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn horde_sim_create_from_snapshot(
+    bytes: *const u8,
+    len: usize,
+    threads: u32,
+    out_sim: *mut *mut HordeSim,
+) -> HordeStatus {
+    // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
+    // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
+    unsafe { clear_out(out_sim) };
+    guarded(|| {
+        out_ptr(out_sim, "out_sim")?;
+        if bytes.is_null() {
+            return Err(Failure::null("bytes"));
+        }
+        // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
+        // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
+        let bytes = unsafe { in_slice(bytes, len, "bytes")? };
+        let sim = restore(bytes, threads as usize)?;
+        // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
+        // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
+        unsafe { hand_out(sim, out_sim) }
+    })
+}
+
+/// Frees a simulation (its worker threads are stopped and joined). `sim` must not be used
+/// afterwards. NULL is allowed and does nothing (returns `HORDE_OK`). A poisoned simulation
+/// is freed too.
+///
+/// # Safety
+/// `sim` is NULL or a handle from a `horde_sim_create*` call not yet freed, used by no other
+/// thread.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn horde_sim_free(sim: *mut HordeSim) -> HordeStatus {
+    guarded(|| {
+        if sim.is_null() {
+            return Ok(());
+        }
+        if !sim.is_aligned() {
+            return Err(Failure::invalid(
+                "`sim` is not a simulation handle (misaligned pointer)",
+            ));
+        }
+        // SAFETY: the caller promises `sim` is a live handle from `hand_out` (a
+        // `Box::into_raw`), used by no other thread; aligned (checked above).
+        let magic = unsafe { (*sim).magic };
+        if magic != SIM_MAGIC {
+            return Err(Failure::invalid(
+                "`sim` is not a simulation handle (freed already, or not made by \
+                 horde_sim_create*)",
+            ));
+        }
+        // SAFETY: as above: the pointer came from `Box::into_raw` and is freed only here;
+        // the magic is cleared first so a second free of the same (not yet reused) memory is
+        // caught instead of freeing twice... once the memory is reused nothing can tell, so
+        // the docs forbid it.
+        unsafe {
+            (*sim).magic = 0;
+            drop(Box::from_raw(sim));
+        }
+        Ok(())
+    })
+}
