@@ -175,7 +175,12 @@ fn finish(outcome: Result<(), Failure>) -> HordeStatus {
 /// Runs the body of a call that takes no simulation: a panic inside it becomes
 /// [`HORDE_ERROR_PANIC`] instead of unwinding into the caller's frames.
 pub(crate) fn guarded(body: impl FnOnce() -> Result<(), Failure>) -> HordeStatus {
-    let outcome = catch_unwind(AssertUnwindSafe(|| {
+    finish(catch_panic(body))
+}
+
+/// Runs `body`, a panic inside it caught and returned as a [`HORDE_ERROR_PANIC`] failure.
+fn catch_panic(body: impl FnOnce() -> Result<(), Failure>) -> Result<(), Failure> {
+    catch_unwind(AssertUnwindSafe(|| {
         #[cfg(test)]
         crate::tests::hook::maybe_panic();
         body()
@@ -185,8 +190,7 @@ pub(crate) fn guarded(body: impl FnOnce() -> Result<(), Failure>) -> HordeStatus
             HORDE_ERROR_PANIC,
             format!("panic inside horde: {}", panic_text(&*payload)),
         ))
-    });
-    finish(outcome)
+    })
 }
 
 /// Runs the body of a call on the simulation `sim`: checks the handle (not NULL, a live
@@ -245,17 +249,7 @@ fn with_sim_inner(
              into it (horde_snapshot_restore) or free it",
         )));
     }
-    let outcome = catch_unwind(AssertUnwindSafe(|| {
-        #[cfg(test)]
-        crate::tests::hook::maybe_panic();
-        body(handle)
-    }))
-    .unwrap_or_else(|payload| {
-        Err(Failure::new(
-            HORDE_ERROR_PANIC,
-            format!("panic inside horde: {}", panic_text(&*payload)),
-        ))
-    });
+    let outcome = catch_panic(|| body(handle));
     if let Err(failure) = &outcome
         && failure.poisons()
     {
