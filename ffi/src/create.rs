@@ -8,7 +8,7 @@ use horde::glam::Vec2;
 use horde::{Grid, Map, SimConfig, Simulation, Terrain, UnitSpec};
 
 use crate::guard::{Failure, guarded};
-use crate::pointers::{in_slice, out_ptr, write_out};
+use crate::pointers::{check_aligned, in_slice, out_ptr, write_out};
 use crate::snapshot::restore;
 use crate::types::*;
 
@@ -44,9 +44,7 @@ unsafe fn config_of(config: *const HordeConfig) -> Result<SimConfig, Failure> {
     if config.is_null() {
         return Ok(SimConfig::default());
     }
-    if !config.is_aligned() {
-        return Err(Failure::invalid("`config` is not aligned for HordeConfig"));
-    }
+    check_aligned(config, "config")?;
     // SAFETY: not NULL, aligned; the caller promises it points to a `HordeConfig`, whose
     // fields are plain integers and floats (any bit pattern is a value).
     let config = unsafe { config.read() };

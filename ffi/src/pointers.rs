@@ -11,13 +11,35 @@ pub(crate) fn out_ptr<T>(ptr: *mut T, name: &str) -> Result<*mut T, Failure> {
     if ptr.is_null() {
         return Err(Failure::null(name));
     }
-    if !ptr.is_aligned() {
+    check_aligned(ptr.cast_const(), name)?;
+    Ok(ptr)
+}
+
+/// Refuses a pointer that is not aligned for `T` (dereferencing it would be undefined).
+pub(crate) fn check_aligned<T>(ptr: *const T, name: &str) -> Result<(), Failure> {
+    if ptr.is_aligned() {
+        return Ok(());
+    }
+    Err(Failure::invalid(format!(
+        "`{name}` is not aligned for its type: it must be a multiple of {} bytes",
+        std::mem::align_of::<T>()
+    )))
+}
+
+/// Refuses a buffer of `len` `T`s whose size in bytes does not fit `isize` (no allocation
+/// can be that large, and a slice must not be).
+fn check_fits_in_memory<T>(len: usize, name: &str) -> Result<(), Failure> {
+    if len
+        .checked_mul(std::mem::size_of::<T>())
+        .is_none_or(|bytes| bytes > isize::MAX as usize)
+    {
         return Err(Failure::invalid(format!(
-            "`{name}` is not aligned for its type ({} bytes)",
-            std::mem::align_of::<T>()
+            "`{name}`: {len} elements of {} bytes are more than memory can hold \
+             (at most isize::MAX bytes)",
+            std::mem::size_of::<T>()
         )));
     }
-    Ok(ptr)
+    Ok(())
 }
 
 /// Writes `value` through the output pointer `ptr`.
@@ -47,20 +69,8 @@ pub(crate) unsafe fn in_slice<'a, T>(
     if ptr.is_null() {
         return Err(Failure::null(name));
     }
-    if !ptr.is_aligned() {
-        return Err(Failure::invalid(format!(
-            "`{name}` is not aligned for its type ({} bytes)",
-            std::mem::align_of::<T>()
-        )));
-    }
-    if len
-        .checked_mul(std::mem::size_of::<T>())
-        .is_none_or(|bytes| bytes > isize::MAX as usize)
-    {
-        return Err(Failure::invalid(format!(
-            "`{name}`: {len} elements do not fit in memory"
-        )));
-    }
+    check_aligned(ptr, name)?;
+    check_fits_in_memory::<T>(len, name)?;
     // SAFETY: `ptr` is not NULL, aligned, and the byte length fits `isize` (checked above);
     // the caller promises it points to `len` initialised elements that nothing changes while
     // the call runs.
@@ -82,14 +92,7 @@ pub(crate) unsafe fn out_slice<'a, T>(
         return Ok(&mut []);
     }
     let ptr = out_ptr(ptr, name)?;
-    if len
-        .checked_mul(std::mem::size_of::<T>())
-        .is_none_or(|bytes| bytes > isize::MAX as usize)
-    {
-        return Err(Failure::invalid(format!(
-            "`{name}`: {len} elements do not fit in memory"
-        )));
-    }
+    check_fits_in_memory::<T>(len, name)?;
     // SAFETY: `ptr` is not NULL, aligned, and the byte length fits `isize` (checked above);
     // the caller promises `len` writable elements there that nothing else touches during the
     // call. They are seen as `MaybeUninit<T>` (same layout), so whatever the caller left
@@ -104,6 +107,8 @@ pub(crate) fn fill<T: Copy>(to: &mut [MaybeUninit<T>], from: &[T]) {
     }
 }
 
+/// A caller's buffer `name` holds `capacity` items where `needed` are needed
+/// (`HORDE_ERROR_BUFFER_TOO_SMALL`); `what` names the items ("units", "bytes", ...).
 pub(crate) fn too_small(name: &str, capacity: usize, needed: usize, what: &str) -> Failure {
     Failure::new(
         HORDE_ERROR_BUFFER_TOO_SMALL,
