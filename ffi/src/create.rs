@@ -12,28 +12,31 @@ use crate::pointers::{check_aligned, in_slice, out_ptr, write_out};
 use crate::snapshot::restore;
 use crate::types::*;
 
-/// Makes a handle for `sim` and writes it to `out`.
+/// The body of every `horde_sim_create*` call: `*out_sim` is set to NULL first (when it can
+/// be written), so a failed create leaves no stale handle; then `out_sim` is checked, `make`
+/// runs under [`guarded`], and the handle of the simulation it makes is written to
+/// `*out_sim`.
 ///
 /// # Safety
-/// `out` is NULL or points to writable memory for one pointer.
-unsafe fn hand_out(sim: Simulation, out: *mut *mut HordeSim) -> Result<(), Failure> {
-    let out = out_ptr(out, "out_sim")?;
-    let handle = Box::into_raw(Box::new(HordeSim::new(sim)));
-    // SAFETY: `out` is not NULL and aligned (checked by `out_ptr`); the caller promises it
-    // points to writable memory for one pointer.
-    unsafe { out.write(handle) };
-    Ok(())
-}
-
-/// Sets `*out` to NULL when `out` can be written, so a failed create leaves no stale handle.
-///
-/// # Safety
-/// `out` is NULL or points to writable memory for one pointer.
-unsafe fn clear_out(out: *mut *mut HordeSim) {
-    if !out.is_null() && out.is_aligned() {
-        // SAFETY: not NULL and aligned; the caller promises writable memory for a pointer.
-        unsafe { out.write(std::ptr::null_mut()) };
+/// `out_sim` is NULL or points to writable memory for one `HordeSim*`.
+unsafe fn create_into(
+    out_sim: *mut *mut HordeSim,
+    make: impl FnOnce() -> Result<Simulation, Failure>,
+) -> HordeStatus {
+    if !out_sim.is_null() && out_sim.is_aligned() {
+        // SAFETY: not NULL and aligned (checked just above); the caller promises writable
+        // memory for one pointer there.
+        unsafe { out_sim.write(std::ptr::null_mut()) };
     }
+    guarded(|| {
+        let out_sim = out_ptr(out_sim, "out_sim")?;
+        let sim = make()?;
+        let handle = Box::into_raw(Box::new(HordeSim::new(sim)));
+        // SAFETY: not NULL and aligned (checked by `out_ptr`); the caller promises writable
+        // memory for one pointer there.
+        unsafe { out_sim.write(handle) };
+        Ok(())
+    })
 }
 
 /// The config `config` points to, or the defaults for NULL.
@@ -62,8 +65,8 @@ unsafe fn config_of(config: *const HordeConfig) -> Result<SimConfig, Failure> {
 pub unsafe extern "C" fn horde_config_default(out: *mut HordeConfig) -> HordeStatus {
     guarded(|| {
         let config = HordeConfig::from_sim_config(&SimConfig::default());
-        // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
-        // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
+        // SAFETY: `out` is NULL or points to a writable `HordeConfig` (this function's
+        // contract), which is what `write_out` requires.
         unsafe { write_out(out, "out", config) }
     })
 }
@@ -88,8 +91,8 @@ pub unsafe extern "C" fn horde_unit_spec_default(out: *mut HordeUnitSpec) -> Hor
             layer: s.layer as u8,
             controllable: u8::from(s.controllable),
         };
-        // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
-        // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
+        // SAFETY: `out` is NULL or points to a writable `HordeUnitSpec` (this function's
+        // contract), which is what `write_out` requires.
         unsafe { write_out(out, "out", spec) }
     })
 }
@@ -117,8 +120,8 @@ pub unsafe extern "C" fn horde_force_field_default(out: *mut HordeForceField) ->
             clockwise: 1,
             affects_controllable: 1,
         };
-        // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
-        // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
+        // SAFETY: `out` is NULL or points to a writable `HordeForceField` (this function's
+        // contract), which is what `write_out` requires.
         unsafe { write_out(out, "out", field) }
     })
 }
@@ -147,11 +150,7 @@ pub unsafe extern "C" fn horde_sim_create(
     config: *const HordeConfig,
     out_sim: *mut *mut HordeSim,
 ) -> HordeStatus {
-    // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
-    // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
-    unsafe { clear_out(out_sim) };
-    guarded(|| {
-        out_ptr(out_sim, "out_sim")?;
+    let make = || {
         if terrain.is_null() {
             return Err(Failure::null("terrain"));
         }
@@ -162,8 +161,8 @@ pub unsafe extern "C" fn horde_sim_create(
                 grid.len()
             )));
         }
-        // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
-        // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
+        // SAFETY: `terrain` points to `terrain_len` readable bytes (this function's
+        // contract), which is what `in_slice` requires.
         let bytes = unsafe { in_slice(terrain, terrain_len, "terrain")? };
         let cells = bytes
             .iter()
@@ -178,15 +177,15 @@ pub unsafe extern "C" fn horde_sim_create(
                 })
             })
             .collect::<Result<Vec<Terrain>, Failure>>()?;
-        // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
-        // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
+        // SAFETY: `config` is NULL or points to a `HordeConfig` (this function's
+        // contract), which is what `config_of` requires.
         let config = unsafe { config_of(config)? };
         let map = Map::from_terrain(grid, cells, horde::fields::CostTable::default())?;
-        let sim = Simulation::new(map, config)?;
-        // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
-        // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
-        unsafe { hand_out(sim, out_sim) }
-    })
+        Ok(Simulation::new(map, config)?)
+    };
+    // SAFETY: `out_sim` is NULL or points to a writable `HordeSim*` (this function's
+    // contract), which is what `create_into` requires.
+    unsafe { create_into(out_sim, make) }
 }
 
 /// Creates a simulation on a Moving AI `.map` file's text and writes its handle to
@@ -208,26 +207,22 @@ pub unsafe extern "C" fn horde_sim_create_movingai(
     config: *const HordeConfig,
     out_sim: *mut *mut HordeSim,
 ) -> HordeStatus {
-    // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
-    // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
-    unsafe { clear_out(out_sim) };
-    guarded(|| {
-        out_ptr(out_sim, "out_sim")?;
+    let make = || {
         if text.is_null() {
             return Err(Failure::null("text"));
         }
-        // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
-        // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
+        // SAFETY: `text` points to `text_len` readable bytes (this function's contract),
+        // which is what `in_slice` requires.
         let bytes = unsafe { in_slice(text.cast::<u8>(), text_len, "text")? };
-        // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
-        // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
+        // SAFETY: `config` is NULL or points to a `HordeConfig` (this function's
+        // contract), which is what `config_of` requires.
         let config = unsafe { config_of(config)? };
         let map = MapFormat::MovingAi.parse_bytes(bytes, "map text")?;
-        let sim = Simulation::new(map, config)?;
-        // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
-        // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
-        unsafe { hand_out(sim, out_sim) }
-    })
+        Ok(Simulation::new(map, config)?)
+    };
+    // SAFETY: `out_sim` is NULL or points to a writable `HordeSim*` (this function's
+    // contract), which is what `create_into` requires.
+    unsafe { create_into(out_sim, make) }
 }
 
 /// Creates a simulation in the state a snapshot holds (bytes written by
@@ -247,22 +242,18 @@ pub unsafe extern "C" fn horde_sim_create_from_snapshot(
     threads: u32,
     out_sim: *mut *mut HordeSim,
 ) -> HordeStatus {
-    // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
-    // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
-    unsafe { clear_out(out_sim) };
-    guarded(|| {
-        out_ptr(out_sim, "out_sim")?;
+    let make = || {
         if bytes.is_null() {
             return Err(Failure::null("bytes"));
         }
-        // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
-        // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
+        // SAFETY: `bytes` points to `len` readable bytes (this function's contract),
+        // which is what `in_slice` requires.
         let bytes = unsafe { in_slice(bytes, len, "bytes")? };
-        let sim = restore(bytes, threads as usize)?;
-        // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
-        // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
-        unsafe { hand_out(sim, out_sim) }
-    })
+        restore(bytes, threads as usize)
+    };
+    // SAFETY: `out_sim` is NULL or points to a writable `HordeSim*` (this function's
+    // contract), which is what `create_into` requires.
+    unsafe { create_into(out_sim, make) }
 }
 
 /// Frees a simulation (its worker threads are stopped and joined). `sim` must not be used
@@ -283,8 +274,8 @@ pub unsafe extern "C" fn horde_sim_free(sim: *mut HordeSim) -> HordeStatus {
                 "`sim` is not a simulation handle (misaligned pointer)",
             ));
         }
-        // SAFETY: the caller promises `sim` is a live handle from `hand_out` (a
-        // `Box::into_raw`), used by no other thread; aligned (checked above).
+        // SAFETY: the caller promises `sim` is a live handle (a `Box::into_raw` of
+        // `create_into`) used by no other thread; it is aligned (checked above).
         let magic = unsafe { (*sim).magic };
         if magic != SIM_MAGIC {
             return Err(Failure::invalid(
@@ -292,10 +283,10 @@ pub unsafe extern "C" fn horde_sim_free(sim: *mut HordeSim) -> HordeStatus {
                  horde_sim_create*)",
             ));
         }
-        // SAFETY: as above: the pointer came from `Box::into_raw` and is freed only here;
-        // the magic is cleared first so a second free of the same (not yet reused) memory is
-        // caught instead of freeing twice... once the memory is reused nothing can tell, so
-        // the docs forbid it.
+        // SAFETY: the same promise: `sim` came from `Box::into_raw` and is not freed yet, so
+        // it may be turned back into its `Box` and dropped, once. Clearing the magic first
+        // only helps a second free of the same handle to be refused while the memory is not
+        // reused; it is no guarantee (that memory is freed), which is why the docs forbid it.
         unsafe {
             (*sim).magic = 0;
             drop(Box::from_raw(sim));
