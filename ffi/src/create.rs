@@ -7,7 +7,7 @@ use horde::formats::MapFormat;
 use horde::glam::Vec2;
 use horde::{Grid, Map, SimConfig, Simulation, Terrain, UnitSpec};
 
-use crate::guard::{Failure, guarded};
+use crate::guard::{Failure, guarded, live_handle};
 use crate::pointers::{check_aligned, in_slice, out_ptr, write_out};
 use crate::snapshot::restore;
 use crate::types::*;
@@ -269,28 +269,17 @@ pub unsafe extern "C" fn horde_sim_free(sim: *mut HordeSim) -> HordeStatus {
         if sim.is_null() {
             return Ok(());
         }
-        if !sim.is_aligned() {
-            return Err(Failure::invalid(
-                "`sim` is not a simulation handle (misaligned pointer)",
-            ));
-        }
-        // SAFETY: the caller promises `sim` is a live handle (a `Box::into_raw` of
-        // `create_into`) used by no other thread; it is aligned (checked above).
-        let magic = unsafe { (*sim).magic };
-        if magic != SIM_MAGIC {
-            return Err(Failure::invalid(
-                "`sim` is not a simulation handle (freed already, or not made by \
-                 horde_sim_create*)",
-            ));
-        }
-        // SAFETY: the same promise: `sim` came from `Box::into_raw` and is not freed yet, so
-        // it may be turned back into its `Box` and dropped, once. Clearing the magic first
-        // only helps a second free of the same handle to be refused while the memory is not
-        // reused; it is no guarantee (that memory is freed), which is why the docs forbid it.
-        unsafe {
-            (*sim).magic = 0;
-            drop(Box::from_raw(sim));
-        }
+        // SAFETY: not NULL (checked above); the caller promises `sim` is a live handle used
+        // by no other thread, which is the rest of `live_handle`'s contract.
+        let handle = unsafe { live_handle(sim)? };
+        // Clearing the magic only helps a second free of the same handle to be refused while
+        // the memory is not reused; it is no guarantee (that memory is freed), which is why
+        // the docs forbid it.
+        handle.magic = 0;
+        // SAFETY: `sim` came from `Box::into_raw` in `create_into` and is not freed yet (the
+        // caller's promise, and its magic was live), so it may be turned back into its `Box`
+        // and dropped, once; `handle` is not used again.
+        unsafe { drop(Box::from_raw(sim)) };
         Ok(())
     })
 }
