@@ -31,8 +31,9 @@ pub unsafe extern "C" fn horde_add_group(
     goal_count: usize,
     out_group: *mut u16,
 ) -> HordeStatus {
-    // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
-    // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
+    // SAFETY: `sim` is a live handle no other thread uses (what `with_sim` needs), `goals`
+    // holds `goal_count` cells (`in_slice`) and `out_group` is writable (`write_out`): this
+    // function's contract promises all three.
     unsafe {
         with_sim(sim, |h| {
             out_ptr(out_group, "out_group")?;
@@ -56,8 +57,9 @@ pub unsafe extern "C" fn horde_set_group_goal(
     goals: *const HordeCell,
     goal_count: usize,
 ) -> HordeStatus {
-    // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
-    // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
+    // SAFETY: `sim` is a live handle no other thread uses (what `with_sim` needs) and
+    // `goals` holds `goal_count` cells (`in_slice`): this function's contract promises
+    // both.
     unsafe {
         with_sim(sim, |h| {
             let cells = in_slice(goals, goal_count, "goals")?;
@@ -108,8 +110,10 @@ pub unsafe extern "C" fn horde_spawn(
         // SAFETY: not NULL, aligned; the caller promises a writable `size_t`.
         unsafe { out_spawned.write(0) };
     }
-    // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
-    // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
+    // SAFETY: `sim` is a live handle no other thread uses (what `with_sim` needs), `specs`
+    // holds `count` specs (`in_slice`), `out_ids` is NULL or has room for `count` ids
+    // (`out_slice`) and `out_spawned` is NULL or writable (`write_out`): this function's
+    // contract promises all four.
     unsafe {
         with_sim(sim, |h| {
             let specs = in_slice(specs, count, "specs")?;
@@ -171,8 +175,8 @@ pub unsafe extern "C" fn horde_despawn(
     ids: *const u32,
     count: usize,
 ) -> HordeStatus {
-    // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
-    // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
+    // SAFETY: `sim` is a live handle no other thread uses (what `with_sim` needs) and `ids`
+    // holds `count` ids (`in_slice`): this function's contract promises both.
     unsafe {
         with_sim(sim, |h| {
             let ids = in_slice(ids, count, "ids")?;
@@ -230,8 +234,9 @@ pub unsafe extern "C" fn horde_add_force(
     field: *const HordeForceField,
     out_id: *mut u64,
 ) -> HordeStatus {
-    // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
-    // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
+    // SAFETY: `sim` is a live handle no other thread uses (what `with_sim` needs), `field`
+    // points to one `HordeForceField` (`in_slice` of 1) and `out_id` is NULL or writable
+    // (`write_out`): this function's contract promises all three.
     unsafe {
         with_sim(sim, |h| {
             let field = in_slice(field, 1, "field")?[0].to_field()?;
@@ -260,8 +265,8 @@ pub unsafe extern "C" fn horde_set_terrain(
     y: u32,
     terrain: u8,
 ) -> HordeStatus {
-    // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
-    // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
+    // SAFETY: `sim` is a live handle no other thread uses, which is all
+    // `horde_set_terrain_rect` asks: this function's contract promises it.
     unsafe { horde_set_terrain_rect(sim, x, y, 1, 1, terrain) }
 }
 
@@ -282,8 +287,8 @@ pub unsafe extern "C" fn horde_set_terrain_rect(
     height: u32,
     terrain: u8,
 ) -> HordeStatus {
-    // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
-    // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
+    // SAFETY: `sim` is a live handle no other thread uses (what `with_sim` needs); no other
+    // pointer is used: this function's contract promises it.
     unsafe {
         with_sim(sim, |h| {
             let terrain = terrain_of(terrain)?;
@@ -329,8 +334,8 @@ pub unsafe extern "C" fn horde_set_terrain_rect(
 /// `sim` is a live handle.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn horde_step(sim: *mut HordeSim, dt: f32) -> HordeStatus {
-    // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
-    // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
+    // SAFETY: `sim` is a live handle no other thread uses (what `with_sim` needs); no other
+    // pointer is used: this function's contract promises it.
     unsafe {
         with_sim(sim, |h| {
             #[cfg(test)]

@@ -23,8 +23,8 @@ pub unsafe extern "C" fn horde_unit_count(
     sim: *mut HordeSim,
     out_count: *mut usize,
 ) -> HordeStatus {
-    // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
-    // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
+    // SAFETY: `sim` is a live handle no other thread uses (what `with_sim` needs) and
+    // `out_count` is writable (`write_out`): this function's contract promises both.
     unsafe {
         with_sim(sim, |h| {
             write_out(out_count, "out_count", h.sim.unit_count())
@@ -109,8 +109,9 @@ pub unsafe extern "C" fn horde_read_units(
     capacity: usize,
     out_count: *mut usize,
 ) -> HordeStatus {
-    // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
-    // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
+    // SAFETY: `sim` is a live handle no other thread uses (what `with_sim` needs), `out`
+    // has room for `capacity` units (`out_slice` is given no more) and `out_count` is
+    // writable (`write_out`): this function's contract promises all three.
     unsafe {
         with_sim(sim, |h| {
             let needed = h.sim.unit_count();
@@ -141,8 +142,9 @@ pub unsafe extern "C" fn horde_read_positions(
     capacity: usize,
     out_count: *mut usize,
 ) -> HordeStatus {
-    // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
-    // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
+    // SAFETY: `sim` is a live handle no other thread uses (what `with_sim` needs), `out_xy`
+    // has room for `2 * capacity` floats (`out_slice` is given no more) and `out_count` is
+    // writable (`write_out`): this function's contract promises all three.
     unsafe {
         with_sim(sim, |h| {
             let needed = h.sim.unit_count();
@@ -170,8 +172,8 @@ pub unsafe extern "C" fn horde_read_positions(
 /// `sim` is a live handle; `out_frame` points to a writable `uint64_t`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn horde_frame(sim: *mut HordeSim, out_frame: *mut u64) -> HordeStatus {
-    // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
-    // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
+    // SAFETY: `sim` is a live handle no other thread uses (what `with_sim` needs) and
+    // `out_frame` is writable (`write_out`): this function's contract promises both.
     unsafe { with_sim(sim, |h| write_out(out_frame, "out_frame", h.sim.frame())) }
 }
 
@@ -185,8 +187,9 @@ pub unsafe extern "C" fn horde_map_size(
     out_width: *mut u32,
     out_height: *mut u32,
 ) -> HordeStatus {
-    // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
-    // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
+    // SAFETY: `sim` is a live handle no other thread uses (what `with_sim` needs) and
+    // `out_width` and `out_height` are writable (`write_out`): this function's contract
+    // promises all three.
     unsafe {
         with_sim(sim, |h| {
             out_ptr(out_width, "out_width")?;
@@ -209,8 +212,8 @@ pub unsafe extern "C" fn horde_terrain_at(
     y: u32,
     out_terrain: *mut u8,
 ) -> HordeStatus {
-    // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
-    // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
+    // SAFETY: `sim` is a live handle no other thread uses (what `with_sim` needs) and
+    // `out_terrain` is writable (`write_out`): this function's contract promises both.
     unsafe {
         with_sim(sim, |h| {
             out_ptr(out_terrain, "out_terrain")?;
@@ -243,8 +246,8 @@ pub unsafe extern "C" fn horde_terrain_at(
 /// `sim` is a live handle; `out_hash` points to a writable `uint64_t`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn horde_state_hash(sim: *mut HordeSim, out_hash: *mut u64) -> HordeStatus {
-    // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
-    // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
+    // SAFETY: `sim` is a live handle no other thread uses (what `with_sim` needs) and
+    // `out_hash` is writable (`write_out`): this function's contract promises both.
     unsafe { with_sim(sim, |h| write_out(out_hash, "out_hash", h.sim.state_hash())) }
 }
 
@@ -267,8 +270,10 @@ pub unsafe extern "C" fn horde_stage_times(
     out_count: *mut usize,
     out_total_seconds: *mut f64,
 ) -> HordeStatus {
-    // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
-    // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
+    // SAFETY: `sim` is a live handle no other thread uses (what `with_sim` needs), `out`
+    // has room for `capacity` stage times (`out_slice` is given no more), `out_count` is
+    // writable and `out_total_seconds` is NULL or writable (`write_out`): this function's
+    // contract promises all four.
     unsafe {
         with_sim(sim, |h| {
             out_ptr(out_count, "out_count")?;

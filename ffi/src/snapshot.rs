@@ -37,8 +37,8 @@ pub unsafe extern "C" fn horde_snapshot_size(
     sim: *mut HordeSim,
     out_size: *mut usize,
 ) -> HordeStatus {
-    // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
-    // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
+    // SAFETY: `sim` is a live handle no other thread uses (what `with_sim` needs) and
+    // `out_size` is writable (`write_out`): this function's contract promises both.
     unsafe {
         with_sim(sim, |h| {
             out_ptr(out_size, "out_size")?;
@@ -65,8 +65,9 @@ pub unsafe extern "C" fn horde_snapshot_write(
     capacity: usize,
     out_len: *mut usize,
 ) -> HordeStatus {
-    // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
-    // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
+    // SAFETY: `sim` is a live handle no other thread uses (what `with_sim` needs), `buffer`
+    // has room for `capacity` bytes (`out_slice` is given no more) and `out_len` is
+    // writable (`write_out`): this function's contract promises all three.
     unsafe {
         with_sim(sim, |h| {
             out_ptr(out_len, "out_len")?;
@@ -95,8 +96,9 @@ pub unsafe extern "C" fn horde_snapshot_restore(
     bytes: *const u8,
     len: usize,
 ) -> HordeStatus {
-    // SAFETY: the caller keeps this function's `# Safety` contract on every pointer, which
-    // is all that `with_sim` and the pointer helpers (`in_slice`, `write_out`, ...) require.
+    // SAFETY: `sim` is a live handle no other thread uses (what `with_sim_even_poisoned`
+    // needs) and `bytes` holds `len` bytes (`in_slice`): this function's contract promises
+    // both.
     unsafe {
         with_sim_even_poisoned(sim, |h| {
             if bytes.is_null() {
