@@ -64,23 +64,28 @@ pub unsafe extern "C" fn horde_set_group_goal(
         with_sim(sim, |h| {
             let cells = in_slice(goals, goal_count, "goals")?;
             let goal = goal_of(cells, "goals")?;
-            if h.sim.horde().group_goal_frame(GroupId(group)).is_none() {
-                return Err(no_such_group(group, &h.sim));
-            }
+            check_group(&h.sim, GroupId(group))?;
             h.changing().set_group_goal(GroupId(group), goal)?;
             Ok(())
         })
     }
 }
 
-fn no_such_group(group: u16, sim: &Simulation) -> Failure {
-    Failure::new(
+/// Refuses a group id that no `horde_add_group` returned (`HORDE_ERROR_NO_SUCH_GROUP`).
+fn check_group(sim: &Simulation, group: GroupId) -> Result<(), Failure> {
+    // Every group gets its goal when it is added, so a group exists exactly when it has one.
+    if sim.horde().group_goal_frame(group).is_some() {
+        return Ok(());
+    }
+    Err(Failure::new(
         HORDE_ERROR_NO_SUCH_GROUP,
         format!(
-            "group {group} does not exist (the simulation has {} groups)",
+            "group {} does not exist (the simulation has {} groups); a group id must be one \
+             that horde_add_group wrote",
+            group.0,
             sim.horde().groups().len()
         ),
-    )
+    ))
 }
 
 /// Spawns `count` units, `specs[0..count]`, in that order, and writes their ids to
@@ -117,7 +122,7 @@ pub unsafe extern "C" fn horde_spawn(
     unsafe {
         with_sim(sim, |h| {
             let specs = in_slice(specs, count, "specs")?;
-            let ids = if out_ids.is_null() {
+            let mut ids = if out_ids.is_null() {
                 None
             } else {
                 Some(out_slice(out_ids, count, "out_ids")?)
@@ -133,14 +138,11 @@ pub unsafe extern "C" fn horde_spawn(
                     let spec = spec.to_spec().map_err(|f| f.context(&context))?;
                     spec.validate(&map)
                         .map_err(|e| Failure::from(e).context(&context))?;
-                    if h.sim.horde().group_goal_frame(spec.group).is_none() {
-                        return Err(no_such_group(spec.group.0, &h.sim).context(&context));
-                    }
+                    check_group(&h.sim, spec.group).map_err(|f| f.context(&context))?;
                     checked.push(spec);
                 }
             }
             let sim = h.changing();
-            let mut ids = ids;
             for (i, spec) in checked.into_iter().enumerate() {
                 let entity = sim
                     .spawn(spec)
@@ -157,6 +159,7 @@ pub unsafe extern "C" fn horde_spawn(
     }
 }
 
+/// The id of a unit just spawned (`u32::MAX`, never a real id, if it had none: it always has).
 fn unit_id(world: &World, entity: Entity) -> u32 {
     world.get::<&UnitId>(entity).map_or(u32::MAX, |id| id.0)
 }

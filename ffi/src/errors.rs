@@ -61,6 +61,8 @@ pub unsafe extern "C" fn horde_last_error(
     capacity: usize,
     out_len: *mut usize,
 ) -> HordeStatus {
+    // Not `guarded`: it records every call's outcome as the last error, and this call must
+    // leave the message it reads as it was.
     let outcome = std::panic::catch_unwind(|| {
         with_last_error(|message| {
             if !out_len.is_null() {
