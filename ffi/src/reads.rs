@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use horde::Cell;
 use horde::UnitId;
-use horde::components::{ExternalForce, Position, Quarantined, Stun, Velocity};
+use horde::components::{Agent, ExternalForce, Position, Quarantined, Steering, Stun, Velocity};
 
 use crate::guard::{Failure, with_sim};
 use crate::pointers::{fill, out_ptr, out_slice, too_small, write_out};
@@ -38,20 +38,11 @@ fn gather_units(h: &mut HordeSim) {
     let out = &mut h.scratch;
     out.clear();
     out.reserve(world.len() as usize);
-    let flags = |steering: &horde::components::Steering, controllable: bool| {
-        (if steering.arrived {
-            HORDE_UNIT_ARRIVED
-        } else {
-            0
-        }) | (if steering.settled {
-            HORDE_UNIT_SETTLED
-        } else {
-            0
-        }) | (if controllable {
-            HORDE_UNIT_CONTROLLABLE
-        } else {
-            0
-        })
+    let flags = |steering: &Steering, controllable: bool| {
+        let bit = |on: bool, bit: u32| if on { bit } else { 0 };
+        bit(steering.arrived, HORDE_UNIT_ARRIVED)
+            | bit(steering.settled, HORDE_UNIT_SETTLED)
+            | bit(controllable, HORDE_UNIT_CONTROLLABLE)
     };
     type Parts<'a> = (
         &'a UnitId,
@@ -60,30 +51,22 @@ fn gather_units(h: &mut HordeSim) {
         &'a ExternalForce,
         &'a Stun,
     );
-    let unit =
-        |(id, p, v, e, s): Parts<'_>, agent: &horde::components::Agent, flags: u32| HordeUnit {
-            id: id.0,
-            group: agent.group.0,
-            layer: agent.layer as u8,
-            reserved: 0,
-            flags,
-            x: p.0.x,
-            y: p.0.y,
-            vx: v.0.x,
-            vy: v.0.y,
-            external_x: e.0.x,
-            external_y: e.0.y,
-            stun: s.0,
-            radius: agent.radius,
-        };
-    for (parts, agent, steering) in world
-        .query::<(
-            Parts<'_>,
-            &horde::components::Agent,
-            &horde::components::Steering,
-        )>()
-        .iter()
-    {
+    let unit = |(id, p, v, e, s): Parts<'_>, agent: &Agent, flags: u32| HordeUnit {
+        id: id.0,
+        group: agent.group.0,
+        layer: agent.layer as u8,
+        reserved: 0,
+        flags,
+        x: p.0.x,
+        y: p.0.y,
+        vx: v.0.x,
+        vy: v.0.y,
+        external_x: e.0.x,
+        external_y: e.0.y,
+        stun: s.0,
+        radius: agent.radius,
+    };
+    for (parts, agent, steering) in world.query::<(Parts<'_>, &Agent, &Steering)>().iter() {
         out.push(unit(parts, agent, flags(steering, agent.controllable)));
     }
     for (parts, q) in world.query::<(Parts<'_>, &Quarantined)>().iter() {
@@ -152,9 +135,11 @@ pub unsafe extern "C" fn horde_read_positions(
             if capacity < needed {
                 return Err(too_small("out_xy", capacity, needed, "positions"));
             }
-            let floats = needed
-                .checked_mul(2)
-                .ok_or_else(|| Failure::invalid("too many units"))?;
+            let floats = needed.checked_mul(2).ok_or_else(|| {
+                Failure::invalid(format!(
+                    "`out_xy`: {needed} units need more than SIZE_MAX floats"
+                ))
+            })?;
             let out = out_slice(out_xy, floats, "out_xy")?;
             gather_units(h);
             for (pair, unit) in out.chunks_exact_mut(2).zip(&h.scratch) {
