@@ -2,6 +2,7 @@
 //! each output pointer.
 
 use super::*;
+use crate::types::SIM_MAGIC;
 
 #[test]
 fn every_call_refuses_a_null_simulation() {

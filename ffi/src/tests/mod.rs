@@ -51,12 +51,10 @@ pub(crate) mod hook {
 use std::ffi::{CStr, c_char};
 use std::ptr::{null, null_mut};
 
-use horde::jobs::{Access, JobGraph, StageError, WorkerPool};
-use horde::{Grid, SimConfig, SimError};
+use horde::SimConfig;
 
 use super::*;
 use crate::status::*;
-use crate::types::SIM_MAGIC;
 
 /// This thread's last error message.
 fn last_error() -> String {

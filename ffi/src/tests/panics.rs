@@ -1,6 +1,9 @@
 //! Panics, in a call and in a stage of the frame, come back as statuses and poison the
 //! simulation.
 
+use horde::jobs::{Access, JobGraph, StageError, WorkerPool};
+use horde::{Grid, SimError};
+
 use super::*;
 
 #[test]
