@@ -163,22 +163,7 @@ fn despawn_checks_every_id_first() {
 fn force_fields_and_terrain_edits_refuse_bad_values() {
     let sim = sim_with(2);
     let before = hash(sim);
-    let mut base = HordeForceField {
-        kind: 0,
-        x: 0.0,
-        y: 0.0,
-        radius: 0.0,
-        strength: 0.0,
-        duration: 0.0,
-        falloff: 0,
-        time_decay: 0.0,
-        direction_x: 0.0,
-        direction_y: 0.0,
-        clockwise: 0,
-        affects_controllable: 0,
-    };
-    // SAFETY: a local.
-    assert_eq!(unsafe { horde_force_field_default(&mut base) }, HORDE_OK);
+    let base = default_field();
     let cases: [(HordeForceField, &str); 7] = [
         (HordeForceField { kind: 4, ..base }, "kind = 4"),
         (

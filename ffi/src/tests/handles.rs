@@ -14,22 +14,7 @@ fn every_call_refuses_a_null_simulation() {
     let cell = [HordeCell { x: 1, y: 1 }];
     let ids = [0u32];
     let spec = [spec(1.5, 1.5)];
-    let mut field = HordeForceField {
-        kind: 0,
-        x: 0.0,
-        y: 0.0,
-        radius: 0.0,
-        strength: 0.0,
-        duration: 0.0,
-        falloff: 0,
-        time_decay: 0.0,
-        direction_x: 0.0,
-        direction_y: 0.0,
-        clockwise: 0,
-        affects_controllable: 0,
-    };
-    // SAFETY: `field` is a local.
-    assert_eq!(unsafe { horde_force_field_default(&mut field) }, HORDE_OK);
+    let field = default_field();
     let s = null_mut();
     // SAFETY: every call gets a NULL simulation, refused before anything is read.
     let statuses = unsafe {

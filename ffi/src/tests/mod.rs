@@ -148,6 +148,27 @@ fn spec(x: f32, y: f32) -> HordeUnitSpec {
     spec
 }
 
+/// The default force field, as `horde_force_field_default` writes it.
+fn default_field() -> HordeForceField {
+    let mut field = HordeForceField {
+        kind: 0,
+        x: 0.0,
+        y: 0.0,
+        radius: 0.0,
+        strength: 0.0,
+        duration: 0.0,
+        falloff: 0,
+        time_decay: 0.0,
+        direction_x: 0.0,
+        direction_y: 0.0,
+        clockwise: 0,
+        affects_controllable: 0,
+    };
+    // SAFETY: `field` is a local.
+    assert_eq!(unsafe { horde_force_field_default(&mut field) }, HORDE_OK);
+    field
+}
+
 fn free(sim: *mut HordeSim) {
     // SAFETY: `sim` is a live handle, freed once.
     assert_eq!(unsafe { horde_sim_free(sim) }, HORDE_OK);
