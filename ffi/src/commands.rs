@@ -327,7 +327,7 @@ pub unsafe extern "C" fn horde_set_terrain_rect(
     }
 }
 
-/// Runs one frame of `dt` seconds (finite, >= 0).
+/// Runs one frame of `dt` seconds (finite, >= 0; else `HORDE_ERROR_INVALID_ARGUMENT`).
 ///
 /// `HORDE_ERROR_STAGE`: the frame ran, but a stage could not do its part (the message says
 /// which); the simulation stays usable. `HORDE_ERROR_PANIC`: a stage panicked and the frame

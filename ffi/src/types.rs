@@ -86,6 +86,10 @@ pub(crate) const SIM_MAGIC: u64 = 0x686f_7264_655f_7369;
 
 /// A simulation: opaque, made by `horde_sim_create`, `horde_sim_create_movingai` or
 /// `horde_sim_create_from_snapshot`, freed by `horde_sim_free`.
+///
+/// A handle is *live* from the create call that wrote it until `horde_sim_free`. Every call
+/// whose contract says "`sim` is a live handle" also needs that no other thread uses the
+/// handle during the call: a handle is not locked, but it may move between threads.
 pub struct HordeSim {
     /// `SIM_MAGIC` while the handle is live.
     pub(crate) magic: u64,
@@ -430,7 +434,7 @@ pub struct HordeUnit {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct HordeStageTime {
     /// The stage's name, NUL-terminated (`update_forces`, `rebuild_fields`, ...,
-    /// `sort_units`).
+    /// `sort_units`); a name longer than `HORDE_STAGE_NAME_LEN - 1` bytes is cut to that.
     pub name: [c_char; HORDE_STAGE_NAME_LEN],
     /// Wall time, seconds.
     pub seconds: f64,
