@@ -7,6 +7,8 @@ use crate::guard::{Failure, with_sim, with_sim_even_poisoned};
 use crate::pointers::{fill, in_slice, out_ptr, out_slice, too_small, write_out};
 use crate::types::*;
 
+/// A new simulation from the snapshot `bytes`, on `threads` threads (checked: 1..=`SimConfig::MAX_THREADS`);
+/// shared by `horde_sim_create_from_snapshot` and `horde_snapshot_restore`.
 pub(crate) fn restore(bytes: &[u8], threads: usize) -> Result<Simulation, Failure> {
     if threads == 0 || threads > SimConfig::MAX_THREADS {
         return Err(Failure::invalid(format!(
@@ -20,10 +22,11 @@ pub(crate) fn restore(bytes: &[u8], threads: usize) -> Result<Simulation, Failur
 
 /// The bytes of the current state's snapshot, encoded once and kept until the state changes.
 fn snapshot_bytes(h: &mut HordeSim) -> Result<&[u8], Failure> {
-    if h.snapshot_bytes.is_none() {
-        h.snapshot_bytes = Some(h.sim.snapshot().to_bytes()?);
-    }
-    Ok(h.snapshot_bytes.as_deref().unwrap_or_default())
+    let bytes = match h.snapshot_bytes.take() {
+        Some(bytes) => bytes,
+        None => h.sim.snapshot().to_bytes()?,
+    };
+    Ok(h.snapshot_bytes.insert(bytes))
 }
 
 /// Writes the size in bytes of the current state's snapshot to `*out_size`: the buffer
