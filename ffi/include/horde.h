@@ -97,6 +97,10 @@
 
 // A simulation: opaque, made by `horde_sim_create`, `horde_sim_create_movingai` or
 // `horde_sim_create_from_snapshot`, freed by `horde_sim_free`.
+//
+// A handle is *live* from the create call that wrote it until `horde_sim_free`. Every call
+// whose contract says "`sim` is a live handle" also needs that no other thread uses the
+// handle during the call: a handle is not locked, but it may move between threads.
 typedef struct HordeSim HordeSim;
 
 // The status every call returns: `HORDE_OK` (0) or one of the
@@ -272,7 +276,7 @@ typedef struct HordeUnit {
 // One stage's wall time in the last frame (`horde_stage_times`).
 typedef struct HordeStageTime {
   // The stage's name, NUL-terminated (`update_forces`, `rebuild_fields`, ...,
-  // `sort_units`).
+  // `sort_units`); a name longer than `HORDE_STAGE_NAME_LEN - 1` bytes is cut to that.
   char name[HORDE_STAGE_NAME_LEN];
   // Wall time, seconds.
   double seconds;
@@ -290,7 +294,8 @@ typedef struct HordeStageTime {
 #define HORDE_ERROR_INVALID_ARGUMENT 2
 
 // The caller's buffer is too small. The size needed was written to the call's size output
-// (see each call); nothing else was written and nothing changed.
+// (see each call); nothing else was written and nothing changed. (`horde_last_error` is the
+// exception: it copies as much of the message as fits.)
 #define HORDE_ERROR_BUFFER_TOO_SMALL 3
 
 // No group has this id (group ids are 0, 1, 2, ... in the order groups were added).
@@ -532,7 +537,7 @@ HordeStatus horde_set_terrain_rect(struct HordeSim *sim,
                                    uint32_t height,
                                    uint8_t terrain);
 
-// Runs one frame of `dt` seconds (finite, >= 0).
+// Runs one frame of `dt` seconds (finite, >= 0; else `HORDE_ERROR_INVALID_ARGUMENT`).
 //
 // `HORDE_ERROR_STAGE`: the frame ran, but a stage could not do its part (the message says
 // which); the simulation stays usable. `HORDE_ERROR_PANIC`: a stage panicked and the frame

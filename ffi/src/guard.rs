@@ -10,7 +10,7 @@ use horde::formats::TerrainLengthError;
 use horde::{ConfigError, FileError, ForceFieldError, GridError, MapFormatError, SimError};
 
 use crate::status::*;
-use crate::{HordeSim, HordeStatus, SIM_MAGIC};
+use crate::types::{HordeSim, HordeStatus, SIM_MAGIC};
 
 thread_local! {
     /// The message of the last call on this thread that failed; empty after a success.
@@ -175,7 +175,12 @@ fn finish(outcome: Result<(), Failure>) -> HordeStatus {
 /// Runs the body of a call that takes no simulation: a panic inside it becomes
 /// [`HORDE_ERROR_PANIC`] instead of unwinding into the caller's frames.
 pub(crate) fn guarded(body: impl FnOnce() -> Result<(), Failure>) -> HordeStatus {
-    let outcome = catch_unwind(AssertUnwindSafe(|| {
+    finish(catch_panic(body))
+}
+
+/// Runs `body`, a panic inside it caught and returned as a [`HORDE_ERROR_PANIC`] failure.
+fn catch_panic(body: impl FnOnce() -> Result<(), Failure>) -> Result<(), Failure> {
+    catch_unwind(AssertUnwindSafe(|| {
         #[cfg(test)]
         crate::tests::hook::maybe_panic();
         body()
@@ -185,8 +190,7 @@ pub(crate) fn guarded(body: impl FnOnce() -> Result<(), Failure>) -> HordeStatus
             HORDE_ERROR_PANIC,
             format!("panic inside horde: {}", panic_text(&*payload)),
         ))
-    });
-    finish(outcome)
+    })
 }
 
 /// Runs the body of a call on the simulation `sim`: checks the handle (not NULL, a live
@@ -200,7 +204,8 @@ pub(crate) unsafe fn with_sim(
     sim: *mut HordeSim,
     body: impl FnOnce(&mut HordeSim) -> Result<(), Failure>,
 ) -> HordeStatus {
-    with_sim_inner(sim, false, body)
+    // SAFETY: this function's contract is `with_sim_inner`'s.
+    unsafe { with_sim_inner(sim, false, body) }
 }
 
 /// [`with_sim`] for the one call that may run on a poisoned simulation (restoring a
@@ -212,10 +217,40 @@ pub(crate) unsafe fn with_sim_even_poisoned(
     sim: *mut HordeSim,
     body: impl FnOnce(&mut HordeSim) -> Result<(), Failure>,
 ) -> HordeStatus {
-    with_sim_inner(sim, true, body)
+    // SAFETY: this function's contract is `with_sim_inner`'s.
+    unsafe { with_sim_inner(sim, true, body) }
 }
 
-fn with_sim_inner(
+/// The simulation a non-NULL handle points to, refused (`HORDE_ERROR_INVALID_ARGUMENT`) when
+/// the pointer is misaligned or does not hold a live handle's magic.
+///
+/// # Safety
+/// `sim` is not NULL, and is a pointer returned by a `horde_sim_create*` call and not yet
+/// freed, used by no other thread while the reference lives.
+pub(crate) unsafe fn live_handle<'a>(sim: *mut HordeSim) -> Result<&'a mut HordeSim, Failure> {
+    if !sim.is_aligned() {
+        return Err(Failure::invalid(
+            "`sim` is not a simulation handle (misaligned pointer)",
+        ));
+    }
+    // SAFETY: the caller promises that `sim` came from a `horde_sim_create*` call, was not
+    // freed, and is used by no other thread now; it is aligned (checked above), so it points
+    // to a live `HordeSim` we may borrow mutably while the reference lives.
+    let handle = unsafe { &mut *sim };
+    if handle.magic != SIM_MAGIC {
+        return Err(Failure::invalid(
+            "`sim` is not a simulation handle (freed already, or not made by \
+             horde_sim_create*)",
+        ));
+    }
+    Ok(handle)
+}
+
+/// [`with_sim`] and [`with_sim_even_poisoned`]: `allow_poisoned` says which.
+///
+/// # Safety
+/// As [`with_sim`].
+unsafe fn with_sim_inner(
     sim: *mut HordeSim,
     allow_poisoned: bool,
     body: impl FnOnce(&mut HordeSim) -> Result<(), Failure>,
@@ -223,21 +258,12 @@ fn with_sim_inner(
     if sim.is_null() {
         return finish(Err(Failure::null("sim")));
     }
-    if !sim.is_aligned() {
-        return finish(Err(Failure::invalid(
-            "`sim` is not a simulation handle (misaligned pointer)",
-        )));
-    }
-    // SAFETY: the caller promises (see the functions' docs) that a non-NULL `sim` came from
-    // a `horde_sim_create*` call, was not freed, and is used by no other thread now; it is
-    // aligned (checked above), so it points to a live `HordeSim` we may borrow mutably for
-    // the length of this call.
-    let handle = unsafe { &mut *sim };
-    if handle.magic != SIM_MAGIC {
-        return finish(Err(Failure::invalid(
-            "`sim` is not a simulation handle (freed, or not made by horde_sim_create*)",
-        )));
-    }
+    // SAFETY: not NULL (checked above); the caller promises the rest of `live_handle`'s
+    // contract: a live handle, used by no other thread during the call.
+    let handle = match unsafe { live_handle(sim) } {
+        Ok(handle) => handle,
+        Err(failure) => return finish(Err(failure)),
+    };
     if handle.poisoned && !allow_poisoned {
         return finish(Err(Failure::new(
             HORDE_ERROR_POISONED,
@@ -245,17 +271,7 @@ fn with_sim_inner(
              into it (horde_snapshot_restore) or free it",
         )));
     }
-    let outcome = catch_unwind(AssertUnwindSafe(|| {
-        #[cfg(test)]
-        crate::tests::hook::maybe_panic();
-        body(handle)
-    }))
-    .unwrap_or_else(|payload| {
-        Err(Failure::new(
-            HORDE_ERROR_PANIC,
-            format!("panic inside horde: {}", panic_text(&*payload)),
-        ))
-    });
+    let outcome = catch_panic(|| body(handle));
     if let Err(failure) = &outcome
         && failure.poisons()
     {

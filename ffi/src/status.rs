@@ -1,6 +1,6 @@
 //! The status codes every call returns (`HORDE_OK` or an error).
 
-use crate::HordeStatus;
+use crate::types::HordeStatus;
 
 /// The call succeeded.
 pub const HORDE_OK: HordeStatus = 0;
@@ -11,7 +11,8 @@ pub const HORDE_ERROR_NULL_POINTER: HordeStatus = 1;
 /// does not fit, a handle that is not a simulation. Nothing changed.
 pub const HORDE_ERROR_INVALID_ARGUMENT: HordeStatus = 2;
 /// The caller's buffer is too small. The size needed was written to the call's size output
-/// (see each call); nothing else was written and nothing changed.
+/// (see each call); nothing else was written and nothing changed. (`horde_last_error` is the
+/// exception: it copies as much of the message as fits.)
 pub const HORDE_ERROR_BUFFER_TOO_SMALL: HordeStatus = 3;
 /// No group has this id (group ids are 0, 1, 2, ... in the order groups were added).
 pub const HORDE_ERROR_NO_SUCH_GROUP: HordeStatus = 4;

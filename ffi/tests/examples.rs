@@ -6,6 +6,7 @@
 //! the shared library when both are installed (Debian: `mono-devel`), else it says SKIP.
 //! The engine loop of `docs/ffi.md` is compiled and run as it stands on the page.
 
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -145,45 +146,46 @@ fn c_example_matches_the_rust_simulation() {
         "-pedantic",
     ];
 
+    // Compiles the example, linked by `link`, runs it on `threads` threads and checks that
+    // it printed the hash (the example itself fails when its hash is not `expected`).
+    let build_and_run = |kind: &str, library: &str, link: Vec<OsString>, threads: &str| {
+        let exe = out.join(format!("engine_loop_{kind}"));
+        let mut build = Command::new(&cc);
+        build
+            .args(flags)
+            .arg("-I")
+            .arg(&include)
+            .arg(&source)
+            .args(link)
+            .arg("-o")
+            .arg(&exe);
+        run(build, &format!("compiling the C example against {library}"));
+        let mut example = Command::new(&exe);
+        example.args([expected.as_str(), threads]);
+        let line = run(example, &format!("the C example ({kind})"));
+        println!("{}", line.trim());
+        assert!(
+            line.contains(&expected),
+            "the example prints the hash: {line}"
+        );
+    };
     // Against the static library (what the system linker needs besides it: pthread, dl, m).
-    let static_exe = out.join("engine_loop_static");
-    let mut build = Command::new(&cc);
-    build
-        .args(flags)
-        .arg("-I")
-        .arg(&include)
-        .arg(&source)
-        .arg(libs.join("libhorde_ffi.a"))
-        .args(["-lpthread", "-ldl", "-lm", "-o"])
-        .arg(&static_exe);
-    run(build, "compiling the C example against libhorde_ffi.a");
-    let mut example = Command::new(&static_exe);
-    example.args([&expected, "2"]);
-    let line = run(example, "the C example (static)");
-    println!("{}", line.trim());
-    assert!(
-        line.contains(&expected),
-        "the example prints the hash: {line}"
-    );
-
+    let static_link = vec![
+        libs.join("libhorde_ffi.a").into(),
+        "-lpthread".into(),
+        "-ldl".into(),
+        "-lm".into(),
+    ];
+    build_and_run("static", "libhorde_ffi.a", static_link, "2");
     // Against the shared library, found through the rpath, on one thread.
-    let shared_exe = out.join("engine_loop_shared");
-    let mut build = Command::new(&cc);
-    build
-        .args(flags)
-        .arg("-I")
-        .arg(&include)
-        .arg(&source)
-        .arg("-L")
-        .arg(&libs)
-        .arg(format!("-Wl,-rpath,{}", libs.display()))
-        .args(["-lhorde_ffi", "-lm", "-o"])
-        .arg(&shared_exe);
-    run(build, "compiling the C example against libhorde_ffi.so");
-    let mut example = Command::new(&shared_exe);
-    example.args([&expected, "1"]);
-    let line = run(example, "the C example (shared)");
-    println!("{}", line.trim());
+    let shared_link = vec![
+        "-L".into(),
+        libs.clone().into(),
+        format!("-Wl,-rpath,{}", libs.display()).into(),
+        "-lhorde_ffi".into(),
+        "-lm".into(),
+    ];
+    build_and_run("shared", "libhorde_ffi.so", shared_link, "1");
 
     // The header also compiles as C++ (engines are mostly C++).
     let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".to_owned());
