@@ -274,8 +274,10 @@ pub unsafe extern "C" fn horde_sim_free(sim: *mut HordeSim) -> HordeStatus {
         let handle = unsafe { live_handle(sim)? };
         // Clearing the magic only helps a second free of the same handle to be refused while
         // the memory is not reused; it is no guarantee (that memory is freed), which is why
-        // the docs forbid it.
-        handle.magic = 0;
+        // the docs forbid it. A volatile store, because a plain one right before the memory
+        // is freed is a dead store the optimiser may drop.
+        // SAFETY: `handle.magic` is a live, aligned, writable field of the handle.
+        unsafe { std::ptr::write_volatile(&mut handle.magic, 0) };
         // SAFETY: `sim` came from `Box::into_raw` in `create_into` and is not freed yet (the
         // caller's promise, and its magic was live), so it may be turned back into its `Box`
         // and dropped, once; `handle` is not used again.

@@ -91,3 +91,22 @@ fn movingai_text_creates_or_names_the_line() {
     expect_error(status, HORDE_ERROR_NULL_POINTER, "text");
     assert!(sim.is_null());
 }
+
+#[test]
+fn the_default_force_field_is_the_libraries_default() {
+    // `horde_force_field_default` writes its values out (core's `ForceField` keeps its
+    // defaults private); converted back they must be exactly `ForceField::new`'s defaults
+    // for the same kind, place, radius and strength, so the two cannot drift apart.
+    let field = default_field();
+    let converted = field
+        .to_field()
+        .unwrap_or_else(|_| panic!("the default converts"));
+    let library = horde::ForceField::new(
+        horde::glam::Vec2::new(field.x, field.y),
+        horde::ForceKind::Explosion,
+        field.radius,
+        field.strength,
+    )
+    .unwrap();
+    assert_eq!(converted, library);
+}
