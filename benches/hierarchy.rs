@@ -346,6 +346,7 @@ fn moving_goal_flat(c: &mut Criterion) {
     let key = |c| FieldKey {
         goals: GoalSet::single(c),
         layer: Layer::Ground,
+        class: 0,
     };
     let mut cache = FieldCache::new(FlowConfig::default());
     let id = cache.request(key(a), &map).unwrap();

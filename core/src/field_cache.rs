@@ -1,5 +1,5 @@
-//! [`FieldCache`]: integration and flow fields keyed by (goal set, layer), rebuilt only when
-//! their goals or the costs they depend on change.
+//! [`FieldCache`]: integration and flow fields keyed by (goal set, layer, size class), rebuilt
+//! only when their goals or the costs they depend on change.
 
 use std::collections::HashMap;
 
@@ -52,6 +52,34 @@ pub struct FieldKey {
     pub goals: GoalSet,
     /// Which cost field they follow.
     pub layer: Layer,
+    /// The size class of the units that follow it ([`crate::size_class`]): its fields are
+    /// built on [`Map::class_cost_field`] of the layer and class, so they lead only where
+    /// the class's bodies fit. 0 (radius up to half a cell) is the layer's own costs.
+    pub class: u8,
+}
+
+impl FieldKey {
+    /// The key of class 0 (bodies up to half a cell across the radius: the layer's costs).
+    #[must_use]
+    pub fn new(goals: GoalSet, layer: Layer) -> Self {
+        Self::sized(goals, layer, 0)
+    }
+
+    /// The key of size class `class`.
+    #[must_use]
+    pub fn sized(goals: GoalSet, layer: Layer, class: u8) -> Self {
+        Self {
+            goals,
+            layer,
+            class,
+        }
+    }
+
+    /// The cost field the fields of this key are built on.
+    #[must_use]
+    pub fn cost<'a>(&self, map: &'a Map) -> &'a CostField {
+        map.class_cost_field(self.layer, self.class)
+    }
 }
 
 /// Handle of a field in a [`FieldCache`]; stable for the cache's lifetime.
@@ -75,7 +103,7 @@ pub struct NavField {
 
 impl NavField {
     fn new(key: FieldKey, map: &Map) -> Self {
-        let cost = map.cost_field(key.layer);
+        let cost = key.cost(map);
         Self {
             integration: IntegrationField::unreachable(cost),
             flow: FlowField::empty(cost.width(), cost.height()),
@@ -125,14 +153,14 @@ impl NavField {
     /// Whether the field is out of date for `map` (never built, or the layer's costs changed).
     #[must_use]
     pub fn is_dirty(&self, map: &Map) -> bool {
-        self.built_from != Some(map.cost_field(self.key.layer).version())
+        self.built_from != Some(self.key.cost(map).version())
     }
 
     /// Whether the field should be rebuilt only as far as its followers need
     /// ([`Self::rebuild_for`]): its goals moved since it was last complete, or it is partial.
     #[must_use]
     pub fn wants_partial(&self) -> bool {
-        self.moved || !self.integration.is_complete()
+        self.key.class == 0 && (self.moved || !self.integration.is_complete())
     }
 
     /// Bytes held by the field's per-cell arrays: none until it is first built (a slot that
@@ -159,8 +187,12 @@ impl NavField {
         config: &FlowConfig,
         demand: &[Cell],
     ) -> Result<(), FieldError> {
+        if self.key.class != 0 {
+            // A size class's field is built whole (its escape directions need every value).
+            return self.rebuild(map, config);
+        }
         self.touch();
-        let cost = map.cost_field(self.key.layer);
+        let cost = self.key.cost(map);
         let goals = self.key.goals.cells();
         self.integration.rebuild_for(cost, goals, demand)?;
         self.built_from = Some(cost.version());
@@ -188,8 +220,11 @@ impl NavField {
             self.moved = false;
             return Ok(());
         }
+        if self.key.class != 0 {
+            return self.rebuild(map, config);
+        }
         self.touch();
-        let cost = map.cost_field(self.key.layer);
+        let cost = self.key.cost(map);
         self.integration.settle(cost, demand)?;
         if self.integration.advance(cost, budget)? {
             self.finish(map, config);
@@ -204,7 +239,7 @@ impl NavField {
     /// Fills the whole flow field from a complete integration field.
     fn finish(&mut self, map: &Map, config: &FlowConfig) {
         self.touch();
-        let cost = map.cost_field(self.key.layer);
+        let cost = self.key.cost(map);
         let goals = self.key.goals.cells();
         self.flow.resize(cost.width(), cost.height());
         fill_direction_rows(
@@ -215,7 +250,20 @@ impl NavField {
         );
         self.flow
             .mark_line_of_sight(cost, &self.integration, goals, config);
+        self.mark_escapes(map);
         self.moved = false;
+    }
+
+    /// For a size class above 0: the way out of cells too close to walls for the class
+    /// ([`FlowField::mark_escapes`]); nothing for class 0.
+    fn mark_escapes(&mut self, map: &Map) {
+        if self.key.class != 0 {
+            self.flow.mark_escapes(
+                map.cost_field(self.key.layer),
+                self.key.cost(map),
+                &self.integration,
+            );
+        }
     }
 
     /// Rebuilds both fields from `map` (whether or not they are dirty).
@@ -242,11 +290,17 @@ impl NavField {
         if self.built_from.is_none() || !self.integration.is_complete() {
             return self.rebuild(map, config);
         }
-        let cost = map.cost_field(self.key.layer);
+        let cost = self.key.cost(map);
         let goals = self.key.goals.cells();
         if let Some(rows) = self.integration.repair(cost, goals, edits)? {
-            self.flow
-                .repair_rows(cost, &self.integration, goals, config, rows);
+            if self.key.class == 0 {
+                self.flow
+                    .repair_rows(cost, &self.integration, goals, config, rows);
+            } else {
+                // Escape directions reach far from the rows a repair changed: the flow of a
+                // size class is filled whole again from the repaired integration field.
+                self.finish(map, config);
+            }
         }
         self.built_from = Some(cost.version());
         Ok(())
@@ -271,13 +325,14 @@ impl NavField {
         fill_rows: impl FnOnce(&CostField, &IntegrationField, &mut [u8]),
     ) -> Result<(), FieldError> {
         self.touch();
-        let cost = map.cost_field(self.key.layer);
+        let cost = self.key.cost(map);
         let goals = self.key.goals.cells();
         integrate(cost, goals, &mut self.integration)?;
         self.flow.resize(cost.width(), cost.height());
         fill_rows(cost, &self.integration, self.flow.bytes_mut());
         self.flow
             .mark_line_of_sight(cost, &self.integration, goals, config);
+        self.mark_escapes(map);
         self.built_from = Some(cost.version());
         self.moved = false;
         Ok(())
@@ -354,7 +409,7 @@ impl FieldCache {
     pub fn rekey(&mut self, id: FieldId, key: FieldKey, map: &Map) -> Result<FieldId, FieldError> {
         let slot = self.fields.get(id.0 as usize).and_then(Option::as_ref);
         let same_grid = slot.is_some_and(|f| {
-            let cost = map.cost_field(f.key.layer);
+            let cost = f.key.cost(map);
             (f.integration.width(), f.integration.height()) == (cost.width(), cost.height())
         });
         if self.lookup.contains_key(&key) || !same_grid {
@@ -488,7 +543,7 @@ mod tests {
     use super::*;
     use crate::grid::Grid;
     use crate::integration::UNREACHABLE;
-    use crate::terrain::Terrain;
+    use crate::terrain::{Terrain, WALL};
 
     #[test]
     fn a_fields_stamp_changes_with_its_contents_only() {
@@ -497,6 +552,7 @@ mod tests {
         let key = |x| FieldKey {
             goals: GoalSet::single(Cell::new(x, 3)),
             layer: Layer::Ground,
+            class: 0,
         };
         let mut cache = FieldCache::default();
         let a = cache.request(key(3), &map).unwrap();
@@ -560,6 +616,7 @@ mod tests {
         let key = |x, layer| FieldKey {
             goals: GoalSet::new([Cell::new(x, 3), Cell::new(x, 3)]).unwrap(),
             layer,
+            class: 0,
         };
         let a = cache.request(key(3, Layer::Ground), &map).unwrap();
         assert_eq!(cache.request(key(3, Layer::Ground), &map).unwrap(), a);
@@ -586,6 +643,7 @@ mod tests {
         let key = |x| FieldKey {
             goals: GoalSet::single(Cell::new(x, 0)),
             layer: Layer::Ground,
+            class: 0,
         };
         let a = cache.request(key(1), &map).unwrap();
         let b = cache.request(key(2), &map).unwrap();
@@ -609,6 +667,7 @@ mod tests {
         let key = |x| FieldKey {
             goals: GoalSet::single(Cell::new(x, 3)),
             layer: Layer::Ground,
+            class: 0,
         };
         let a = cache.request(key(1), &map).unwrap();
         let b = cache.request(key(5), &map).unwrap();
@@ -637,6 +696,7 @@ mod tests {
         let key = FieldKey {
             goals: GoalSet::single(Cell::new(3, 3)),
             layer: Layer::Ground,
+            class: 0,
         };
         let id = cache.request(key, &map).unwrap();
         let field = cache.get(id);
@@ -658,6 +718,90 @@ mod tests {
         assert!(cache.get(id).flow().direction(Cell::new(10, 10)).is_some());
     }
 
+    /// A size class's field leads around a gap too narrow for it, gives cells too close to
+    /// walls the way out, and is repaired after terrain edits exactly as a rebuild builds it
+    /// (with the class cost edits the map reports: a wider area than the edited cells).
+    #[test]
+    fn a_size_class_field_avoids_narrow_gaps_and_repairs_exactly() {
+        use crate::map::ClassCostChange;
+        let grid = Grid::new(24, 16).unwrap();
+        let mut map = Map::new(grid);
+        // A wall across x = 10, with a one-cell gap at y = 3 and a three-cell gap at 11..14.
+        for y in 0..16 {
+            if y != 3 && !(11..14).contains(&y) {
+                map.set_terrain(Cell::new(10, y), Terrain::BrickWall);
+            }
+        }
+        map.prepare_size_class(Layer::Ground, 1);
+        let config = FlowConfig::default();
+        let goal = GoalSet::single(Cell::new(20, 3));
+        let mut cache = FieldCache::new(config);
+        let small = cache
+            .request(FieldKey::new(goal.clone(), Layer::Ground), &map)
+            .unwrap();
+        let big = cache
+            .request(FieldKey::sized(goal.clone(), Layer::Ground, 1), &map)
+            .unwrap();
+        assert_ne!(small, big);
+        assert_eq!(cache.rebuild_dirty(&map).unwrap(), 2);
+        let walk = |cache: &FieldCache, id, from: Cell| {
+            let mut c = from;
+            let mut path = vec![c];
+            while let Some(d) = cache.get(id).flow().direction(c) {
+                let (dx, dy) = d.offset();
+                c = Cell::new((c.x as i32 + dx) as u32, (c.y as i32 + dy) as u32);
+                path.push(c);
+                assert!(path.len() < 200, "the walk loops");
+            }
+            path
+        };
+        let start = Cell::new(3, 3);
+        let narrow = walk(&cache, small, start);
+        assert!(
+            narrow.contains(&Cell::new(10, 3)),
+            "class 0 takes the short gap"
+        );
+        let wide = walk(&cache, big, start);
+        assert_eq!(wide.last(), Some(&Cell::new(20, 3)), "class 1 arrives");
+        assert!(
+            wide.contains(&Cell::new(10, 12)),
+            "class 1 takes the middle of the wide gap"
+        );
+        for &c in &wide {
+            assert!(
+                c.x == 3 || map.class_cost_field(Layer::Ground, 1).get(c) != WALL,
+                "{c}"
+            );
+        }
+        // From a cell next to a wall (open, but blocked for class 1) the way leads out.
+        let hugging = walk(&cache, big, Cell::new(9, 6));
+        assert_eq!(hugging.last(), Some(&Cell::new(20, 3)));
+        // Edits: repairs with the reported class cost changes equal rebuilds.
+        let edits = [
+            (Cell::new(15, 5), Terrain::BrickWall),
+            (Cell::new(10, 12), Terrain::BrickWall),
+            (Cell::new(10, 12), Terrain::Empty),
+            (Cell::new(10, 3), Terrain::Forest),
+        ];
+        for (cell, terrain) in edits {
+            let before = map.cost_field(Layer::Ground).get(cell);
+            let mut class_edits: Vec<(Cell, u8)> = Vec::new();
+            map.set_terrain_with(cell, terrain, |c: ClassCostChange| {
+                assert_eq!((c.layer, c.class), (Layer::Ground, 1));
+                class_edits.push((c.cell, c.before));
+            });
+            for (id, log) in [(small, vec![(cell, before)]), (big, class_edits)] {
+                let mut field = cache.get(id).clone();
+                field.repair(&map, &config, &log).unwrap();
+                let mut fresh = NavField::new(cache.get(id).key().clone(), &map);
+                fresh.rebuild(&map, &config).unwrap();
+                assert!(field.integration() == fresh.integration(), "{cell}");
+                assert!(field.flow() == fresh.flow(), "{cell}");
+                *cache.fields[id.0 as usize].as_mut().unwrap() = field;
+            }
+        }
+    }
+
     #[test]
     fn bad_requests() {
         let map = Map::new(Grid::new(4, 4).unwrap());
@@ -666,6 +810,7 @@ mod tests {
         let key = FieldKey {
             goals: GoalSet::single(Cell::new(9, 0)),
             layer: Layer::Ground,
+            class: 0,
         };
         assert!(matches!(
             cache.request(key, &map),

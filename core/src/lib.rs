@@ -24,6 +24,7 @@ mod map_format;
 pub mod reference;
 mod regions;
 mod scenario_check;
+mod size_class;
 mod spatial_grid;
 mod stamp;
 mod steering;
@@ -61,7 +62,7 @@ pub use hierarchy::{
 };
 pub use integration::{DeltaStepping, FieldError, IntegrationField, UNREACHABLE};
 pub use level::{Level, LevelConfig, LevelError, LevelWeights, generate_level};
-pub use map::{Fnv, Map, TerrainLengthError};
+pub use map::{ClassCostChange, Fnv, Map, TerrainLengthError};
 pub use map_format::{
     MAX_MAP_FILE_BYTES, MapFormat, MapFormatError, MapFormatErrorKind, Scenario, ScenarioLine,
     load_map, load_scenario, movingai_char, parse_ascii_map, parse_movingai_map, parse_scenario,
@@ -70,6 +71,9 @@ pub use map_format::{
 pub use regions::Regions;
 pub use scenario_check::{
     RELATIVE_TOLERANCE, ScenarioMismatch, ScenarioReport, check_scenario_lines, uniform_cost_field,
+};
+pub use size_class::{
+    MAX_SIZE_CLASSES, class_clearance, class_cost_field, size_class, update_class_cost,
 };
 pub use spatial_grid::{SpatialGrid, SpatialGridError};
 pub use steering::{

@@ -5,15 +5,57 @@ use crate::grid::{Cell, Grid};
 use crate::terrain::{CostTable, Layer, Terrain};
 
 /// A terrain map: the grid, the terrain kind of every cell, the [`CostTable`] and one
-/// [`CostField`] per [`Layer`] kept in step with the terrain.
-#[derive(Clone, Debug, PartialEq)]
+/// [`CostField`] per [`Layer`] kept in step with the terrain; also, for the size classes
+/// asked for ([`Map::prepare_size_class`]), each class's cost field of a layer
+/// ([`crate::class_cost_field`]), kept in step too.
+///
+/// Two maps are equal when their grid, terrain, table and layer cost fields are: the class
+/// cost fields are derived from those.
+#[derive(Clone, Debug)]
 pub struct Map {
     grid: Grid,
     terrain: Vec<Terrain>,
     table: CostTable,
     costs: [CostField; Layer::COUNT],
+    /// The cost field of size class `c >= 1` on layer `l` at `(c - 1) * Layer::COUNT + l`,
+    /// once prepared.
+    class_costs: Vec<Option<CostField>>,
     /// [`Map::terrain_digest`], kept in step by every terrain change.
     digest: u64,
+}
+
+impl PartialEq for Map {
+    fn eq(&self, other: &Self) -> bool {
+        (
+            self.grid,
+            &self.terrain,
+            self.table,
+            &self.costs,
+            self.digest,
+        ) == (
+            other.grid,
+            &other.terrain,
+            other.table,
+            &other.costs,
+            other.digest,
+        )
+    }
+}
+
+/// A change of one cell's cost in a size class's cost field (see
+/// [`Map::set_terrain_with`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ClassCostChange {
+    /// The layer.
+    pub layer: Layer,
+    /// The size class (`>= 1`; class 0's costs are the layer's).
+    pub class: u8,
+    /// The class cost field's version after the change.
+    pub version: u64,
+    /// The cell.
+    pub cell: Cell,
+    /// Its class cost before.
+    pub before: u8,
 }
 
 /// The terrain given to [`Map::from_terrain`] does not fit the grid.
@@ -62,6 +104,7 @@ impl Map {
             terrain,
             table,
             costs,
+            class_costs: Vec::new(),
             digest,
         }
     }
@@ -138,22 +181,114 @@ impl Map {
         &self.costs[layer as usize]
     }
 
+    /// The cost field size class `class` paths on over `layer` (docs/behaviour.md, "Unit
+    /// sizes"): for class 0 the layer's own ([`Self::cost_field`]).
+    ///
+    /// # Panics
+    /// If `class` is not 0 and was not prepared with [`Self::prepare_size_class`].
+    #[must_use]
+    #[inline]
+    pub fn class_cost_field(&self, layer: Layer, class: u8) -> &CostField {
+        if class == 0 {
+            return self.cost_field(layer);
+        }
+        self.class_costs
+            .get(Self::class_slot(layer, class))
+            .and_then(Option::as_ref)
+            .expect("the size class was not prepared on this map")
+    }
+
+    /// Whether size class `class` has a cost field on `layer` (class 0 always has).
+    #[must_use]
+    pub fn has_size_class(&self, layer: Layer, class: u8) -> bool {
+        class == 0
+            || self
+                .class_costs
+                .get(Self::class_slot(layer, class))
+                .is_some_and(Option::is_some)
+    }
+
+    /// Builds the cost field of size class `class` on `layer` if it is not built yet (one
+    /// clearance transform of the layer); from then on terrain edits keep it in step. Class
+    /// 0 needs nothing.
+    pub fn prepare_size_class(&mut self, layer: Layer, class: u8) {
+        if self.has_size_class(layer, class) {
+            return;
+        }
+        let slot = Self::class_slot(layer, class);
+        if self.class_costs.len() <= slot {
+            self.class_costs.resize(slot + 1, None);
+        }
+        self.class_costs[slot] = Some(crate::class_cost_field(self.cost_field(layer), class));
+    }
+
+    fn class_slot(layer: Layer, class: u8) -> usize {
+        (usize::from(class).max(1) - 1) * Layer::COUNT + layer as usize
+    }
+
     /// Changes the terrain at `cell` and the costs of every layer. Returns the layers whose
     /// cost at `cell` changed (as a bit mask indexed by [`Layer`]).
     pub fn set_terrain(&mut self, cell: Cell, terrain: Terrain) -> u8 {
+        self.set_terrain_with(cell, terrain, |_| {})
+    }
+
+    /// [`Self::set_terrain`], calling `changed` for every cell whose cost changed in a
+    /// prepared size class's cost field (cells up to `class` cells from `cell`: their
+    /// clearance changed), by class, then layer, then row-major.
+    pub fn set_terrain_with(
+        &mut self,
+        cell: Cell,
+        terrain: Terrain,
+        changed: impl FnMut(ClassCostChange),
+    ) -> u8 {
         let i = self.grid.index(cell);
         let old = std::mem::replace(&mut self.terrain[i], terrain);
         self.digest = self
             .digest
             .wrapping_sub(cell_digest(i, old))
             .wrapping_add(cell_digest(i, terrain));
+        let mut changed_class = changed;
         let mut changed = 0u8;
         for layer in Layer::ALL {
             if self.costs[layer as usize].set(cell, self.table.cost(terrain, layer)) {
                 changed |= 1 << layer as u8;
             }
         }
+        self.update_classes(cell, changed, &mut changed_class);
         changed
+    }
+
+    /// Brings every prepared class cost field of the layers in `layers` (a bit mask) up to
+    /// date after the cost of `cell` changed.
+    fn update_classes(
+        &mut self,
+        cell: Cell,
+        layers: u8,
+        changed: &mut impl FnMut(ClassCostChange),
+    ) {
+        for (slot, field) in self.class_costs.iter_mut().enumerate() {
+            let Some(field) = field else { continue };
+            let layer = Layer::ALL[slot % Layer::COUNT];
+            if layers & (1 << layer as u8) == 0 {
+                continue;
+            }
+            let class = (slot / Layer::COUNT + 1) as u8;
+            let costs = &self.costs[layer as usize];
+            let mut seen = Vec::new();
+            crate::update_class_cost(costs, field, class, cell, |c, before| {
+                seen.push((c, before))
+            });
+            let version = field.version();
+            for (c, before) in seen {
+                changed(ClassCostChange {
+                    layer,
+                    class,
+                    version,
+                    cell: c,
+                    before,
+                });
+            }
+        }
     }
 
     /// Replaces the cost table and re-derives every cost field.
@@ -165,6 +300,17 @@ impl Map {
             }
         }
         self.table = table;
+        for (slot, field) in self.class_costs.iter_mut().enumerate() {
+            if let Some(field) = field {
+                let layer = Layer::ALL[slot % Layer::COUNT];
+                let class = (slot / Layer::COUNT + 1) as u8;
+                let fresh = crate::class_cost_field(&self.costs[layer as usize], class);
+                for i in 0..self.grid.len() {
+                    let cell = self.grid.cell(i);
+                    field.set(cell, fresh.get(cell));
+                }
+            }
+        }
     }
 }
 

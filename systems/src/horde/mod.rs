@@ -218,6 +218,7 @@ impl Horde {
             let key = FieldKey {
                 goals: goal.clone(),
                 layer,
+                class: 0,
             };
             // A field only this group follows takes the new goal in place, keeping its
             // full-map buffers: a goal that moves every frame allocates nothing.
@@ -303,6 +304,7 @@ impl Horde {
             let key = FieldKey {
                 goals: group.goal.clone(),
                 layer,
+                class: 0,
             };
             *slot = Some(self.data.fields.get_mut().request(key, map)?);
         }
