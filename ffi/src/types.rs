@@ -241,6 +241,8 @@ impl HordeConfig {
             batch_size: self.batch_size as usize,
             navigation,
             partial_fields: flag("config: partial_fields", self.partial_fields)?,
+            // Not in the C config yet (its layout is the ABI): the default size classes.
+            size_classes: SimConfig::default().size_classes,
             contacts: ContactConfig {
                 passes: self.contact_passes,
                 relaxation: self.contact_relaxation,

@@ -1,7 +1,8 @@
 //! [`SimConfig`]: every tunable of the simulation, with its default.
 
 use horde_core::{
-    FlowConfig, KnockbackParams, KnockbackParamsError, SteeringConfig, SteeringConfigError,
+    FlowConfig, KnockbackParams, KnockbackParamsError, MAX_SIZE_CLASSES, SteeringConfig,
+    SteeringConfigError,
 };
 
 /// Where units get their walking direction from.
@@ -41,6 +42,17 @@ pub struct SimConfig {
     /// goal rests (default true). Steering reads the same values either way, so results do
     /// not depend on it; turn it off to always have complete fields to draw or read.
     pub partial_fields: bool,
+    /// How many size classes units path in (docs/behaviour.md, "Unit sizes"; default 4, in
+    /// `1..=`[`MAX_SIZE_CLASSES`]). With flat navigation a unit of radius `r` cells
+    /// (its radius over the map's cell size) follows the fields of class
+    /// [`horde_core::size_class`]`(r)`: the smallest `c` with `r <= c + 0.5`, capped at
+    /// `size_classes - 1`. Class `c`'s fields block every cell with a wall (or the map
+    /// edge) within `c` cells, so they lead a body only where it fits. With the default,
+    /// class 0 holds radii up to 0.5 cells (the layer's own costs), 1 up to 1.5, 2 up to
+    /// 2.5, and 3 everything bigger. 1 sends every unit along class 0's fields. Fields are
+    /// built per class present in a group, not per unit. Hierarchical navigation paths
+    /// every unit as class 0.
+    pub size_classes: u8,
 }
 
 impl Default for SimConfig {
@@ -55,6 +67,7 @@ impl Default for SimConfig {
             navigation: Navigation::Flat,
             contacts: ContactConfig::default(),
             partial_fields: true,
+            size_classes: MAX_SIZE_CLASSES,
         }
     }
 }
@@ -79,6 +92,25 @@ impl SimConfig {
     pub fn with_partial_fields(mut self, on: bool) -> Self {
         self.partial_fields = on;
         self
+    }
+
+    /// Same config with another number of size classes (see [`Self::size_classes`]).
+    #[must_use]
+    pub fn with_size_classes(mut self, classes: u8) -> Self {
+        self.size_classes = classes;
+        self
+    }
+
+    /// The size class whose fields a unit of `radius` (world units) follows on a map of
+    /// cells `cell_size` across (see [`Self::size_classes`]); 0 with hierarchical
+    /// navigation.
+    #[must_use]
+    #[inline]
+    pub fn size_class(&self, radius: f32, cell_size: f32) -> u8 {
+        if self.navigation == Navigation::Hierarchical {
+            return 0;
+        }
+        horde_core::size_class(radius / cell_size, self.size_classes)
     }
 
     /// Same config with another thread count.
@@ -135,6 +167,9 @@ pub enum ConfigError {
         "contacts.relaxation = {0} is invalid: it must be in 0.5..=2 (outside it the passes overshoot or stall)"
     )]
     ContactRelaxation(f32),
+    /// `size_classes` is 0 or above [`MAX_SIZE_CLASSES`].
+    #[error("size_classes = {0} is invalid: it must be 1..={max}", max = MAX_SIZE_CLASSES)]
+    SizeClasses(u8),
     /// A steering parameter.
     #[error(transparent)]
     Steering(#[from] SteeringConfigError),
@@ -161,6 +196,9 @@ impl SimConfig {
         }
         if !(0.5..=2.0).contains(&self.contacts.relaxation) {
             return Err(ConfigError::ContactRelaxation(self.contacts.relaxation));
+        }
+        if self.size_classes == 0 || self.size_classes > MAX_SIZE_CLASSES {
+            return Err(ConfigError::SizeClasses(self.size_classes));
         }
         self.steering.validate()?;
         self.knockback.validate()?;

@@ -1,7 +1,7 @@
 //! [`EditLog`]: the cost edits of each layer since the fields were last brought up to date,
 //! so the field stage can repair fields instead of rebuilding them.
 
-use horde_core::{Cell, Layer};
+use horde_core::{Cell, Layer, MAX_SIZE_CLASSES};
 
 /// Entries kept per layer before the oldest half is dropped (fields older than what is
 /// left are rebuilt in full).
@@ -15,17 +15,40 @@ struct LayerLog {
     start: u64,
 }
 
-/// Cost edits per layer, with the cost each cell had before.
+/// Cost edits per layer, with the cost each cell had before; and per layer and size class
+/// above 0, the edits of the class's cost field (docs/behaviour.md, "Unit sizes").
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct EditLog {
     layers: [LayerLog; Layer::COUNT],
+    /// The log of layer `l` and class `c >= 1` at `(c - 1) * Layer::COUNT + l`.
+    classes: [LayerLog; Layer::COUNT * (MAX_SIZE_CLASSES as usize - 1)],
 }
 
 impl EditLog {
     /// Records that `cell` of `layer` had cost `before` until the edit that brought the
     /// layer's cost field to `version`.
     pub fn record(&mut self, layer: Layer, version: u64, cell: Cell, before: u8) {
-        let log = &mut self.layers[layer as usize];
+        self.record_class(layer, 0, version, cell, before);
+    }
+
+    fn log(&self, layer: Layer, class: u8) -> &LayerLog {
+        match class {
+            0 => &self.layers[layer as usize],
+            c => &self.classes[(usize::from(c) - 1) * Layer::COUNT + layer as usize],
+        }
+    }
+
+    fn log_mut(&mut self, layer: Layer, class: u8) -> &mut LayerLog {
+        match class {
+            0 => &mut self.layers[layer as usize],
+            c => &mut self.classes[(usize::from(c) - 1) * Layer::COUNT + layer as usize],
+        }
+    }
+
+    /// Records that `cell` of size class `class`'s cost field on `layer` had cost `before`
+    /// until the edit that brought that field to `version` (class 0: [`Self::record`]).
+    pub fn record_class(&mut self, layer: Layer, class: u8, version: u64, cell: Cell, before: u8) {
+        let log = self.log_mut(layer, class);
         log.entries.push((version, cell, before));
         if log.entries.len() > MAX_ENTRIES {
             let keep = log.entries.split_off(MAX_ENTRIES / 2);
@@ -38,7 +61,13 @@ impl EditLog {
     /// no longer reaches back that far.
     #[must_use]
     pub fn since(&self, layer: Layer, since: u64) -> Option<Vec<(Cell, u8)>> {
-        let log = &self.layers[layer as usize];
+        self.since_class(layer, 0, since)
+    }
+
+    /// [`Self::since`] for the cost field of size class `class` on `layer`.
+    #[must_use]
+    pub fn since_class(&self, layer: Layer, class: u8, since: u64) -> Option<Vec<(Cell, u8)>> {
+        let log = self.log(layer, class);
         (since >= log.start).then(|| {
             let first = log.entries.partition_point(|e| e.0 <= since);
             log.entries[first..]
@@ -51,7 +80,12 @@ impl EditLog {
     /// Drops the edits of `layer` up to and including version `version` (no field needs
     /// them any more).
     pub fn prune(&mut self, layer: Layer, version: u64) {
-        let log = &mut self.layers[layer as usize];
+        self.prune_class(layer, 0, version);
+    }
+
+    /// [`Self::prune`] for the cost field of size class `class` on `layer`.
+    pub fn prune_class(&mut self, layer: Layer, class: u8, version: u64) {
+        let log = self.log_mut(layer, class);
         let cut = log.entries.partition_point(|e| e.0 <= version);
         log.entries.drain(..cut);
         log.start = log.start.max(version);

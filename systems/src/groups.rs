@@ -1,19 +1,57 @@
 //! [`Groups`]: each group's goal, and the field each of its layers follows.
 
-use horde_core::{FieldId, GoalSet, Layer};
+use horde_core::{FieldId, GoalSet, Layer, MAX_SIZE_CLASSES};
 
 /// One group of units sharing a goal.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Group {
     /// Where the group goes.
     pub goal: GoalSet,
-    /// The field each layer of the group follows, once units of that layer exist.
+    /// The field each layer of the group follows, once units of that layer exist (for size
+    /// class 0; see `sized` for the others).
     pub fields: [Option<FieldId>; Layer::COUNT],
+    /// The field units of size class `c >= 1` on each layer follow, at `sized[c - 1]`, once
+    /// such units exist (docs/behaviour.md, "Unit sizes").
+    pub sized: [[Option<FieldId>; Layer::COUNT]; MAX_SIZE_CLASSES as usize - 1],
     /// How many times the goal was changed (what is derived from the goal is rebuilt when
     /// this moves on).
     pub(crate) goal_changes: u64,
     /// The frame counter when the goal was last set: arrival times count from there.
     pub(crate) goal_frame: u64,
+}
+
+impl Group {
+    /// The slot of the field units of `layer` and size class `class` follow.
+    pub(crate) fn slot_mut(&mut self, layer: Layer, class: u8) -> &mut Option<FieldId> {
+        match class {
+            0 => &mut self.fields[layer as usize],
+            c => &mut self.sized[usize::from(c) - 1][layer as usize],
+        }
+    }
+
+    /// The field units of `layer` and size class `class` follow, if any.
+    #[must_use]
+    pub fn field(&self, layer: Layer, class: u8) -> Option<FieldId> {
+        match class {
+            0 => self.fields[layer as usize],
+            c => self
+                .sized
+                .get(usize::from(c) - 1)
+                .and_then(|s| s[layer as usize]),
+        }
+    }
+
+    /// Whether the group follows field `id` (for any layer and class).
+    #[must_use]
+    pub fn follows(&self, id: FieldId) -> bool {
+        self.fields.contains(&Some(id)) || self.sized.iter().any(|s| s.contains(&Some(id)))
+    }
+
+    /// Whether some units of the group on `layer` have a field (of any class).
+    #[must_use]
+    pub fn has_layer(&self, layer: Layer) -> bool {
+        (0..MAX_SIZE_CLASSES).any(|c| self.field(layer, c).is_some())
+    }
 }
 
 /// Every group, indexed by [`horde_core::GroupId`].
@@ -70,9 +108,16 @@ impl Groups {
             .collect();
     }
 
-    /// The field units of group `id` on `layer` follow.
+    /// The field units of group `id` on `layer` follow (those of size class 0; see
+    /// [`Self::sized_field`]).
     #[must_use]
     pub fn field(&self, id: u16, layer: Layer) -> Option<FieldId> {
-        self.get(id).and_then(|g| g.fields[layer as usize])
+        self.sized_field(id, layer, 0)
+    }
+
+    /// The field units of group `id` on `layer` and of size class `class` follow.
+    #[must_use]
+    pub fn sized_field(&self, id: u16, layer: Layer, class: u8) -> Option<FieldId> {
+        self.get(id).and_then(|g| g.field(layer, class))
     }
 }

@@ -87,20 +87,21 @@ pub(crate) fn unit_problem(u: &UnitView, rules: &Rules<'_>) -> Result<(), String
 }
 
 /// What [`check_world`] found: the units to quarantine (in storage order) and the
-/// (group, layer) pairs of rule-abiding units whose group has no field on that layer yet.
+/// (group, layer, size class) of rule-abiding units whose group has no field for them yet.
 #[derive(Default)]
 pub(crate) struct Found {
     pub bad: Vec<Entity>,
-    pub fields: Vec<(horde_core::GroupId, horde_core::Layer)>,
+    pub fields: Vec<(horde_core::GroupId, horde_core::Layer, u8)>,
 }
 
 /// Checks every simulated unit of `world`: those that break [`unit_problem`], and every
 /// unit after the first (in storage order) with an id another one has, are `bad`.
-/// `has_field(group, layer)` says whether a group follows a field on a layer.
+/// `lacks_field(group, layer, radius)` says which size class's field a unit of that group,
+/// layer and radius needs when its group has none yet (`None`: it has one).
 pub(crate) fn check_world(
     world: &World,
     rules: &Rules<'_>,
-    has_field: impl Fn(horde_core::GroupId, horde_core::Layer) -> bool,
+    lacks_field: impl Fn(horde_core::GroupId, horde_core::Layer, f32) -> Option<u8>,
     seen: &mut Vec<u64>,
 ) -> Found {
     let mut found = Found::default();
@@ -156,8 +157,10 @@ pub(crate) fn check_world(
         } else {
             ids.push((id.0, order, entity));
         }
-        if !has_field(a.group, a.layer) && !found.fields.contains(&(a.group, a.layer)) {
-            found.fields.push((a.group, a.layer));
+        if let Some(class) = lacks_field(a.group, a.layer, a.radius)
+            && !found.fields.contains(&(a.group, a.layer, class))
+        {
+            found.fields.push((a.group, a.layer, class));
         }
     }
     if !bitmap {

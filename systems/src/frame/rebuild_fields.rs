@@ -6,7 +6,8 @@
 //! changed.
 
 use horde_core::{
-    Agent, Cell, Clearance, FieldId, Layer, Map, NavField, Position, fill_direction_rows,
+    Agent, Cell, Clearance, FieldId, Layer, MAX_SIZE_CLASSES, Map, NavField, Position,
+    fill_direction_rows,
 };
 use parking_lot::Mutex;
 
@@ -52,7 +53,7 @@ pub(crate) fn rebuild_fields(data: &FrameData, ctx: &StageContext<'_>) {
             // change); the rest are rebuilt. A repair is exact, so the choice never changes
             // the result.
             f.built_from()
-                .and_then(|built| edits.since(f.key().layer, built))
+                .and_then(|built| edits.since_class(f.key().layer, f.key().class, built))
                 .filter(|log| log.len() <= map.grid().len() / REPAIR_FRACTION)
                 .map_or(Job::Rebuild, Job::Repair)
         })
@@ -97,6 +98,11 @@ pub(crate) fn rebuild_fields(data: &FrameData, ctx: &StageContext<'_>) {
     // Every field is current now: their edits are no longer needed.
     for layer in Layer::ALL {
         edits.prune(layer, map.cost_field(layer).version());
+        for class in 1..MAX_SIZE_CLASSES {
+            if map.has_size_class(layer, class) {
+                edits.prune_class(layer, class, map.class_cost_field(layer, class).version());
+            }
+        }
     }
 }
 
@@ -141,8 +147,9 @@ fn demand(
         if !pos.0.is_finite() {
             continue;
         }
+        let class = data.config.size_class(agent.radius, grid.cell_size());
         let slot = groups
-            .field(agent.group.0, agent.layer)
+            .sized_field(agent.group.0, agent.layer, class)
             .and_then(|id| slot_of.get(id.0 as usize).copied().flatten());
         if let Some(k) = slot {
             demand[k].push(grid.clamped_cell_at(pos.0));

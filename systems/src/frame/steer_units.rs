@@ -10,9 +10,9 @@
 
 use glam::Vec2;
 use horde_core::{
-    Agent, Cell, CellMemo, Clearance, Fan, FillWay, GoalFill, Layer, Map, NavField, Position,
-    Steering, Stun, TurnLimit, UnitId, UnitSpec, Velocity, avoid_walls, blend_and_turn,
-    separation_push, unit_noise, without_part_into,
+    Agent, Cell, CellMemo, Clearance, Fan, FillWay, GoalFill, Layer, MAX_SIZE_CLASSES, Map,
+    NavField, Position, Steering, Stun, TurnLimit, UnitId, UnitSpec, Velocity, avoid_walls,
+    blend_and_turn, separation_push, unit_noise, without_part_into,
 };
 
 use crate::config::Navigation;
@@ -42,12 +42,17 @@ pub(crate) fn steer_units(data: &FrameData, ctx: &StageContext<'_>) {
         clearance: &clearance,
         neighbours: &neighbours,
         hierarchy: (data.config.navigation == Navigation::Hierarchical).then_some(&*hierarchy),
-        // Each (group, layer)'s field, looked up once per frame rather than once per unit.
+        // Each (group, size class, layer)'s field, looked up once per frame rather than once
+        // per unit.
         field_of: (0..groups.len())
             .flat_map(|g| {
                 let g = u16::try_from(g).unwrap_or(u16::MAX);
-                Layer::ALL.map(|layer| groups.field(g, layer).map(|id| fields.get(id)))
+                let groups = &*groups;
+                (0..MAX_SIZE_CLASSES).flat_map(move |class| {
+                    Layer::ALL.map(|layer| groups.sized_field(g, layer, class))
+                })
             })
+            .map(|id| id.map(|id| fields.get(id)))
             .collect(),
         goal_box: groups
             .list
@@ -146,7 +151,8 @@ struct Frame<'a> {
     /// The hierarchy, with [`Navigation::Hierarchical`] only (flat navigation asks nothing
     /// of it per unit).
     hierarchy: Option<&'a HierarchyNav>,
-    /// The field of (group, layer) at `group * Layer::COUNT + layer`.
+    /// The field of (group, size class, layer) at
+    /// `(group * MAX_SIZE_CLASSES + class) * Layer::COUNT + layer`.
     field_of: Vec<Option<&'a NavField>>,
     /// Each group's goal box: path distances are at least the Chebyshev distance in cells to
     /// it (every step costs at least one cell), so units farther than `near_goal` cells need
@@ -192,11 +198,14 @@ impl Default for Fetched {
 }
 
 impl<'a> Frame<'a> {
-    /// The flat field a unit of `agent`'s group and layer follows, if it has one and it is
-    /// built (with hierarchical navigation flat fields are not built).
+    /// The flat field a unit of `agent`'s group, layer and size class (from its radius,
+    /// docs/behaviour.md, "Unit sizes") follows, if it has one and it is built (with
+    /// hierarchical navigation flat fields are not built).
     fn field(&self, agent: &Agent) -> Option<&'a NavField> {
+        let class = (self.data.config).size_class(agent.radius, self.map.grid().cell_size());
+        let slot = usize::from(agent.group.0) * usize::from(MAX_SIZE_CLASSES) + usize::from(class);
         self.field_of
-            .get(usize::from(agent.group.0) * Layer::COUNT + agent.layer as usize)
+            .get(slot * Layer::COUNT + agent.layer as usize)
             .copied()
             .flatten()
             .filter(|f| f.built_from().is_some())

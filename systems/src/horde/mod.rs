@@ -16,8 +16,8 @@ use glam::Vec2;
 use hecs::{Entity, World};
 use horde_core::{
     Agent, Cell, Clearance, FieldCache, FieldKey, ForceField, ForceFieldId, ForceManager, GoalSet,
-    GroupId, Layer, Map, Quarantined, SpatialGrid, SpawnError, Steering, Terrain, UnitId, UnitSpec,
-    WALL,
+    GroupId, Layer, MAX_SIZE_CLASSES, Map, Quarantined, SpatialGrid, SpawnError, Steering, Terrain,
+    UnitId, UnitSpec, WALL,
 };
 use parking_lot::{Mutex, RwLock, RwLockReadGuard};
 
@@ -191,6 +191,7 @@ impl Horde {
         groups.list.push(Group {
             goal,
             fields: [None; Layer::COUNT],
+            sized: Default::default(),
             goal_changes: 0,
             goal_frame: self.data.clock.frame,
         });
@@ -211,19 +212,15 @@ impl Horde {
         let fields = self.data.fields.get_mut();
         let groups = self.data.groups.get_mut();
         groups.group_mut(group)?;
-        for layer in Layer::ALL {
-            let Some(old) = groups.list[usize::from(group.0)].fields[layer as usize] else {
+        for (class, layer) in (0..MAX_SIZE_CLASSES).flat_map(|c| Layer::ALL.map(|l| (c, l))) {
+            let Some(old) = groups.list[usize::from(group.0)].field(layer, class) else {
                 continue;
             };
-            let key = FieldKey {
-                goals: goal.clone(),
-                layer,
-                class: 0,
-            };
+            let key = FieldKey::sized(goal.clone(), layer, class);
             // A field only this group follows takes the new goal in place, keeping its
             // full-map buffers: a goal that moves every frame allocates nothing.
             let shared = (groups.list.iter().enumerate())
-                .any(|(i, g)| i != usize::from(group.0) && g.fields.contains(&Some(old)));
+                .any(|(i, g)| i != usize::from(group.0) && g.follows(old));
             let id = if shared {
                 fields.request(key, map)?
             } else {
@@ -232,7 +229,7 @@ impl Horde {
             // A new field for a goal that moved (another group shared the old one) is built
             // only as far as its followers need, as a rekeyed one is.
             fields.mark_moved(id);
-            groups.list[usize::from(group.0)].fields[layer as usize] = Some(id);
+            *groups.list[usize::from(group.0)].slot_mut(layer, class) = Some(id);
         }
         groups.list[usize::from(group.0)].goal = goal;
         groups.list[usize::from(group.0)].goal_changes += 1;
@@ -241,7 +238,7 @@ impl Horde {
         // Fields no group follows any more are dropped: a goal that moves every frame
         // ("chase the player") must not grow the cache without bound.
         let groups = &self.data.groups.get_mut().list;
-        fields.retain(|id, _| groups.iter().any(|g| g.fields.contains(&Some(id))));
+        fields.retain(|id, _| groups.iter().any(|g| g.follows(id)));
         for (agent, steering) in world.query_mut::<(&Agent, &mut Steering)>() {
             if agent.group == group {
                 steering.arrived = false;
@@ -278,7 +275,9 @@ impl Horde {
         // Ids never wrap (a snapshot may carry any counter): the last one stays unused.
         let next =
             (self.next_unit.checked_add(1)).ok_or(SpawnError::IdsExhausted(self.next_unit))?;
-        self.ensure_field(spec.group, spec.layer)?;
+        let class =
+            (self.data.config).size_class(spec.radius, self.data.map.get_mut().grid().cell_size());
+        self.ensure_field(spec.group, spec.layer, class)?;
         let map = self.data.map.get_mut();
         // The first unit sizes the neighbour buckets (at least for radius 0.5): a crowd of
         // one size shares them. A bigger unit spawned later does not widen them (everyone
@@ -295,18 +294,21 @@ impl Horde {
         Ok(world.spawn(Unit::at_rest(id, spec.position, spec.mass, spec.agent()).bundle()))
     }
 
-    /// Makes sure units of `group` on `layer` have a field to follow.
-    pub(crate) fn ensure_field(&mut self, group: GroupId, layer: Layer) -> Result<(), SimError> {
+    /// Makes sure units of `group` on `layer` and of size class `class` have a field to
+    /// follow (and the map the class's cost field).
+    pub(crate) fn ensure_field(
+        &mut self,
+        group: GroupId,
+        layer: Layer,
+        class: u8,
+    ) -> Result<(), SimError> {
         let map = self.data.map.get_mut();
         let group = self.data.groups.get_mut().group_mut(group)?;
-        let slot = &mut group.fields[layer as usize];
+        let slot = group.slot_mut(layer, class);
         if slot.is_none() {
-            let key = FieldKey {
-                goals: group.goal.clone(),
-                layer,
-                class: 0,
-            };
-            *slot = Some(self.data.fields.get_mut().request(key, map)?);
+            map.prepare_size_class(layer, class);
+            let key = FieldKey::sized(group.goal.clone(), layer, class);
+            *group.slot_mut(layer, class) = Some(self.data.fields.get_mut().request(key, map)?);
         }
         Ok(())
     }
@@ -328,8 +330,12 @@ impl Horde {
             });
         }
         let before = Layer::ALL.map(|layer| map.cost_field(layer).get(cell));
-        map.set_terrain(cell, terrain);
         let log = self.data.edits.get_mut();
+        // Size classes' cost fields change around the cell (their clearance did): their
+        // fields are repaired from these edits (docs/behaviour.md, "Unit sizes").
+        map.set_terrain_with(cell, terrain, |c| {
+            log.record_class(c.layer, c.class, c.version, c.cell, c.before);
+        });
         for layer in Layer::ALL {
             let cost = map.cost_field(layer);
             if cost.get(cell) != before[layer as usize] {
@@ -404,12 +410,16 @@ impl Horde {
             crate::unit_check::check_world(
                 world,
                 &rules,
-                |g, l| groups.list[usize::from(g.0)].fields[l as usize].is_some(),
+                |g, l, r| {
+                    let class = self.data.config.size_class(r, map.grid().cell_size());
+                    let has = groups.list[usize::from(g.0)].field(l, class).is_some();
+                    (!has).then_some(class)
+                },
                 &mut self.seen_ids,
             )
         };
-        for (group, layer) in found.fields {
-            self.ensure_field(group, layer)?;
+        for (group, layer, class) in found.fields {
+            self.ensure_field(group, layer, class)?;
         }
         self.quarantine(world, found.bad);
         Ok(())
@@ -486,7 +496,7 @@ impl Horde {
     pub fn unit_states(&self, world: &World) -> Vec<UnitState> {
         let map = self.data.map.read();
         let groups = self.data.groups.read();
-        let test = self.regions.reach_test(&map, &groups);
+        let test = self.regions.reach_test(&map, &groups, &self.data.config);
         let mut out: Vec<UnitState> = world
             .query::<(Entity, UnitComponents<'_>)>()
             .iter()

@@ -142,12 +142,10 @@ impl Horde {
                         goal: record::cells(&g.goal),
                         goal_frame: g.goal_frame,
                         fill_searched: fills.saved_search(i, g, &map),
-                        layers: g
-                            .fields
+                        layers: Layer::ALL
                             .iter()
-                            .enumerate()
-                            .filter(|(_, f)| f.is_some())
-                            .fold(0, |mask, (l, _)| mask | 1 << l),
+                            .filter(|&&l| g.has_layer(l))
+                            .fold(0, |mask, &l| mask | 1 << l as u8),
                     })
                     .collect(),
                 next_force: forces.next_id().get(),
@@ -199,7 +197,7 @@ impl Horde {
             }
             for layer in Layer::ALL {
                 if g.layers & (1 << layer as u8) != 0 {
-                    horde.ensure_field(group, layer)?;
+                    horde.ensure_field(group, layer, 0)?;
                 }
             }
         }

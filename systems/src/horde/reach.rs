@@ -7,10 +7,13 @@
 //! changes only when the goal or the terrain does. Nothing here runs inside the frame.
 
 use hecs::World;
-use horde_core::{Agent, Cell, GroupId, Layer, Map, Position, Regions, Steering, UnitId};
+use horde_core::{
+    Agent, Cell, GroupId, Layer, MAX_SIZE_CLASSES, Map, Position, Regions, Steering, UnitId,
+};
 use parking_lot::{Mutex, MutexGuard};
 
 use crate::Horde;
+use crate::config::SimConfig;
 use crate::groups::Groups;
 
 /// One unit's standing with its group's goal (see `docs/run-output.md` for how `horde run`
@@ -24,7 +27,9 @@ pub enum UnitStatus {
     /// At rest outside its goal, behind resting units of its group (a group bigger than its
     /// goal forms a blob around it).
     Settled,
-    /// No walk leads from where it stands to any goal cell on its layer.
+    /// No walk leads from where it stands to any goal cell on its layer, or none where its
+    /// body fits (its size class's cost field, docs/behaviour.md, "Unit sizes": a goal
+    /// cell too close to walls for a big unit is unreachable for it).
     Unreachable,
 }
 
@@ -63,36 +68,58 @@ pub struct GroupStatus {
     pub last_arrival: Option<u64>,
 }
 
-/// The regions of each layer, rebuilt when that layer's costs have changed, and the regions
-/// of each group's goal, found again when its goal or the regions change.
+/// The regions of each layer and prepared size class, rebuilt when that cost field has
+/// changed, and the regions of each group's goal, found again when its goal or the regions
+/// change.
 #[derive(Debug, Default)]
 pub(crate) struct RegionCache {
     state: Mutex<CacheState>,
 }
 
-#[derive(Debug, Default)]
-struct CacheState {
-    layers: [Option<Regions>; Layer::COUNT],
-    /// Per group: what its goal regions were found for (its goal changes and the layers'
-    /// cost versions), and per layer the sorted regions of its goal cells.
-    goals: Vec<(GoalKey, [Vec<u32>; Layer::COUNT])>,
+/// Slots per (class, layer): `class * Layer::COUNT + layer`.
+const SLOTS: usize = MAX_SIZE_CLASSES as usize * Layer::COUNT;
+
+fn slot(layer: Layer, class: u8) -> usize {
+    usize::from(class) * Layer::COUNT + layer as usize
 }
 
-type GoalKey = (u64, [u64; Layer::COUNT]);
+#[derive(Debug, Default)]
+struct CacheState {
+    /// The regions of each (class, layer) cost field the map has ([`slot`]).
+    regions: Vec<Option<Regions>>,
+    /// Per group: what its goal regions were found for (its goal changes and every slot's
+    /// cost version), and per slot the sorted regions of its goal cells.
+    goals: Vec<(GoalKey, Vec<Vec<u32>>)>,
+}
+
+type GoalKey = (u64, [Option<u64>; SLOTS]);
 
 impl RegionCache {
-    /// The regions, and each group's goal regions per layer, brought up to date.
-    pub(crate) fn reach_test<'a>(&'a self, map: &'a Map, groups: &Groups) -> ReachTest<'a> {
+    /// The regions, and each group's goal regions per layer and class, brought up to date.
+    pub(crate) fn reach_test<'a>(
+        &'a self,
+        map: &'a Map,
+        groups: &Groups,
+        config: &'a SimConfig,
+    ) -> ReachTest<'a> {
         let mut state = self.state.lock();
-        let CacheState { layers, goals } = &mut *state;
-        for layer in Layer::ALL {
-            let cost = map.cost_field(layer);
-            let slot = &mut layers[layer as usize];
-            if slot.as_ref().is_none_or(|r| !r.is_current(cost)) {
-                *slot = Some(Regions::of(cost));
+        let CacheState { regions, goals } = &mut *state;
+        regions.resize_with(SLOTS, || None);
+        let mut versions = [None; SLOTS];
+        for class in 0..MAX_SIZE_CLASSES {
+            for layer in Layer::ALL {
+                let s = slot(layer, class);
+                if !map.has_size_class(layer, class) {
+                    regions[s] = None;
+                    continue;
+                }
+                let cost = map.class_cost_field(layer, class);
+                versions[s] = Some(cost.version());
+                if regions[s].as_ref().is_none_or(|r| !r.is_current(cost)) {
+                    regions[s] = Some(Regions::of(cost));
+                }
             }
         }
-        let versions = Layer::ALL.map(|l| map.cost_field(l).version());
         goals.truncate(groups.len());
         for g in 0..groups.len() {
             let group = groups.get(g as u16).expect("in range");
@@ -100,42 +127,78 @@ impl RegionCache {
             if goals.get(g).is_some_and(|(k, _)| *k == key) {
                 continue;
             }
-            let found = Layer::ALL.map(|l| {
-                layers[l as usize]
-                    .as_ref()
-                    .map(|r| r.regions_of(group.goal.cells()))
-                    .unwrap_or_default()
-            });
+            let found = regions
+                .iter()
+                .map(|r| {
+                    r.as_ref()
+                        .map(|r| r.regions_of(group.goal.cells()))
+                        .unwrap_or_default()
+                })
+                .collect();
             if g < goals.len() {
                 goals[g] = (key, found);
             } else {
                 goals.push((key, found));
             }
         }
-        ReachTest { map, state }
+        ReachTest { map, config, state }
     }
 }
 
 /// The regions and goal regions one question reads.
 pub(crate) struct ReachTest<'a> {
     map: &'a Map,
-    /// Every layer's regions and every group's goal regions up to date.
+    config: &'a SimConfig,
+    /// Every slot's regions and every group's goal regions up to date.
     state: MutexGuard<'a, CacheState>,
 }
 
 impl ReachTest<'_> {
+    /// Whether a unit of `agent` at `pos` can reach its group's goal (docs/behaviour.md,
+    /// "Unit sizes"): on its layer's regions; and for a size class above 0 also on its
+    /// class's, where it counts from the cells within `class` cells of it where its body
+    /// fits (a body pressed against a wall stands where it does not).
     fn reaches(&self, agent: &Agent, pos: glam::Vec2) -> bool {
+        let cell: Cell = self.map.grid().clamped_cell_at(pos);
+        if !self.reaches_in(agent, cell, 0) {
+            return false;
+        }
+        let class = self
+            .config
+            .size_class(agent.radius, self.map.grid().cell_size());
+        class == 0 || self.reaches_in(agent, cell, class)
+    }
+
+    fn reaches_in(&self, agent: &Agent, cell: Cell, class: u8) -> bool {
         let Some((_, goals)) = self.state.goals.get(usize::from(agent.group.0)) else {
             return false;
         };
-        let goals = &goals[agent.layer as usize];
-        let Some(regions) = &self.state.layers[agent.layer as usize] else {
-            return false;
+        let s = slot(agent.layer, class);
+        let Some(regions) = &self.state.regions[s] else {
+            // The class has no cost field yet (no unit of it was given a field): the
+            // layer's answer stands.
+            return class != 0;
         };
-        let cell: Cell = self.map.grid().clamped_cell_at(pos);
-        regions.in_any(cell, goals)
-            || (regions.region(cell).is_none()
-                && (regions.regions_around(cell).iter()).any(|r| goals.binary_search(r).is_ok()))
+        let goals = &goals[s];
+        if regions.in_any(cell, goals) {
+            return true;
+        }
+        if regions.region(cell).is_some() {
+            return false;
+        }
+        if class == 0 {
+            return (regions.regions_around(cell).iter()).any(|r| goals.binary_search(r).is_ok());
+        }
+        let r = i64::from(class);
+        let (x, y) = (i64::from(cell.x), i64::from(cell.y));
+        ((y - r)..=(y + r)).any(|ny| {
+            ((x - r)..=(x + r)).any(|nx| {
+                let (Ok(nx), Ok(ny)) = (u32::try_from(nx), u32::try_from(ny)) else {
+                    return false;
+                };
+                regions.in_any(Cell::new(nx, ny), goals)
+            })
+        })
     }
 }
 
@@ -148,7 +211,7 @@ impl Horde {
     pub fn reachability(&self, world: &World) -> Vec<GroupReach> {
         let map = self.data.map.read();
         let groups = self.data.groups.read();
-        let test = self.regions.reach_test(&map, &groups);
+        let test = self.regions.reach_test(&map, &groups, &self.data.config);
         let mut out: Vec<GroupReach> = (0..groups.len())
             .map(|g| GroupReach {
                 group: GroupId(g as u16),
@@ -178,7 +241,7 @@ impl Horde {
     pub fn group_status(&self, world: &World) -> Vec<GroupStatus> {
         let map = self.data.map.read();
         let groups = self.data.groups.read();
-        let test = self.regions.reach_test(&map, &groups);
+        let test = self.regions.reach_test(&map, &groups, &self.data.config);
         let mut out: Vec<GroupStatus> = (0..groups.len())
             .map(|g| GroupStatus {
                 group: GroupId(g as u16),

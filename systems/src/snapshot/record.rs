@@ -181,6 +181,9 @@ impl ConfigRecord {
             },
             // Not recorded: it changes what is computed ahead, never a result.
             partial_fields: SimConfig::default().partial_fields,
+            // Not recorded yet (the record's format would change): a restored simulation
+            // has the default size classes.
+            size_classes: SimConfig::default().size_classes,
         }
     }
 }
