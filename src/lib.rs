@@ -70,6 +70,11 @@ pub mod fields {
         SpatialGrid, SpatialGridError, TerrainProps, UNREACHABLE, WALL, ZeroCost, cell_share,
         fill_direction_rows, segment_is_clear,
     };
+    /// Size classes (docs/behaviour.md, "Unit sizes").
+    pub use horde_core::{
+        ClassCostChange, MAX_SIZE_CLASSES, class_clearance, class_cost_field, size_class,
+        update_class_cost,
+    };
     pub use horde_systems::{ParallelIntegration, Workers};
 }
 

@@ -377,6 +377,45 @@ mod tests {
         assert!(Map::from_terrain(*map.grid(), vec![], table).is_err());
     }
 
+    /// Prepared size classes' cost fields follow terrain edits and a new cost table, equal
+    /// to fields built afresh; maps that differ only in the classes prepared are equal.
+    #[test]
+    fn class_cost_fields_follow_edits_and_tables() {
+        let mut map = Map::new(Grid::new(12, 9).unwrap());
+        let plain = map.clone();
+        map.prepare_size_class(Layer::Ground, 2);
+        assert!(map.has_size_class(Layer::Ground, 2));
+        assert!(!map.has_size_class(Layer::Ground, 1));
+        assert!(map.has_size_class(Layer::Air, 0));
+        assert_eq!(map, plain);
+        let fresh = |map: &Map| crate::class_cost_field(map.cost_field(Layer::Ground), 2);
+        let mut changes = 0;
+        map.set_terrain_with(Cell::new(5, 4), Terrain::BrickWall, |c| {
+            assert_eq!((c.layer, c.class), (Layer::Ground, 2));
+            changes += 1;
+        });
+        assert!(
+            changes > 1,
+            "the class's costs change around the edited cell"
+        );
+        assert_eq!(
+            map.class_cost_field(Layer::Ground, 2).to_costs(),
+            fresh(&map).to_costs()
+        );
+        let table = CostTable::default()
+            .with(Terrain::BrickWall, Layer::Ground, 7)
+            .unwrap();
+        map.set_cost_table(table);
+        assert_eq!(
+            map.class_cost_field(Layer::Ground, 2).to_costs(),
+            fresh(&map).to_costs()
+        );
+        assert_eq!(
+            map.class_cost_field(Layer::Ground, 0),
+            map.cost_field(Layer::Ground)
+        );
+    }
+
     /// The digest kept in step by edits equals the digest of the same terrain built afresh,
     /// and an edit anywhere changes it (and the fingerprint).
     #[test]
