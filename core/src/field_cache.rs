@@ -94,6 +94,10 @@ pub struct NavField {
     flow: FlowField,
     /// Version of the layer's cost field the field was built from; `None` = never built.
     built_from: Option<u64>,
+    /// For a size class above 0: the version of the layer's own cost field its escape
+    /// directions ([`FlowField::mark_escapes`]) were marked on (they depend on it, not only
+    /// on the class's costs).
+    escapes_from: Option<u64>,
     /// Its goals moved ([`FieldCache::rekey`]) since it was last complete: it is rebuilt
     /// only as far as its followers need ([`Self::rebuild_for`]).
     moved: bool,
@@ -109,6 +113,7 @@ impl NavField {
             flow: FlowField::empty(cost.width(), cost.height()),
             key,
             built_from: None,
+            escapes_from: None,
             moved: false,
             stamp: next_stamp(),
         }
@@ -154,6 +159,8 @@ impl NavField {
     #[must_use]
     pub fn is_dirty(&self, map: &Map) -> bool {
         self.built_from != Some(self.key.cost(map).version())
+            || (self.key.class != 0
+                && self.escapes_from != Some(map.cost_field(self.key.layer).version()))
     }
 
     /// Whether the field should be rebuilt only as far as its followers need
@@ -258,11 +265,10 @@ impl NavField {
     /// ([`FlowField::mark_escapes`]); nothing for class 0.
     fn mark_escapes(&mut self, map: &Map) {
         if self.key.class != 0 {
-            self.flow.mark_escapes(
-                map.cost_field(self.key.layer),
-                self.key.cost(map),
-                &self.integration,
-            );
+            let layer = map.cost_field(self.key.layer);
+            self.flow
+                .mark_escapes(layer, self.key.cost(map), &self.integration);
+            self.escapes_from = Some(layer.version());
         }
     }
 
@@ -292,15 +298,15 @@ impl NavField {
         }
         let cost = self.key.cost(map);
         let goals = self.key.goals.cells();
-        if let Some(rows) = self.integration.repair(cost, goals, edits)? {
-            if self.key.class == 0 {
-                self.flow
-                    .repair_rows(cost, &self.integration, goals, config, rows);
-            } else {
-                // Escape directions reach far from the rows a repair changed: the flow of a
-                // size class is filled whole again from the repaired integration field.
-                self.finish(map, config);
-            }
+        let rows = self.integration.repair(cost, goals, edits)?;
+        if self.key.class != 0 {
+            // Escape directions reach far from the rows a repair changed, and follow the
+            // layer's own costs too: the flow of a size class is filled whole again from the
+            // repaired integration field.
+            self.finish(map, config);
+        } else if let Some(rows) = rows {
+            self.flow
+                .repair_rows(cost, &self.integration, goals, config, rows);
         }
         self.built_from = Some(cost.version());
         Ok(())
@@ -798,6 +804,60 @@ mod tests {
                 assert!(field.integration() == fresh.integration(), "{cell}");
                 assert!(field.flow() == fresh.flow(), "{cell}");
                 *cache.fields[id.0 as usize].as_mut().unwrap() = field;
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(120))]
+        /// After any batches of terrain edits, every size class's fields repaired from the
+        /// class cost changes the map reports equal fields built afresh (integration values
+        /// and flow bytes, escapes included).
+        #[test]
+        fn class_fields_repair_like_a_rebuild(
+            w in 3u32..20, h in 3u32..20,
+            walls in proptest::collection::vec((0u32..20, 0u32..20), 0..40),
+            goal in (0u32..20, 0u32..20),
+            batches in proptest::collection::vec(
+                proptest::collection::vec((0u32..20, 0u32..20, 0u8..3), 1..6), 1..6),
+        ) {
+            let mut map = Map::new(Grid::new(w, h).unwrap());
+            for (x, y) in walls {
+                map.set_terrain(Cell::new(x % w, y % h), Terrain::BrickWall);
+            }
+            let config = FlowConfig::default();
+            let goal = GoalSet::single(Cell::new(goal.0 % w, goal.1 % h));
+            let mut fields: Vec<NavField> = (0..4u8)
+                .map(|class| {
+                    map.prepare_size_class(Layer::Ground, class);
+                    let mut f = NavField::new(FieldKey::sized(goal.clone(), Layer::Ground, class), &map);
+                    f.rebuild(&map, &config).unwrap();
+                    f
+                })
+                .collect();
+            for batch in batches {
+                let mut logs: Vec<Vec<(Cell, u8)>> = vec![Vec::new(); 4];
+                for (x, y, kind) in batch {
+                    let cell = Cell::new(x % w, y % h);
+                    let terrain = [Terrain::BrickWall, Terrain::Empty, Terrain::Forest][usize::from(kind)];
+                    let before = map.cost_field(Layer::Ground).get(cell);
+                    let changed = map.set_terrain_with(cell, terrain, |c| {
+                        if c.layer == Layer::Ground {
+                            logs[usize::from(c.class)].push((c.cell, c.before));
+                        }
+                    });
+                    if changed & (1 << Layer::Ground as u8) != 0 {
+                        logs[0].push((cell, before));
+                    }
+                }
+                for (field, log) in fields.iter_mut().zip(&logs) {
+                    field.repair(&map, &config, log).unwrap();
+                    let mut fresh = NavField::new(field.key().clone(), &map);
+                    fresh.rebuild(&map, &config).unwrap();
+                    proptest::prop_assert!(field.integration() == fresh.integration());
+                    proptest::prop_assert!(field.flow() == fresh.flow());
+                    proptest::prop_assert!(!field.is_dirty(&map));
+                }
             }
         }
     }
