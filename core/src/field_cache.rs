@@ -647,7 +647,7 @@ mod tests {
         let cost = map.cost_field(Layer::Ground);
         assert!(field.integration() == &IntegrationField::unreachable(cost));
         let mut allocated = IntegrationField::unreachable(cost);
-        allocated.padded_values_mut();
+        allocated.padded_values_mut(cost);
         assert!(field.integration() == &allocated);
         assert!(
             field.flow()
