@@ -15,7 +15,7 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use horde::{
     Cell, Layer, Map,
     fields::{
-        CostField, Direction, FlowConfig, FlowField, IntegrationField, ParallelIntegration, WALL,
+        CostField, FlowConfig, FlowField, IntegrationField, ParallelIntegration, WALL,
         fill_direction_rows, reference,
     },
     formats::load_map,
@@ -55,19 +55,7 @@ fn central_goal(cost: &CostField) -> Cell {
 
 /// `pathfinding::dijkstra_all` over the same graph: entered-cell cost, no corner cutting.
 fn pathfinding_dijkstra_all(cost: &CostField, goal: Cell) -> usize {
-    let successors = |&(x, y): &(i64, i64)| {
-        let c = u32::from(cost.get_or_wall(x, y));
-        let mut out = Vec::with_capacity(8);
-        for d in Direction::ALL {
-            if cost.moves(Cell::new(x as u32, y as u32)) & (1 << d as u8) != 0 {
-                let (dx, dy) = d.offset();
-                out.push(((x + i64::from(dx), y + i64::from(dy)), c * d.step()));
-            }
-        }
-        out
-    };
-    let start = (i64::from(goal.x), i64::from(goal.y));
-    pathfinding::prelude::dijkstra_all(&start, successors).len()
+    pathfinding::prelude::dijkstra_all(&goal, |&c| cost.steps_from(c).collect::<Vec<_>>()).len()
 }
 
 fn fields(c: &mut Criterion) {

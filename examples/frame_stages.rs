@@ -15,10 +15,7 @@
 //! unmeasured (the crowd walks to its goal and packs there, and each frame costs more than
 //! the one before: the frame bench's `2_threads_after_2000_frames` row measures such frames).
 
-#[path = "../benches/common/frame_scenario.rs"]
-mod frame_scenario;
-
-use frame_scenario::{Crowd, scenario_with};
+use horde::level::{BenchLevel, Crowd};
 use rand_core::{RngCore, SeedableRng};
 
 fn main() {
@@ -73,7 +70,10 @@ fn main() {
             groups,
             ..Crowd::default()
         };
-        let mut sim = scenario_with(wanted, threads, crowd);
+        let mut sim = BenchLevel::clustered()
+            .expect("the clustered level generates")
+            .simulation(wanted, threads, &crowd)
+            .expect("the benchmark crowd spawns");
         // The scenario puts at most one unit on each open cell.
         let units = sim.unit_count();
         if let Some(first) = sim.horde().last_report() {

@@ -118,7 +118,8 @@ pub mod forces {
 pub mod level {
     pub use horde_core::{Level, LevelConfig, LevelError, LevelWeights, generate_level};
     pub use horde_systems::{
-        ArmyPhase, BENCH_DT, BenchError, BenchLevel, Crowd, DenseArmy, Layout, PhaseReport,
+        ArmyPhase, BENCH_DT, BenchError, BenchLevel, Crowd, DenseArmy, FrameTimes, Layout,
+        PhaseReport,
     };
 }
 

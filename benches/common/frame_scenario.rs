@@ -1,5 +1,5 @@
 //! The frame benchmark's scenario (`horde::level::BenchLevel` on the clustered level), as
-//! the benches and `examples/frame_stages.rs` call it.
+//! the criterion benches call it.
 
 use horde::Simulation;
 use horde::level::BenchLevel;

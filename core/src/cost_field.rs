@@ -159,6 +159,28 @@ impl CostField {
         self.moves[self.padded_index(cell)]
     }
 
+    /// The steps a search from the goals takes out of `cell`: each legal move (no corner
+    /// cutting; none out of a wall) to a neighbour, weighted by `cell`'s cost times the
+    /// step's length ([`Direction::step`]), which is what a unit in that neighbour pays to
+    /// enter `cell`. An integration field's value of a cell is the cheapest sum of these
+    /// weights from a goal to it: this is the graph horde's fields search, for a search of
+    /// one's own (a peer's Dijkstra or A* over horde's costs gives the same distances).
+    pub fn steps_from(&self, cell: Cell) -> impl Iterator<Item = (Cell, u32)> + '_ {
+        let moves = self.moves(cell);
+        let cost = u32::from(self.get(cell));
+        Direction::ALL
+            .into_iter()
+            .filter(move |&d| moves & (1 << d as u8) != 0)
+            .map(move |d| {
+                let (dx, dy) = d.offset();
+                let to = Cell::new(
+                    cell.x.wrapping_add_signed(dx),
+                    cell.y.wrapping_add_signed(dy),
+                );
+                (to, cost * d.step())
+            })
+    }
+
     /// Bumped by every edit that changes a cost; caches compare it to know they are stale.
     #[must_use]
     pub fn version(&self) -> u64 {
@@ -295,5 +317,54 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_search_over_steps_from_finds_the_fields_distances() {
+        // A plain Dijkstra over `steps_from` equals the integration field: rough cells,
+        // walls, a diagonal squeeze between two walls (no corner cutting).
+        let rows = [
+            "....#.....",
+            ".##.#.333.",
+            ".#..#.3.3.",
+            "...#......",
+            "#.....##..",
+        ];
+        let (w, h) = (rows[0].len() as u32, rows.len() as u32);
+        let costs: Vec<u8> = rows
+            .iter()
+            .flat_map(|r| {
+                r.bytes().map(|b| match b {
+                    b'#' => WALL,
+                    b'3' => 3,
+                    _ => 1,
+                })
+            })
+            .collect();
+        let grid = grid(w, h);
+        let f = CostField::from_costs(&grid, &costs).unwrap();
+        let goal = Cell::new(9, 0);
+        let mut dist = vec![u32::MAX; grid.len()];
+        let mut heap = std::collections::BinaryHeap::new();
+        dist[grid.index(goal)] = 0;
+        heap.push(std::cmp::Reverse((0u32, goal)));
+        while let Some(std::cmp::Reverse((d, c))) = heap.pop() {
+            if d > dist[grid.index(c)] {
+                continue;
+            }
+            for (n, step) in f.steps_from(c) {
+                if d + step < dist[grid.index(n)] {
+                    dist[grid.index(n)] = d + step;
+                    heap.push(std::cmp::Reverse((d + step, n)));
+                }
+            }
+        }
+        let field = crate::IntegrationField::build(&f, &[goal]).unwrap();
+        assert_eq!(dist, field.to_values());
+        assert_eq!(
+            f.steps_from(Cell::new(4, 0)).count(),
+            0,
+            "a wall has no steps"
+        );
     }
 }

@@ -345,7 +345,7 @@ impl NavField {
     }
 }
 
-/// Fields keyed by (goal set, layer). Asking for a key that is already cached returns the
+/// Fields keyed by (goal set, layer, size class). Asking for a key that is already cached returns the
 /// same [`FieldId`]; a field is rebuilt only when it is dirty (new, or its layer's costs
 /// changed since it was built). Fields nobody uses any more are dropped with
 /// [`Self::release`] or [`Self::retain`]; their slots are reused by later requests.
@@ -713,7 +713,7 @@ mod tests {
         let cost = map.cost_field(Layer::Ground);
         assert!(field.integration() == &IntegrationField::unreachable(cost));
         let mut allocated = IntegrationField::unreachable(cost);
-        allocated.padded_values_mut();
+        allocated.padded_values_mut(cost);
         assert!(field.integration() == &allocated);
         assert!(
             field.flow()

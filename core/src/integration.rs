@@ -583,10 +583,14 @@ impl IntegrationField {
         (v != UNREACHABLE).then(|| f64::from(v) / f64::from(ORTHO_STEP))
     }
 
-    /// The values in the padded layout, for a builder of the crate that computes them itself
-    /// ([`DeltaStepping`]): it must leave exactly what [`Self::rebuild`] would.
-    pub(crate) fn padded_values_mut(&mut self) -> &mut [u32] {
+    /// The values in the padded layout, for a builder of the crate that computes the whole
+    /// field over `cost` itself ([`DeltaStepping`]): it must leave exactly the values
+    /// [`Self::rebuild`] would, and the field is then what a rebuild leaves (complete, built
+    /// on `cost`'s version, its queue ready for a repair).
+    pub(crate) fn padded_values_mut(&mut self, cost: &CostField) -> &mut [u32] {
         self.allocate();
+        self.queue.reset();
+        self.searched = cost.version();
         self.frontier = None;
         self.span = (0, self.values.len());
         &mut self.values

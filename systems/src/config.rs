@@ -51,7 +51,8 @@ pub struct SimConfig {
     /// class 0 holds radii up to 0.5 cells (the layer's own costs), 1 up to 1.5, 2 up to
     /// 2.5, and 3 everything bigger. 1 sends every unit along class 0's fields. Fields are
     /// built per class present in a group, not per unit. Hierarchical navigation paths
-    /// every unit as class 0.
+    /// every unit as class 0. Not saved in snapshots yet: a restored simulation has the
+    /// default, so a run with another count does not resume bit for bit.
     pub size_classes: u8,
 }
 

@@ -16,12 +16,12 @@
 //! - `settled`: the 300 frames after that.
 
 use std::ops::Range;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use glam::Vec2;
 use horde_core::{Cell, GoalSet, Grid, Map, Position, Terrain, UnitSpec};
 
-use crate::{SimConfig, SimError, Simulation};
+use crate::{FrameTimes, SimConfig, SimError, Simulation};
 
 /// A phase of the army's life (see the module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -217,10 +217,8 @@ impl DenseArmy {
         let mut phase = Measuring::new(ArmyPhase::Packed, 0);
         at_start(phase.phase, sim);
         for frame in 0..max_frames {
-            let t = Instant::now();
-            sim.step(Self::DT)?;
-            phase.add(t.elapsed(), sim.horde().stage_times());
-            match self.phase_after(sim, phase.phase, phase.totals.len()) {
+            phase.times.step(sim, Self::DT)?;
+            match self.phase_after(sim, phase.phase, phase.times.frames()) {
                 Some(next) if next == phase.phase => {}
                 Some(next) => {
                     report(phase.finish());
@@ -233,7 +231,7 @@ impl DenseArmy {
                 }
             }
         }
-        if !phase.totals.is_empty() {
+        if phase.times.frames() > 0 {
             report(phase.finish());
         }
         Ok(())
@@ -244,8 +242,7 @@ impl DenseArmy {
 struct Measuring {
     phase: ArmyPhase,
     start: usize,
-    totals: Vec<Duration>,
-    stages: Vec<(String, Vec<Duration>)>,
+    times: FrameTimes,
 }
 
 impl Measuring {
@@ -253,39 +250,17 @@ impl Measuring {
         Self {
             phase,
             start,
-            totals: Vec::new(),
-            stages: Vec::new(),
+            times: FrameTimes::new(),
         }
     }
 
-    fn add(&mut self, total: Duration, stages: Vec<(String, Duration)>) {
-        self.totals.push(total);
-        for (name, time) in stages {
-            match self.stages.iter_mut().find(|(n, _)| *n == name) {
-                Some((_, v)) => v.push(time),
-                None => self.stages.push((name, vec![time])),
-            }
-        }
-    }
-
-    fn finish(mut self) -> PhaseReport {
-        let end = self.start + self.totals.len();
-        let quantile = |v: &mut Vec<Duration>, q: usize| {
-            v.sort_unstable();
-            v.get((v.len() * q / 100).min(v.len().saturating_sub(1)))
-                .copied()
-                .unwrap_or_default()
-        };
+    fn finish(self) -> PhaseReport {
         PhaseReport {
             phase: self.phase,
-            frames: self.start..end,
-            median: quantile(&mut self.totals, 50),
-            p95: quantile(&mut self.totals, 95),
-            stages: self
-                .stages
-                .iter_mut()
-                .map(|(name, v)| (name.clone(), quantile(v, 50)))
-                .collect(),
+            frames: self.start..self.start + self.times.frames(),
+            median: self.times.total(50),
+            p95: self.times.total(95),
+            stages: self.times.stages(50),
         }
     }
 }

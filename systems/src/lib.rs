@@ -16,6 +16,7 @@ mod edit_log;
 mod error;
 mod frame;
 mod frame_bench;
+mod frame_times;
 mod groups;
 mod hierarchy_nav;
 mod horde;
@@ -33,6 +34,7 @@ pub use config::{ConfigError, ContactConfig, Navigation, SimConfig};
 pub use dense_army::{ArmyPhase, DenseArmy, PhaseReport};
 pub use error::{ReplayError, SimError, StageError};
 pub use frame_bench::{BENCH_DT, BenchError, BenchLevel, Crowd, Layout};
+pub use frame_times::FrameTimes;
 pub use groups::{Group, Groups};
 pub use horde::{GroupReach, GroupStatus, Horde, UnitState, UnitStatus, state_hash};
 pub use job_graph::{

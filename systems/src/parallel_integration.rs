@@ -102,6 +102,27 @@ mod tests {
     }
 
     #[test]
+    fn a_parallel_field_repairs_like_a_one_thread_one() {
+        // The frame builds a lone field in parallel from 8 threads and repairs it after
+        // terrain edits: the parallel build must leave the field as a rebuild does.
+        let grid = Grid::new(40, 30).unwrap();
+        let mut cost = CostField::filled(&grid, 1);
+        let goals = [Cell::new(3, 4)];
+        let pool = WorkerPool::new(3).unwrap();
+        let mut field = IntegrationField::unreachable(&cost);
+        ParallelIntegration::default()
+            .rebuild(&pool, &cost, &goals, &mut field)
+            .unwrap()
+            .unwrap();
+        let edits: Vec<(Cell, u8)> = (5..25).map(|y| (Cell::new(20, y), 1)).collect();
+        for &(c, _) in &edits {
+            cost.set(c, WALL);
+        }
+        field.repair(&cost, &goals, &edits).unwrap();
+        assert_eq!(field, IntegrationField::build(&cost, &goals).unwrap());
+    }
+
+    #[test]
     fn bad_goals_are_errors() {
         let grid = Grid::new(8, 8).unwrap();
         let cost = CostField::filled(&grid, 1);

@@ -2,7 +2,7 @@
 //! textbook `BinaryHeap` Dijkstra (`horde_core::reference`) and `pathfinding::dijkstra_all`
 //! on the same graph (entered-cell cost, no corner cutting), toward one goal near the centre.
 
-use horde_core::{Cell, CostField, Direction, IntegrationField, Layer, UNREACHABLE, reference};
+use horde_core::{Cell, CostField, IntegrationField, Layer, UNREACHABLE, reference};
 
 use super::scenario::{Level, generated};
 use super::{Ctx, Row, median_ms, ratio, round, row};
@@ -11,19 +11,7 @@ use crate::AppError;
 /// `pathfinding::dijkstra_all` over horde's graph; returns the number of cells reached
 /// (the goal excluded).
 fn pathfinding_dijkstra_all(cost: &CostField, goal: Cell) -> usize {
-    let successors = |&(x, y): &(i64, i64)| {
-        let c = u32::from(cost.get_or_wall(x, y));
-        let mut out = Vec::with_capacity(8);
-        for d in Direction::ALL {
-            if cost.moves(Cell::new(x as u32, y as u32)) & (1 << d as u8) != 0 {
-                let (dx, dy) = d.offset();
-                out.push(((x + i64::from(dx), y + i64::from(dy)), c * d.step()));
-            }
-        }
-        out
-    };
-    let start = (i64::from(goal.x), i64::from(goal.y));
-    pathfinding::prelude::dijkstra_all(&start, successors).len()
+    pathfinding::prelude::dijkstra_all(&goal, |&c| cost.steps_from(c).collect::<Vec<_>>()).len()
 }
 
 /// Runs the table.

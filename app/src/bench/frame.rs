@@ -3,10 +3,11 @@
 
 use std::time::Duration;
 
+use horde_systems::FrameTimes;
 use serde_json::Value;
 
 use super::scenario::{DT, Layout, Level};
-use super::{Ctx, Row, median, round};
+use super::{Ctx, Row, round};
 use crate::AppError;
 
 /// Crowd sizes and the frames measured at each.
@@ -41,27 +42,17 @@ pub fn measure(
     forces: bool,
 ) -> Result<Measured, AppError> {
     let mut sim = super::scenario::simulation(level, layout, units, threads, forces)?;
-    let mut totals = Vec::with_capacity(frames);
-    let mut stages: Vec<(String, Vec<Duration>)> = Vec::new();
+    let mut times = FrameTimes::new();
     let mut before = Vec::new();
     for frame in 0..frames.max(1) {
         if frame + 1 == frames.max(1) {
             before = sim.units();
         }
-        let t = std::time::Instant::now();
-        sim.step(DT).map_err(|e| AppError::Failed(e.to_string()))?;
-        totals.push(t.elapsed());
-        for (name, d) in sim.horde().stage_times() {
-            match stages.iter_mut().find(|(n, _)| *n == name) {
-                Some((_, v)) => v.push(d),
-                None => stages.push((name, vec![d])),
-            }
-        }
+        times
+            .step(&mut sim, DT)
+            .map_err(|e| AppError::Failed(e.to_string()))?;
     }
-    let stage_ms = stages
-        .into_iter()
-        .map(|(n, mut v)| (n, median(&mut v)))
-        .collect();
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
     let after = sim.units();
     let moved: f64 = after
         .iter()
@@ -71,8 +62,12 @@ pub fn measure(
     Ok(Measured {
         mean_speed: moved / f64::from(DT) / after.len().max(1) as f64,
         units: sim.unit_count(),
-        frame_ms: median(&mut totals),
-        stages: stage_ms,
+        frame_ms: ms(times.total(50)),
+        stages: times
+            .stages(50)
+            .into_iter()
+            .map(|(n, d)| (n, ms(d)))
+            .collect(),
     })
 }
 

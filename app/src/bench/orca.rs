@@ -20,7 +20,7 @@ use glam::Vec2;
 use horde_core::{CostField, FlowField, Grid, Layer, UnitSpec, WALL};
 use kiddo::{ImmutableKdTree, SquaredEuclidean};
 
-use super::scenario::{DT, Layout, Level, RADIUS};
+use super::scenario::{DT, Layout, Level, radius};
 use super::{Ctx, Row, median, ratio, round, row};
 use crate::AppError;
 
@@ -54,12 +54,13 @@ pub struct OrcaCrowd<'a> {
 impl<'a> OrcaCrowd<'a> {
     /// Agents at `positions`, standing still, following `flow`.
     pub fn new(level: &'a Level, positions: &[Vec2], flow: FlowField) -> Self {
+        let radius = radius();
         let agents = positions
             .iter()
             .map(|p| Agent {
                 position: OVec2::new(p.x, p.y),
                 velocity: OVec2::ZERO,
-                radius: RADIUS,
+                radius,
                 avoidance_responsibility: 1.0,
             })
             .collect();

@@ -10,10 +10,13 @@ use horde_systems::{Crowd, Simulation};
 
 use crate::AppError;
 
-/// Unit radius of the benchmark crowd.
-pub const RADIUS: f32 = 0.45;
+/// The radius of the benchmark crowd's units (the criterion benches' [`Crowd`]'s), which the
+/// ORCA peer's agents get too.
+pub fn radius() -> f32 {
+    Crowd::default().radius
+}
 
-/// The benchmark crowd on `level`: `units` units of [`RADIUS`] placed by `layout`, heading
+/// The benchmark crowd on `level`: `units` units of the [`radius`] placed by `layout`, heading
 /// for the goal, and (with `forces`) the 8 long-lived force fields, after the first frame.
 pub fn simulation(
     level: &Level,
@@ -24,7 +27,6 @@ pub fn simulation(
 ) -> Result<Simulation, AppError> {
     let crowd = Crowd {
         layout,
-        radius: RADIUS,
         force_fields: if forces { 8 } else { 0 },
         ..Crowd::default()
     };

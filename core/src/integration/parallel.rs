@@ -162,7 +162,7 @@ impl DeltaStepping {
                 current += 1;
             }
         })?;
-        let out = field.padded_values_mut();
+        let out = field.padded_values_mut(cost);
         for (o, v) in out.iter_mut().zip(values.iter()) {
             *o = v.load(Ordering::Relaxed);
         }

@@ -5,15 +5,23 @@
 //! `Navigation::Hierarchical`. Also rebuilds the clearance of layers whose costs
 //! changed.
 
+use std::convert::Infallible;
+
 use horde_core::{
-    Agent, Cell, Clearance, FieldId, Layer, MAX_SIZE_CLASSES, Map, NavField, Position,
-    fill_direction_rows,
+    Agent, Cell, Clearance, DeltaStepping, FieldId, Layer, MAX_SIZE_CLASSES, Map, NavField,
+    Position, fill_direction_rows,
 };
 use parking_lot::Mutex;
 
 use crate::config::Navigation;
 use crate::frame::{FrameData, StageError};
 use crate::job_graph::StageContext;
+
+/// From this many threads the integration field of a lone field to rebuild is built by all
+/// of them ([`DeltaStepping`], exact: the same field as one thread builds). On 16 cores it
+/// measured 1.4x faster at 8 threads; on two it costs as much as it saves
+/// (docs/PERFORMANCE.md, "Fields").
+const PARALLEL_INTEGRATION_THREADS: usize = 8;
 
 /// Rebuilds every dirty field and stale clearance field.
 pub(crate) fn rebuild_fields(data: &FrameData, ctx: &StageContext<'_>) {
@@ -65,13 +73,28 @@ pub(crate) fn rebuild_fields(data: &FrameData, ctx: &StageContext<'_>) {
         }
     };
     if let ([(_, only)], [Job::Rebuild]) = (pending.as_slice(), jobs.as_slice()) {
-        // One field to rebuild: fill its flow rows in parallel bands. The integration field
-        // stays on one thread: `ParallelIntegration` is exact but slower on two cores
-        // (PERFORMANCE.md).
+        // One field to rebuild: fill its flow rows in parallel bands, and from
+        // `PARALLEL_INTEGRATION_THREADS` threads build its integration field on all of them.
         report(only.lock().rebuild_with(
             &map,
             &config,
-            |cost, goals, integration| integration.rebuild(cost, goals),
+            |cost, goals, integration| {
+                let threads = ctx.threads();
+                if threads < PARALLEL_INTEGRATION_THREADS {
+                    return integration.rebuild(cost, goals);
+                }
+                // Every batch of a stage runs at once when there are as many as threads (a
+                // thread waiting for its batches runs queued ones), as the builder's barriers
+                // need; a panicking batch unwinds through the stage, which reports it.
+                let run = |n: usize, job: &(dyn Fn(usize) + Sync)| {
+                    ctx.for_each_batch(n, 1, |i, _| job(i));
+                    Ok::<(), Infallible>(())
+                };
+                match DeltaStepping::default().rebuild(integration, cost, goals, threads, run) {
+                    Ok(built) => built,
+                    Err(never) => match never {},
+                }
+            },
             |cost, integration, out| {
                 let width = cost.width() as usize;
                 ctx.for_each_chunk_mut(out, ROWS_PER_BATCH * width, |_, range, chunk| {
