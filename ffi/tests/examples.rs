@@ -108,6 +108,25 @@ fn crate_dir() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// The system C compiler (`$CC`, else `cc`) as an engine's build would call it: C11,
+/// optimised, every warning an error, the header's folder on the include path.
+fn c_compiler() -> Command {
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_owned());
+    let mut command = Command::new(cc);
+    command
+        .args([
+            "-std=c11",
+            "-O2",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-pedantic",
+            "-I",
+        ])
+        .arg(crate_dir().join("include"));
+    command
+}
+
 /// Runs `command`, panicking with its output when it fails; returns its stdout.
 fn run(mut command: Command, what: &str) -> String {
     let output = command
@@ -136,29 +155,13 @@ fn c_example_matches_the_rust_simulation() {
     std::fs::create_dir_all(&out).unwrap();
     let source = crate_dir().join("examples/c/engine_loop.c");
     let include = crate_dir().join("include");
-    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_owned());
-    let flags = [
-        "-std=c11",
-        "-O2",
-        "-Wall",
-        "-Wextra",
-        "-Werror",
-        "-pedantic",
-    ];
 
     // Compiles the example, linked by `link`, runs it on `threads` threads and checks that
     // it printed the hash (the example itself fails when its hash is not `expected`).
     let build_and_run = |kind: &str, library: &str, link: Vec<OsString>, threads: &str| {
         let exe = out.join(format!("engine_loop_{kind}"));
-        let mut build = Command::new(&cc);
-        build
-            .args(flags)
-            .arg("-I")
-            .arg(&include)
-            .arg(&source)
-            .args(link)
-            .arg("-o")
-            .arg(&exe);
+        let mut build = c_compiler();
+        build.arg(&source).args(link).arg("-o").arg(&exe);
         run(build, &format!("compiling the C example against {library}"));
         let mut example = Command::new(&exe);
         example.args([expected.as_str(), threads]);
@@ -263,19 +266,8 @@ fn the_engine_loop_in_the_docs_compiles_and_runs() {
     let source = out.join("engine_loop_docs.c");
     std::fs::write(&source, docs_engine_loop(&page)).unwrap();
     let exe = out.join("engine_loop_docs");
-    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_owned());
-    let mut build = Command::new(cc);
+    let mut build = c_compiler();
     build
-        .args([
-            "-std=c11",
-            "-O2",
-            "-Wall",
-            "-Wextra",
-            "-Werror",
-            "-pedantic",
-            "-I",
-        ])
-        .arg(crate_dir().join("include"))
         .arg(&source)
         .arg(libs.join("libhorde_ffi.a"))
         .args(["-lpthread", "-ldl", "-lm", "-o"])
