@@ -72,8 +72,8 @@ pub mod fields {
     };
     /// Size classes (docs/behaviour.md, "Unit sizes").
     pub use horde_core::{
-        ClassCostChange, MAX_SIZE_CLASSES, class_clearance, class_cost_field, size_class,
-        update_class_cost,
+        ClassCostChange, Escape, MAX_SIZE_CLASSES, class_clearance, class_cost_field, escape_from,
+        size_class, update_class_cost,
     };
     pub use horde_systems::{ParallelIntegration, Workers};
 }

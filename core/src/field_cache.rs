@@ -94,10 +94,6 @@ pub struct NavField {
     flow: FlowField,
     /// Version of the layer's cost field the field was built from; `None` = never built.
     built_from: Option<u64>,
-    /// For a size class above 0: the version of the layer's own cost field its escape
-    /// directions ([`FlowField::mark_escapes`]) were marked on (they depend on it, not only
-    /// on the class's costs).
-    escapes_from: Option<u64>,
     /// Its goals moved ([`FieldCache::rekey`]) since it was last complete: it is rebuilt
     /// only as far as its followers need ([`Self::rebuild_for`]).
     moved: bool,
@@ -113,7 +109,6 @@ impl NavField {
             flow: FlowField::empty(cost.width(), cost.height()),
             key,
             built_from: None,
-            escapes_from: None,
             moved: false,
             stamp: next_stamp(),
         }
@@ -155,19 +150,18 @@ impl NavField {
         &self.flow
     }
 
-    /// Whether the field is out of date for `map` (never built, or the layer's costs changed).
+    /// Whether the field is out of date for `map` (never built, or the costs it is built on
+    /// changed: its layer's, or its size class's on that layer).
     #[must_use]
     pub fn is_dirty(&self, map: &Map) -> bool {
         self.built_from != Some(self.key.cost(map).version())
-            || (self.key.class != 0
-                && self.escapes_from != Some(map.cost_field(self.key.layer).version()))
     }
 
     /// Whether the field should be rebuilt only as far as its followers need
     /// ([`Self::rebuild_for`]): its goals moved since it was last complete, or it is partial.
     #[must_use]
     pub fn wants_partial(&self) -> bool {
-        self.key.class == 0 && (self.moved || !self.integration.is_complete())
+        self.moved || !self.integration.is_complete()
     }
 
     /// Bytes held by the field's per-cell arrays: none until it is first built (a slot that
@@ -194,10 +188,6 @@ impl NavField {
         config: &FlowConfig,
         demand: &[Cell],
     ) -> Result<(), FieldError> {
-        if self.key.class != 0 {
-            // A size class's field is built whole (its escape directions need every value).
-            return self.rebuild(map, config);
-        }
         self.touch();
         let cost = self.key.cost(map);
         let goals = self.key.goals.cells();
@@ -227,9 +217,6 @@ impl NavField {
             self.moved = false;
             return Ok(());
         }
-        if self.key.class != 0 {
-            return self.rebuild(map, config);
-        }
         self.touch();
         let cost = self.key.cost(map);
         self.integration.settle(cost, demand)?;
@@ -257,19 +244,7 @@ impl NavField {
         );
         self.flow
             .mark_line_of_sight(cost, &self.integration, goals, config);
-        self.mark_escapes(map);
         self.moved = false;
-    }
-
-    /// For a size class above 0: the way out of cells too close to walls for the class
-    /// ([`FlowField::mark_escapes`]); nothing for class 0.
-    fn mark_escapes(&mut self, map: &Map) {
-        if self.key.class != 0 {
-            let layer = map.cost_field(self.key.layer);
-            self.flow
-                .mark_escapes(layer, self.key.cost(map), &self.integration);
-            self.escapes_from = Some(layer.version());
-        }
     }
 
     /// Rebuilds both fields from `map` (whether or not they are dirty).
@@ -299,12 +274,7 @@ impl NavField {
         let cost = self.key.cost(map);
         let goals = self.key.goals.cells();
         let rows = self.integration.repair(cost, goals, edits)?;
-        if self.key.class != 0 {
-            // Escape directions reach far from the rows a repair changed, and follow the
-            // layer's own costs too: the flow of a size class is filled whole again from the
-            // repaired integration field.
-            self.finish(map, config);
-        } else if let Some(rows) = rows {
+        if let Some(rows) = rows {
             self.flow
                 .repair_rows(cost, &self.integration, goals, config, rows);
         }
@@ -338,7 +308,6 @@ impl NavField {
         fill_rows(cost, &self.integration, self.flow.bytes_mut());
         self.flow
             .mark_line_of_sight(cost, &self.integration, goals, config);
-        self.mark_escapes(map);
         self.built_from = Some(cost.version());
         self.moved = false;
         Ok(())
@@ -779,9 +748,15 @@ mod tests {
                 "{c}"
             );
         }
-        // From a cell next to a wall (open, but blocked for class 1) the way leads out.
-        let hugging = walk(&cache, big, Cell::new(9, 6));
-        assert_eq!(hugging.last(), Some(&Cell::new(20, 3)));
+        // A cell next to a wall (open, but blocked for class 1) has no direction in the
+        // class's field; the unit's way out (`escape_from`) leads to a cell whose way
+        // arrives.
+        let hugging = Cell::new(9, 6);
+        assert_eq!(walk(&cache, big, hugging), vec![hugging]);
+        let ground = map.cost_field(Layer::Ground);
+        let out = crate::escape_from(ground, map.class_cost_field(Layer::Ground, 1), hugging, 1)
+            .expect("a way out");
+        assert_eq!(walk(&cache, big, out.to).last(), Some(&Cell::new(20, 3)));
         // Edits: repairs with the reported class cost changes equal rebuilds.
         let edits = [
             (Cell::new(15, 5), Terrain::BrickWall),

@@ -144,69 +144,6 @@ impl FlowField {
         &self.cells
     }
 
-    /// For the field of a size class above 0 (docs/behaviour.md, "Unit sizes"): gives every
-    /// cell that is open on the layer (`layer`) but too close to a wall for the class
-    /// (blocked in `class_cost`) the way out to the nearest cell the class can walk from:
-    /// a breadth-first search over the layer's legal moves from every cell with a value in
-    /// `integration`, each cell pointing at the cell it was reached from (orthogonal moves
-    /// tried first). A body pushed against a wall then walks back to where it fits instead
-    /// of standing without a direction. Cells no such walk reaches keep no direction.
-    pub fn mark_escapes(
-        &mut self,
-        layer: &CostField,
-        class_cost: &CostField,
-        integration: &IntegrationField,
-    ) {
-        self.allocate();
-        let (w, h) = (layer.width() as usize, layer.height() as usize);
-        let stride = layer.stride();
-        let offsets = layer.neighbour_offsets();
-        let (layer_costs, class_costs) = (layer.padded_costs(), class_cost.padded_costs());
-        let moves = layer.padded_moves();
-        let values = integration.padded_values();
-        let band = |i: usize| class_costs[i] == WALL && layer_costs[i] != WALL;
-        let value = |i: usize| values.get(i).copied().unwrap_or(UNREACHABLE);
-        // Orthogonal directions first, then diagonals: escapes run straight off walls.
-        const ORDER: [usize; 8] = [0, 2, 4, 6, 1, 3, 5, 7];
-        let mut seen = vec![false; layer_costs.len()];
-        let mut queue: Vec<usize> = Vec::new();
-        for y in 0..h {
-            for x in 0..w {
-                let i = (y + 1) * stride + x + 1;
-                if class_costs[i] != WALL && value(i) != UNREACHABLE {
-                    let m = moves[i];
-                    if ORDER
-                        .iter()
-                        .any(|&d| m & (1 << d) != 0 && band(i.wrapping_add_signed(offsets[d])))
-                    {
-                        seen[i] = true;
-                        queue.push(i);
-                    }
-                }
-            }
-        }
-        let mut head = 0;
-        while head < queue.len() {
-            let i = queue[head];
-            head += 1;
-            let m = moves[i];
-            for d in ORDER {
-                if m & (1 << d) == 0 {
-                    continue;
-                }
-                let n = i.wrapping_add_signed(offsets[d]);
-                if seen[n] || !band(n) {
-                    continue;
-                }
-                seen[n] = true;
-                let (x, y) = (n % stride - 1, n / stride - 1);
-                // From `n` the way back is the opposite move.
-                self.cells[y * w + x] = ((d + 4) & 7) as u8;
-                queue.push(n);
-            }
-        }
-    }
-
     /// Recomputes the directions of `rows` (widened by one row each way, since a cell's
     /// direction reads its neighbours) and the line-of-sight bits, after the integration
     /// field changed only within `rows` (as [`IntegrationField::repair`] reports).

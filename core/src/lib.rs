@@ -73,7 +73,8 @@ pub use scenario_check::{
     RELATIVE_TOLERANCE, ScenarioMismatch, ScenarioReport, check_scenario_lines, uniform_cost_field,
 };
 pub use size_class::{
-    MAX_SIZE_CLASSES, class_clearance, class_cost_field, size_class, update_class_cost,
+    Escape, MAX_SIZE_CLASSES, class_clearance, class_cost_field, escape_from, size_class,
+    update_class_cost,
 };
 pub use spatial_grid::{SpatialGrid, SpatialGridError};
 pub use steering::{

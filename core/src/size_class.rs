@@ -9,6 +9,7 @@
 
 use crate::clearance::Clearance;
 use crate::cost_field::CostField;
+use crate::direction::Direction;
 use crate::grid::Cell;
 use crate::terrain::WALL;
 
@@ -84,6 +85,99 @@ pub fn update_class_cost(
     }
 }
 
+/// The way out for a body of size class `class` standing in a cell that is open on its
+/// layer but too close to a wall for the class (see [`escape_from`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Escape {
+    /// The first move of the walk out.
+    pub first: Direction,
+    /// The nearest cell open for the class, where the walk ends.
+    pub to: Cell,
+    /// The walk's length, in the fields' units ([`Direction::step`] per move, costs aside).
+    pub length: u32,
+}
+
+/// The cells on a side of the box [`escape_from`] looks in, for the biggest class.
+const ESCAPE_SIDE: usize = 4 * (MAX_SIZE_CLASSES as usize - 1) + 3;
+
+/// The way out for a body of size class `class` standing in `cell` when the cell is open
+/// on the layer (`layer`) but blocked for the class (in `class_cost`, see
+/// [`class_cost_field`]): a walk of the fewest legal moves on the layer, orthogonal moves
+/// tried before diagonal ones, to the nearest cell open for the class, looked for within `2 * class + 1` cells (the band
+/// near a wall is `class` cells deep; a corridor too narrow for the class has no way out
+/// there). `None` when `cell` is open for the class, a wall on the layer, outside the grid,
+/// `class` is 0, or no such cell is that close.
+///
+/// A body pushed against a wall, where its class's fields have no direction, walks back to
+/// where it fits with this (docs/behaviour.md, "Unit sizes"). It is asked per unit, in the
+/// unit's cell only, so building a class's fields costs nothing for it. Allocates nothing.
+#[must_use]
+pub fn escape_from(
+    layer: &CostField,
+    class_cost: &CostField,
+    cell: Cell,
+    class: u8,
+) -> Option<Escape> {
+    if class == 0
+        || cell.x >= layer.width()
+        || cell.y >= layer.height()
+        || class_cost.get(cell) != WALL
+        || layer.get(cell) == WALL
+    {
+        return None;
+    }
+    // Orthogonal directions first, then diagonals (escapes run straight off walls).
+    const ORDER: [u8; 8] = [0, 2, 4, 6, 1, 3, 5, 7];
+    let reach = 2 * i64::from(class.min(MAX_SIZE_CLASSES - 1)) + 1;
+    let side = (2 * reach + 1) as usize;
+    let (cx, cy) = (i64::from(cell.x), i64::from(cell.y));
+    let local = |x: i64, y: i64| ((y - cy + reach) as usize) * side + (x - cx + reach) as usize;
+    // Per cell of the box around `cell`: the walk's length to it (u32::MAX: not reached),
+    // and the walk's first move. The queue holds each reached cell once.
+    let mut walked = [u32::MAX; ESCAPE_SIDE * ESCAPE_SIDE];
+    let mut first = [Direction::N; ESCAPE_SIDE * ESCAPE_SIDE];
+    let mut queue = [cell; ESCAPE_SIDE * ESCAPE_SIDE];
+    let (mut head, mut tail) = (0, 1);
+    walked[local(cx, cy)] = 0;
+    while head < tail {
+        let here = queue[head];
+        head += 1;
+        let at = local(i64::from(here.x), i64::from(here.y));
+        let moves = layer.moves(here);
+        for d in ORDER {
+            if moves & (1 << d) == 0 {
+                continue;
+            }
+            let dir = Direction::from_index(d);
+            let (dx, dy) = dir.offset();
+            let (nx, ny) = (
+                i64::from(here.x) + i64::from(dx),
+                i64::from(here.y) + i64::from(dy),
+            );
+            if (nx - cx).abs() > reach || (ny - cy).abs() > reach {
+                continue;
+            }
+            let n = local(nx, ny);
+            if walked[n] != u32::MAX {
+                continue;
+            }
+            walked[n] = walked[at] + dir.step();
+            first[n] = if at == local(cx, cy) { dir } else { first[at] };
+            let next = Cell::new(nx as u32, ny as u32);
+            if class_cost.get(next) != WALL {
+                return Some(Escape {
+                    first: first[n],
+                    to: next,
+                    length: walked[n],
+                });
+            }
+            queue[tail] = next;
+            tail += 1;
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -140,6 +234,34 @@ mod tests {
                 .iter()
                 .all(|&c| c == WALL)
         );
+    }
+
+    #[test]
+    fn a_body_against_a_wall_walks_back_to_where_it_fits() {
+        // A 9x7 room, a wall column at x = 6.
+        let grid = Grid::new(9, 7).unwrap();
+        let mut costs = vec![1u8; 63];
+        for y in 0..7 {
+            costs[y * 9 + 6] = WALL;
+        }
+        let layer = CostField::from_costs(&grid, &costs).unwrap();
+        let one = class_cost_field(&layer, 1);
+        // (5, 3) touches the wall: one step west is open for class 1.
+        let out = escape_from(&layer, &one, Cell::new(5, 3), 1).unwrap();
+        assert_eq!(out.first, Direction::W);
+        assert_eq!(out.to, Cell::new(4, 3));
+        assert_eq!(out.length, Direction::W.step());
+        // The corner (5, 0): near the wall and the map edge; the way out is diagonal.
+        let corner = escape_from(&layer, &one, Cell::new(5, 0), 1).unwrap();
+        assert_eq!(corner.to, Cell::new(4, 1));
+        assert_eq!(corner.first, Direction::SW);
+        // Open for the class, a wall, class 0, outside: nothing to escape.
+        assert_eq!(escape_from(&layer, &one, Cell::new(3, 3), 1), None);
+        assert_eq!(escape_from(&layer, &one, Cell::new(6, 3), 1), None);
+        assert_eq!(escape_from(&layer, &layer, Cell::new(5, 3), 0), None);
+        assert_eq!(escape_from(&layer, &one, Cell::new(20, 3), 1), None);
+        // East of the wall the strip is two cells wide: no room for class 1 anywhere near.
+        assert_eq!(escape_from(&layer, &one, Cell::new(7, 3), 1), None);
     }
 
     proptest! {
