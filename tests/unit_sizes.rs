@@ -7,8 +7,8 @@
 
 use glam::Vec2;
 use horde::{
-    Cell, GoalSet, Grid, Layer, Map, SimConfig, Simulation, Terrain, UnitSpec,
-    components::Position, steering::WALL_TOLERANCE, steering::wall_depth,
+    Cell, GoalSet, Grid, Layer, Map, Navigation, SimConfig, Simulation, Snapshot, Terrain,
+    UnitSpec, components::Position, steering::WALL_TOLERANCE, steering::wall_depth,
 };
 
 const DT: f32 = 1.0 / 30.0;
@@ -31,8 +31,14 @@ fn split_map() -> Map {
 /// Where each of `count` units of `radius` first crossed the wall (its row), the worst wall
 /// depth of any body in any frame (a fraction of the radius), and how many arrived or
 /// settled at the goal.
-fn cross(radius: f32, count: usize, threads: usize) -> (Vec<u32>, f32, usize, u64) {
-    let mut sim = Simulation::new(split_map(), SimConfig::default().with_threads(threads)).unwrap();
+fn cross(
+    radius: f32,
+    count: usize,
+    threads: usize,
+    navigation: Navigation,
+) -> (Vec<u32>, f32, usize, u64) {
+    let config = (SimConfig::default().with_threads(threads)).with_navigation(navigation);
+    let mut sim = Simulation::new(split_map(), config).unwrap();
     let goal = sim
         .add_group(GoalSet::single(Cell::new(52, NARROW)))
         .unwrap();
@@ -84,7 +90,18 @@ fn cross(radius: f32, count: usize, threads: usize) -> (Vec<u32>, f32, usize, u6
 /// never press into the walls, and all reach the goal.
 #[test]
 fn big_units_take_the_gap_they_fit_through() {
-    let (rows, worst, done, hash) = cross(1.2, 12, 1);
+    big_units_cross_the_wide_gap(Navigation::Flat);
+}
+
+/// The same with hierarchical navigation: the class has its own portal graph and sector
+/// fields.
+#[test]
+fn big_units_take_the_gap_they_fit_through_with_sector_fields() {
+    big_units_cross_the_wide_gap(Navigation::Hierarchical);
+}
+
+fn big_units_cross_the_wide_gap(navigation: Navigation) {
+    let (rows, worst, done, hash) = cross(1.2, 12, 1, navigation);
     for (id, &row) in rows.iter().enumerate() {
         assert!(
             WIDE.contains(&row),
@@ -96,22 +113,62 @@ fn big_units_take_the_gap_they_fit_through() {
         "a body reached {worst} of its radius into a wall"
     );
     assert_eq!(done, 12, "every big unit reaches the goal");
-    let (_, _, _, again) = cross(1.2, 12, 3);
+    let (_, _, _, again) = cross(1.2, 12, 3, navigation);
     assert_eq!(hash, again, "the state hash depends on the thread count");
 }
 
 /// Small units (radius 0.4: class 0, today's fields) still take the short gap.
 #[test]
 fn small_units_still_take_the_short_gap() {
-    let (rows, worst, done, _) = cross(0.4, 12, 1);
-    for (id, &row) in rows.iter().enumerate() {
-        assert_eq!(row, NARROW, "unit {id} crossed at row {row}: {rows:?}");
+    for navigation in [Navigation::Flat, Navigation::Hierarchical] {
+        let (rows, worst, done, _) = cross(0.4, 12, 1, navigation);
+        for (id, &row) in rows.iter().enumerate() {
+            assert_eq!(
+                row, NARROW,
+                "{navigation:?}: unit {id} crossed at row {row}: {rows:?}"
+            );
+        }
+        assert!(
+            worst <= WALL_TOLERANCE,
+            "{navigation:?}: a body reached {worst} of its radius into a wall"
+        );
+        assert_eq!(done, 12, "{navigation:?}");
     }
-    assert!(
-        worst <= WALL_TOLERANCE,
-        "a body reached {worst} of its radius into a wall"
-    );
-    assert_eq!(done, 12);
+}
+
+/// A snapshot keeps the size-class count and each class's fields and sector caches: a
+/// mixed crowd restored mid-way (three classes, so not the default count) continues with
+/// the hashes of the run that was never stopped, flat and hierarchical.
+#[test]
+fn a_mixed_crowd_resumes_bit_for_bit() {
+    for navigation in [Navigation::Flat, Navigation::Hierarchical] {
+        let config = (SimConfig::default().with_size_classes(3)).with_navigation(navigation);
+        let mut sim = Simulation::new(split_map(), config).unwrap();
+        let goal = sim
+            .add_group(GoalSet::single(Cell::new(52, NARROW)))
+            .unwrap();
+        for (i, radius) in [0.4, 1.2, 2.0, 0.4, 1.2, 2.0].into_iter().enumerate() {
+            let at = Vec2::new(6.0 + 4.5 * (i % 3) as f32, 6.0 + 6.0 * (i / 3) as f32);
+            sim.spawn(UnitSpec::at(at).with_radius(radius).with_group(goal))
+                .unwrap();
+        }
+        for _ in 0..120 {
+            sim.step(DT).unwrap();
+        }
+        let bytes = sim.snapshot().to_bytes().unwrap();
+        let mut restored =
+            Simulation::from_snapshot(&Snapshot::from_bytes(&bytes).unwrap(), 2).unwrap();
+        assert_eq!(restored.horde().config().size_classes, 3);
+        for frame in 0..300 {
+            sim.step(DT).unwrap();
+            restored.step(DT).unwrap();
+            assert_eq!(
+                sim.state_hash(),
+                restored.state_hash(),
+                "{navigation:?}: diverged {frame} frames after the snapshot"
+            );
+        }
+    }
 }
 
 /// With one size class, big units follow class 0's fields into the narrow gap, as before
@@ -211,4 +268,53 @@ fn a_goal_where_big_bodies_do_not_fit_is_unreachable_for_them() {
         1,
         "it went round once the gap opened"
     );
+}
+
+/// A mixed crowd sent to a goal area in a corner of the map (two sides on the map edge,
+/// smaller than the crowd): every unit comes to rest, big bodies included (the area's fill
+/// is made on the layer's costs, so it offers big units cells by the edge they cannot
+/// centre on), and no body presses into the edge.
+#[test]
+fn a_mixed_crowd_comes_to_rest_in_a_corner_goal() {
+    for navigation in [Navigation::Flat, Navigation::Hierarchical] {
+        let map = Map::new(Grid::new(40, 30).unwrap());
+        let (cost, grid) = (map.cost_field(Layer::Ground).clone(), *map.grid());
+        let config = SimConfig::default().with_navigation(navigation);
+        let mut sim = Simulation::new(map, config).unwrap();
+        let area = (35..40).flat_map(|x| (0..5).map(move |y| Cell::new(x, y)));
+        let goal = sim.add_group(GoalSet::new(area).unwrap()).unwrap();
+        let mut radii = Vec::new();
+        for i in 0..24 {
+            let radius = if i % 3 == 0 { 1.2 } else { 0.4 };
+            let at = Vec2::new(3.0 + 3.0 * (i % 4) as f32, 4.0 + 3.0 * (i / 4) as f32);
+            sim.spawn(UnitSpec::at(at).with_radius(radius).with_group(goal))
+                .unwrap();
+            radii.push(radius);
+        }
+        let mut worst = 0.0f32;
+        for _ in 0..1800 {
+            sim.step(DT).unwrap();
+            for (id, p) in sim
+                .world()
+                .query::<(&horde::components::UnitId, &Position)>()
+                .iter()
+            {
+                let radius = radii[id.0 as usize];
+                worst = worst.max(wall_depth(&cost, &grid, p.0, radius));
+            }
+        }
+        let status = sim.group_status()[0];
+        for u in sim.units().iter().take(6) {
+            eprintln!("{u:?}");
+        }
+        assert_eq!(
+            status.moving, 0,
+            "{navigation:?}: {} of 24 units still moving ({status:?})",
+            status.moving
+        );
+        assert!(
+            worst <= WALL_TOLERANCE,
+            "{navigation:?}: a body reached {worst} of its radius into the edge"
+        );
+    }
 }

@@ -43,16 +43,16 @@ pub struct SimConfig {
     /// not depend on it; turn it off to always have complete fields to draw or read.
     pub partial_fields: bool,
     /// How many size classes units path in (docs/behaviour.md, "Unit sizes"; default 4, in
-    /// `1..=`[`MAX_SIZE_CLASSES`]). With flat navigation a unit of radius `r` cells
-    /// (its radius over the map's cell size) follows the fields of class
+    /// `1..=`[`MAX_SIZE_CLASSES`]). A unit of radius `r` cells (its radius over the map's
+    /// cell size) follows the fields of class
     /// [`horde_core::size_class`]`(r)`: the smallest `c` with `r <= c + 0.5`, capped at
     /// `size_classes - 1`. Class `c`'s fields block every cell with a wall (or the map
     /// edge) within `c` cells, so they lead a body only where it fits. With the default,
     /// class 0 holds radii up to 0.5 cells (the layer's own costs), 1 up to 1.5, 2 up to
     /// 2.5, and 3 everything bigger. 1 sends every unit along class 0's fields. Fields are
-    /// built per class present in a group, not per unit. Hierarchical navigation paths
-    /// every unit as class 0. Not saved in snapshots yet: a restored simulation has the
-    /// default, so a run with another count does not resume bit for bit.
+    /// built per class present in a group, not per unit; with hierarchical navigation,
+    /// each class present has its own portal graph and each (group, layer, class) its own
+    /// sector fields.
     pub size_classes: u8,
 }
 
@@ -103,14 +103,10 @@ impl SimConfig {
     }
 
     /// The size class whose fields a unit of `radius` (world units) follows on a map of
-    /// cells `cell_size` across (see [`Self::size_classes`]); 0 with hierarchical
-    /// navigation.
+    /// cells `cell_size` across (see [`Self::size_classes`]).
     #[must_use]
     #[inline]
     pub fn size_class(&self, radius: f32, cell_size: f32) -> u8 {
-        if self.navigation == Navigation::Hierarchical {
-            return 0;
-        }
         horde_core::size_class(radius / cell_size, self.size_classes)
     }
 

@@ -57,14 +57,9 @@ impl EditLog {
         }
     }
 
-    /// The edits of `layer` made after version `since` (oldest first), or `None` when the log
-    /// no longer reaches back that far.
-    #[must_use]
-    pub fn since(&self, layer: Layer, since: u64) -> Option<Vec<(Cell, u8)>> {
-        self.since_class(layer, 0, since)
-    }
-
-    /// [`Self::since`] for the cost field of size class `class` on `layer`.
+    /// The edits of the cost field of size class `class` on `layer` (class 0: the layer's
+    /// own) made after version `since` (oldest first), or `None` when the log no longer
+    /// reaches back that far.
     #[must_use]
     pub fn since_class(&self, layer: Layer, class: u8, since: u64) -> Option<Vec<(Cell, u8)>> {
         let log = self.log(layer, class);
@@ -103,21 +98,28 @@ mod tests {
         log.record(Layer::Ground, 2, Cell::new(2, 1), 255);
         log.record(Layer::Hover, 1, Cell::new(3, 1), 1);
         assert_eq!(
-            log.since(Layer::Ground, 0),
+            log.since_class(Layer::Ground, 0, 0),
             Some(vec![(Cell::new(1, 1), 1), (Cell::new(2, 1), 255)])
         );
         assert_eq!(
-            log.since(Layer::Ground, 1),
+            log.since_class(Layer::Ground, 0, 1),
             Some(vec![(Cell::new(2, 1), 255)])
         );
-        assert_eq!(log.since(Layer::Ground, 2), Some(vec![]));
+        assert_eq!(log.since_class(Layer::Ground, 0, 2), Some(vec![]));
         log.prune(Layer::Ground, 1);
-        assert_eq!(log.since(Layer::Ground, 0), None, "pruned history is gone");
         assert_eq!(
-            log.since(Layer::Ground, 1),
+            log.since_class(Layer::Ground, 0, 0),
+            None,
+            "pruned history is gone"
+        );
+        assert_eq!(
+            log.since_class(Layer::Ground, 0, 1),
             Some(vec![(Cell::new(2, 1), 255)])
         );
-        assert_eq!(log.since(Layer::Hover, 0).map(|v| v.len()), Some(1));
+        assert_eq!(
+            log.since_class(Layer::Hover, 0, 0).map(|v| v.len()),
+            Some(1)
+        );
     }
 
     #[test]
@@ -126,8 +128,10 @@ mod tests {
         for v in 1..=(MAX_ENTRIES as u64 + 1) {
             log.record(Layer::Air, v, Cell::new(0, 0), 1);
         }
-        assert_eq!(log.since(Layer::Air, 0), None);
-        let recent = log.since(Layer::Air, MAX_ENTRIES as u64 - 10).unwrap();
+        assert_eq!(log.since_class(Layer::Air, 0, 0), None);
+        let recent = log
+            .since_class(Layer::Air, 0, MAX_ENTRIES as u64 - 10)
+            .unwrap();
         assert_eq!(recent.len(), 11);
     }
 }

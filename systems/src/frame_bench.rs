@@ -7,8 +7,8 @@
 
 use glam::Vec2;
 use horde_core::{
-    Cell, ForceField, ForceFieldError, ForceKind, GoalSet, Layer, LevelConfig, LevelError, Map,
-    UnitSpec, WALL, generate_level,
+    Cell, ForceField, ForceFieldError, ForceKind, GoalSet, Layer, LevelConfig, LevelError,
+    MAX_SIZE_CLASSES, Map, UnitSpec, WALL, generate_level,
 };
 use rand_core::{RngCore, SeedableRng};
 use rand_pcg::Pcg64;
@@ -79,6 +79,11 @@ pub struct Crowd {
     /// Groups, each with its own goal (the first near the middle, the others spread over the
     /// map); units take turns joining them, so every neighbourhood mixes all groups.
     pub groups: usize,
+    /// Radius of every other unit, when it differs (`None`: `radius`): a crowd mixing two
+    /// sizes, so, where their size classes differ, two fields per group.
+    pub mixed: Option<f32>,
+    /// The simulation's size classes ([`SimConfig::size_classes`]; default 4).
+    pub size_classes: u8,
 }
 
 impl Default for Crowd {
@@ -91,6 +96,8 @@ impl Default for Crowd {
             radius: 0.45,
             first: None,
             groups: 1,
+            mixed: None,
+            size_classes: MAX_SIZE_CLASSES,
         }
     }
 }
@@ -178,8 +185,9 @@ impl BenchLevel {
         threads: usize,
         crowd: &Crowd,
     ) -> Result<Simulation, BenchError> {
-        let mut sim =
-            Simulation::new(self.map.clone(), SimConfig::default().with_threads(threads))?;
+        let config =
+            (SimConfig::default().with_threads(threads)).with_size_classes(crowd.size_classes);
+        let mut sim = Simulation::new(self.map.clone(), config)?;
         let mut groups = vec![sim.add_group(GoalSet::single(self.goal))?];
         let mut rng = Pcg64::seed_from_u64(13);
         while groups.len() < crowd.groups {
@@ -198,7 +206,10 @@ impl BenchLevel {
             let radius = match crowd.first {
                 Some(first) if i == 0 => first,
                 _ if crowd.giant && i == giant => 3.0,
-                _ => crowd.radius,
+                _ => match crowd.mixed {
+                    Some(other) if i % 2 == 1 => other,
+                    _ => crowd.radius,
+                },
             };
             let group = groups[i % groups.len()];
             sim.spawn(UnitSpec::at(pos).with_radius(radius).with_group(group))?;

@@ -1,6 +1,7 @@
 //! Hierarchical navigation in the frame ([`Navigation::Hierarchical`]): the stage
-//! `update_hierarchy` keeps one [`PortalGraph`] per used layer and one [`HierarchicalField`]
-//! per (group, layer), and builds the sector fields of the sectors that hold units (at most
+//! `update_hierarchy` keeps one [`PortalGraph`] per used (layer, size class), on that
+//! class's cost field (docs/behaviour.md, "Unit sizes"), and one [`HierarchicalField`]
+//! per (group, layer, size class) with units, and builds the sector fields of the sectors that hold units (at most
 //! [`SECTOR_FIELDS_PER_FRAME`] new ones per frame and request, their searches spread over
 //! the worker pool; units in the others steer toward their sector's waypoint meanwhile).
 //! `steer_units` then takes each unit's direction from it.
@@ -13,15 +14,15 @@
 use glam::Vec2;
 use horde_core::hierarchy::DEFAULT_SECTOR_SIZE;
 use horde_core::{
-    Agent, Cell, CellMemo, CostField, GoalSet, Grid, HierarchicalField, HierarchyError, Layer, Map,
-    ORTHO_STEP, PortalGraph, SectorCache, UNREACHABLE,
+    Agent, Cell, CellMemo, CostField, GoalSet, HierarchicalField, HierarchyError, Layer,
+    MAX_SIZE_CLASSES, Map, ORTHO_STEP, PortalGraph, SectorCache, UNREACHABLE, escape_from,
 };
 
 use crate::edit_log::EditLog;
 use crate::error::StageError;
 use crate::groups::Groups;
 
-/// Byte budget of each (group, layer)'s sector fields.
+/// Byte budget of each (group, layer, size class)'s sector fields.
 pub const SECTOR_FIELD_BUDGET: usize = 64 << 20;
 
 /// New sector fields built per frame and request at most; later sectors wait a frame (a
@@ -29,27 +30,48 @@ pub const SECTOR_FIELD_BUDGET: usize = 64 << 20;
 /// development machine, so this bounds the stage near 13 ms while a route fills in).
 pub const SECTOR_FIELDS_PER_FRAME: usize = 64;
 
-/// One (group, layer)'s path request.
+/// Graph slots: one per (layer, size class), at `class * Layer::COUNT + layer`.
+const SLOTS: usize = Layer::COUNT * MAX_SIZE_CLASSES as usize;
+
+fn slot(layer: Layer, class: u8) -> usize {
+    usize::from(class) * Layer::COUNT + layer as usize
+}
+
+/// The cost field size class `class` paths on over `layer` (the layer's own for class 0).
+fn cost_of(map: &Map, layer: Layer, class: u8) -> Option<&CostField> {
+    map.has_size_class(layer, class)
+        .then(|| map.class_cost_field(layer, class))
+}
+
+/// One (group, layer, size class)'s path request.
 #[derive(Clone, Debug)]
 struct Request {
     group: u16,
     layer: Layer,
+    class: u8,
     goal: GoalSet,
     field: HierarchicalField,
 }
 
-/// The hierarchy's state in the frame: portal graphs per layer, requests per group.
+impl Request {
+    fn key(&self) -> (u16, usize, u8) {
+        (self.group, self.layer as usize, self.class)
+    }
+}
+
+/// The hierarchy's state in the frame: portal graphs per (layer, size class), requests per
+/// (group, layer, size class).
 #[derive(Clone, Debug, Default)]
 pub struct HierarchyNav {
-    graphs: [Option<PortalGraph>; Layer::COUNT],
+    graphs: [Option<PortalGraph>; SLOTS],
     requests: Vec<Request>,
     /// Sector caches restored from a snapshot, put back into their requests when the next
     /// frame makes them.
     pending: Vec<SavedCache>,
-    /// Each layer's cost version when `pending` was restored: a cache is put back only if
-    /// the costs did not change since (the original run would have started that request
-    /// over).
-    pending_versions: [u64; Layer::COUNT],
+    /// Each (layer, size class) cost field's version when `pending` was restored: a cache
+    /// is put back only if the costs did not change since (the original run would have
+    /// started that request over).
+    pending_versions: [Option<u64>; SLOTS],
 }
 
 /// One request's sector cache, as a snapshot saves it.
@@ -57,24 +79,43 @@ pub struct HierarchyNav {
 pub(crate) struct SavedCache {
     pub group: u16,
     pub layer: Layer,
+    pub class: u8,
     pub goal: GoalSet,
     pub cache: SectorCache,
 }
 
 impl HierarchyNav {
-    /// The portal graph of `layer`, once a unit of that layer exists.
+    /// The portal graph of `layer` for size class 0, once a unit of that layer exists.
     #[must_use]
     pub fn graph(&self, layer: Layer) -> Option<&PortalGraph> {
-        self.graphs[layer as usize].as_ref()
+        self.class_graph(layer, 0)
     }
 
-    /// The path request of group `group` on `layer`, if there is one.
+    /// The portal graph of `layer` for size class `class` (built on the class's cost
+    /// field), once a unit of that layer and class exists.
+    #[must_use]
+    pub fn class_graph(&self, layer: Layer, class: u8) -> Option<&PortalGraph> {
+        self.graphs.get(slot(layer, class))?.as_ref()
+    }
+
+    /// The path request of group `group` on `layer` for size class 0, if there is one.
     #[must_use]
     pub fn field(&self, group: u16, layer: Layer) -> Option<&HierarchicalField> {
+        self.class_field(group, layer, 0)
+    }
+
+    /// The path request of group `group` on `layer` for size class `class`, if there is one.
+    #[must_use]
+    pub fn class_field(&self, group: u16, layer: Layer, class: u8) -> Option<&HierarchicalField> {
+        self.request_index(group, layer, class)
+            .map(|i| &self.requests[i].field)
+    }
+
+    /// The index in `requests` (sorted by key) of (group, layer, class)'s request.
+    fn request_index(&self, group: u16, layer: Layer, class: u8) -> Option<usize> {
         self.requests
-            .iter()
-            .find(|r| r.group == group && r.layer == layer)
-            .map(|r| &r.field)
+            .binary_search_by_key(&(group, layer as usize, class), Request::key)
+            .ok()
     }
 
     /// The sector caches a snapshot must save: those of the requests the next frame keeps
@@ -83,16 +124,18 @@ impl HierarchyNav {
     /// but not yet put back. A request the next frame starts over needs nothing.
     pub(crate) fn saved_caches(&self, map: &Map, groups: &Groups) -> Vec<SavedCache> {
         let kept = self.requests.iter().filter(|r| {
-            let graph = self.graphs[r.layer as usize].as_ref();
-            graph.is_some_and(|g| {
-                g.is_current(map.cost_field(r.layer)) && r.field.route().version() == g.version()
+            let graph = self.graphs[slot(r.layer, r.class)].as_ref();
+            let cost = cost_of(map, r.layer, r.class);
+            graph.zip(cost).is_some_and(|(g, cost)| {
+                g.is_current(cost) && r.field.route().version() == g.version()
             }) && groups
                 .get(r.group)
-                .is_some_and(|g| g.fields[r.layer as usize].is_some())
+                .is_some_and(|g| g.field(r.layer, r.class).is_some())
         });
         kept.map(|r| SavedCache {
             group: r.group,
             layer: r.layer,
+            class: r.class,
             goal: r.goal.clone(),
             cache: r.field.cache(),
         })
@@ -103,7 +146,10 @@ impl HierarchyNav {
     /// Caches to put back into the requests the next frame makes (see [`Self::saved_caches`]).
     pub(crate) fn restore_caches(&mut self, caches: Vec<SavedCache>, map: &Map) {
         self.pending = caches;
-        self.pending_versions = Layer::ALL.map(|l| map.cost_field(l).version());
+        self.pending_versions = std::array::from_fn(|s| {
+            let (class, layer) = ((s / Layer::COUNT) as u8, Layer::ALL[s % Layer::COUNT]);
+            cost_of(map, layer, class).map(CostField::version)
+        });
     }
 
     /// Bytes held by all sector fields, estimates and coarse routes.
@@ -113,23 +159,47 @@ impl HierarchyNav {
     }
 
     /// A unit's ideal direction and path distance to its goal (in cost-1 orthogonal steps,
-    /// infinite without a path) from the group's hierarchical request on `agent.layer`
-    /// ([`HierarchicalField::guide`], through the unit's `memo`), or `None` when it
-    /// has none there. `steer_units` then uses the flat field (flat navigation, or a
-    /// hierarchical group whose goal cells are all walls: its flat field is never built
-    /// there, so such units stand still, as they would following an unreachable field).
+    /// infinite without a path) from the request of its group on `agent.layer` for its size
+    /// class `class` ([`HierarchicalField::guide`], through the unit's `memo`), or `None`
+    /// when it has none there. `steer_units` then uses the flat field (flat navigation, or
+    /// a hierarchical group whose goal cells are all walls for the class: its flat field is
+    /// never built there, so such units stand still, as they would following an
+    /// unreachable field).
+    ///
+    /// A unit of a class above 0 in a cell too close to a wall for its class (open on the
+    /// layer, blocked in the class's costs, where its sector field has no direction) walks
+    /// back to where it fits ([`escape_from`]), with the path distance from there plus the
+    /// walk.
     #[must_use]
     #[inline]
     pub fn guide_sectors(
         &self,
-        grid: &Grid,
+        map: &Map,
         agent: &Agent,
+        class: u8,
         pos: Vec2,
         memo: &mut CellMemo,
     ) -> Option<(Vec2, f32)> {
-        let graph = self.graph(agent.layer)?;
-        let request = self.field(agent.group.0, agent.layer)?;
-        let (ideal, d) = request.guide(graph, grid, pos, memo);
+        let graph = self.class_graph(agent.layer, class)?;
+        let request = &self.requests[self.request_index(agent.group.0, agent.layer, class)?];
+        let grid = map.grid();
+        let escape = (class > 0)
+            .then(|| grid.cell_at(pos))
+            .flatten()
+            .and_then(|cell| {
+                let layer = map.cost_field(agent.layer);
+                escape_from(layer, map.class_cost_field(agent.layer, class), cell, class)
+            });
+        let (ideal, d) = match escape {
+            None => request.field.guide(graph, grid, pos, memo),
+            Some(out) => {
+                let there = grid.cell_centre(out.to);
+                let (_, d) = request
+                    .field
+                    .guide(graph, grid, there, &mut CellMemo::default());
+                (out.first.unit_vector(), d.saturating_add(out.length))
+            }
+        };
         let distance = if d == UNREACHABLE {
             f32::INFINITY
         } else {
@@ -174,108 +244,122 @@ impl HierarchyNav {
             }
         };
         let mut errors = Vec::new();
-        for layer in Layer::ALL {
-            let used = groups
-                .list
-                .iter()
-                .any(|g| g.fields[layer as usize].is_some());
-            let cost = map.cost_field(layer);
-            let slot = &mut self.graphs[layer as usize];
-            match slot {
-                _ if !used => *slot = None,
-                Some(graph) if graph.is_current(cost) => {}
-                Some(graph) => {
-                    // Repair from the edit log; rebuild when it no longer reaches back.
-                    let result = match edits.since(layer, graph.version()) {
-                        Some(log) => {
-                            let cells: Vec<Cell> = log.iter().map(|&(c, _)| c).collect();
-                            graph.update(cost, &cells).map(|_| ())
-                        }
-                        None => PortalGraph::build(cost, DEFAULT_SECTOR_SIZE).map(|g| *graph = g),
-                    };
-                    if let Err(e) = result {
-                        errors.push(StageError::PortalGraph(e));
-                    }
-                }
-                None => match PortalGraph::build(cost, DEFAULT_SECTOR_SIZE) {
-                    Ok(g) => *slot = Some(g),
-                    Err(e) => errors.push(StageError::PortalGraph(e)),
-                },
-            }
-        }
-        // One request per (group, layer) with units; new costs start it over, a new goal
-        // retargets it (keeping the sector fields the move cannot change).
-        let mut requests = Vec::new();
-        for (g, group) in groups.list.iter().enumerate() {
+        for class in 0..MAX_SIZE_CLASSES {
             for layer in Layer::ALL {
-                if group.fields[layer as usize].is_none() {
-                    continue;
-                }
-                let Some(graph) = &self.graphs[layer as usize] else {
-                    continue;
-                };
-                let cost = map.cost_field(layer);
-                let old = self
-                    .requests
-                    .iter()
-                    .position(|r| usize::from(r.group) == g && r.layer == layer)
-                    .map(|i| self.requests.swap_remove(i));
-                let old = match old {
-                    Some(r) if r.field.route().version() == graph.version() => Some(r),
-                    // New costs: start over; a cache restored from a snapshot (saved with
-                    // the request's own goal) takes the old request's place.
-                    _ => self
-                        .pending
-                        .iter()
-                        .position(|p| usize::from(p.group) == g && p.layer == layer)
-                        .filter(|_| cost.version() == self.pending_versions[layer as usize])
-                        .map(|i| self.pending.swap_remove(i))
-                        .and_then(|saved| {
-                            let restored =
-                                open(graph, cost, saved.goal.cells()).and_then(|mut field| {
-                                    field.restore_cache(graph, saved.cache)?;
-                                    Ok(field)
-                                });
-                            match restored {
-                                Ok(field) => Some(Request {
-                                    group: g as u16,
-                                    layer,
-                                    goal: saved.goal,
-                                    field,
-                                }),
-                                Err(e) => {
-                                    errors.push(StageError::RestoreSectors(e));
-                                    None
-                                }
-                            }
-                        }),
-                };
-                let result = match old {
-                    Some(r) if r.goal == group.goal => Ok(r),
-                    Some(mut r) => {
-                        retarget(&mut r.field, graph, cost, group.goal.cells()).map(|_| Request {
-                            goal: group.goal.clone(),
-                            ..r
-                        })
+                let used = groups.list.iter().any(|g| g.field(layer, class).is_some());
+                let slot = &mut self.graphs[slot(layer, class)];
+                let cost = match cost_of(map, layer, class) {
+                    Some(cost) if used => cost,
+                    _ => {
+                        *slot = None;
+                        continue;
                     }
-                    None => open(graph, cost, group.goal.cells()).map(|field| Request {
-                        group: g as u16,
-                        layer,
-                        goal: group.goal.clone(),
-                        field,
-                    }),
                 };
-                match result {
-                    Ok(r) => requests.push(r),
-                    // Every goal cell walled over (allowed after the goal was set): no
-                    // request, so the group's units stand still (their flat field is not
-                    // built in this mode) until a goal cell opens again.
-                    Err(HierarchyError::NoPassableGoal) => {}
-                    Err(e) => errors.push(StageError::PathRequest(e)),
+                match slot {
+                    Some(graph) if graph.is_current(cost) => {}
+                    Some(graph) => {
+                        // Repair from the edit log; rebuild when it no longer reaches back.
+                        let result = match edits.since_class(layer, class, graph.version()) {
+                            Some(log) => {
+                                let cells: Vec<Cell> = log.iter().map(|&(c, _)| c).collect();
+                                graph.update(cost, &cells).map(|_| ())
+                            }
+                            None => {
+                                PortalGraph::build(cost, DEFAULT_SECTOR_SIZE).map(|g| *graph = g)
+                            }
+                        };
+                        if let Err(e) = result {
+                            errors.push(StageError::PortalGraph(e));
+                        }
+                    }
+                    None => match PortalGraph::build(cost, DEFAULT_SECTOR_SIZE) {
+                        Ok(g) => *slot = Some(g),
+                        Err(e) => errors.push(StageError::PortalGraph(e)),
+                    },
                 }
             }
         }
-        requests.sort_by_key(|r| (r.group, r.layer as usize));
+        // One request per (group, layer, class) with units; new costs start it over, a new
+        // goal retargets it (keeping the sector fields the move cannot change).
+        let mut requests = Vec::new();
+        let keys = (groups.list.iter().enumerate()).flat_map(|(g, group)| {
+            Layer::ALL.into_iter().flat_map(move |layer| {
+                (0..MAX_SIZE_CLASSES)
+                    .filter(move |&class| group.field(layer, class).is_some())
+                    .map(move |class| (g, group, layer, class))
+            })
+        });
+        for (g, group, layer, class) in keys {
+            let s = slot(layer, class);
+            let (Some(graph), Some(cost)) = (&self.graphs[s], cost_of(map, layer, class)) else {
+                continue;
+            };
+            let same = |group_: u16, layer_: Layer, class_: u8| {
+                usize::from(group_) == g && layer_ == layer && class_ == class
+            };
+            let old = self
+                .requests
+                .iter()
+                .position(|r| same(r.group, r.layer, r.class))
+                .map(|i| self.requests.swap_remove(i));
+            let old = match old {
+                Some(r) if r.field.route().version() == graph.version() => Some(r),
+                // New costs: start over; a cache restored from a snapshot (saved with the
+                // request's own goal) takes the old request's place.
+                _ => self
+                    .pending
+                    .iter()
+                    .position(|p| same(p.group, p.layer, p.class))
+                    .filter(|_| Some(cost.version()) == self.pending_versions[s])
+                    .map(|i| self.pending.swap_remove(i))
+                    .and_then(|saved| {
+                        let restored =
+                            open(graph, cost, saved.goal.cells()).and_then(|mut field| {
+                                field.restore_cache(graph, saved.cache)?;
+                                Ok(field)
+                            });
+                        match restored {
+                            Ok(field) => Some(Request {
+                                group: g as u16,
+                                layer,
+                                class,
+                                goal: saved.goal,
+                                field,
+                            }),
+                            Err(e) => {
+                                errors.push(StageError::RestoreSectors(e));
+                                None
+                            }
+                        }
+                    }),
+            };
+            let result = match old {
+                Some(r) if r.goal == group.goal => Ok(r),
+                Some(mut r) => {
+                    retarget(&mut r.field, graph, cost, group.goal.cells()).map(|_| Request {
+                        goal: group.goal.clone(),
+                        ..r
+                    })
+                }
+                None => open(graph, cost, group.goal.cells()).map(|field| Request {
+                    group: g as u16,
+                    layer,
+                    class,
+                    goal: group.goal.clone(),
+                    field,
+                }),
+            };
+            match result {
+                Ok(r) => requests.push(r),
+                // Every goal cell walled over for the class (allowed after the goal was
+                // set, or a goal too close to walls for the class's bodies): no request, so
+                // these units stand still (their flat field is not built in this mode)
+                // until a goal cell opens again.
+                Err(HierarchyError::NoPassableGoal) => {}
+                Err(e) => errors.push(StageError::PathRequest(e)),
+            }
+        }
+        requests.sort_by_key(Request::key);
         self.requests = requests;
         // Restored caches whose request was not made again are stale.
         self.pending.clear();
@@ -285,26 +369,21 @@ impl HierarchyNav {
         errors
     }
 
-    /// The sectors `units` (one batch of them, in storage order) stand in, per request: see
-    /// [`SectorAsks`]. Reads only, so batches are walked on several threads at once.
+    /// The sectors `units` (one batch of them, in storage order, each with its size class)
+    /// stand in, per request: see [`SectorAsks`]. Reads only, so batches are walked on several threads at once.
     pub(crate) fn asks_of<'a>(
         &self,
         map: &Map,
-        units: impl Iterator<Item = (Vec2, &'a Agent)>,
+        units: impl Iterator<Item = (Vec2, &'a Agent, u8)>,
     ) -> SectorAsks {
         let mut asks = SectorAsks {
             per_request: vec![(Vec::new(), Vec::new()); self.requests.len()],
         };
-        for (pos, agent) in units {
-            let Ok(i) = self
-                .requests
-                .binary_search_by_key(&(agent.group.0, agent.layer as usize), |r| {
-                    (r.group, r.layer as usize)
-                })
-            else {
+        for (pos, agent, class) in units {
+            let Some(i) = self.request_index(agent.group.0, agent.layer, class) else {
                 continue;
             };
-            let Some(graph) = &self.graphs[agent.layer as usize] else {
+            let Some(graph) = &self.graphs[slot(agent.layer, class)] else {
                 continue;
             };
             let Some(cell) = map.grid().cell_at(pos) else {
@@ -344,10 +423,12 @@ impl HierarchyNav {
     {
         let mut errors = Vec::new();
         for (i, r) in self.requests.iter_mut().enumerate() {
-            let Some(graph) = &self.graphs[r.layer as usize] else {
+            let (Some(graph), Some(cost)) = (
+                &self.graphs[slot(r.layer, r.class)],
+                cost_of(map, r.layer, r.class),
+            ) else {
                 continue;
             };
-            let cost = map.cost_field(r.layer);
             let used: Vec<usize> = asks
                 .iter()
                 .flat_map(|a| a.per_request[i].0.iter().copied())

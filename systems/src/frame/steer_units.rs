@@ -11,8 +11,8 @@
 use glam::Vec2;
 use horde_core::{
     Agent, Cell, CellMemo, Clearance, Fan, FillWay, GoalFill, Layer, MAX_SIZE_CLASSES, Map,
-    NavField, Position, Steering, Stun, TurnLimit, UnitId, UnitSpec, Velocity, avoid_walls,
-    blend_and_turn, separation_push, unit_noise, without_part_into,
+    NO_DIRECTION, NavField, Position, Steering, Stun, TurnLimit, UnitId, UnitSpec, Velocity,
+    avoid_walls, blend_and_turn, escape_from, separation_push, unit_noise, without_part_into,
 };
 
 use crate::config::Navigation;
@@ -198,11 +198,10 @@ impl Default for Fetched {
 }
 
 impl<'a> Frame<'a> {
-    /// The flat field a unit of `agent`'s group, layer and size class (from its radius,
-    /// docs/behaviour.md, "Unit sizes") follows, if it has one and it is built (with
-    /// hierarchical navigation flat fields are not built).
-    fn field(&self, agent: &Agent) -> Option<&'a NavField> {
-        let class = (self.data.config).size_class(agent.radius, self.map.grid().cell_size());
+    /// The flat field a unit of `agent`'s group and layer and of size class `class` follows,
+    /// if it has one and it is built (with hierarchical navigation flat fields are not
+    /// built).
+    fn field(&self, agent: &Agent, class: u8) -> Option<&'a NavField> {
         let slot = usize::from(agent.group.0) * usize::from(MAX_SIZE_CLASSES) + usize::from(class);
         self.field_of
             .get(slot * Layer::COUNT + agent.layer as usize)
@@ -221,16 +220,24 @@ impl<'a> Frame<'a> {
         // With hierarchical navigation the direction and distance come from the sector
         // fields (or the coarse route's waypoint); else from the flat field, whose distance
         // is read later and only near the goal.
-        let guided = self
-            .hierarchy
-            .and_then(|h| h.guide_sectors(grid, agent, pos, memo));
+        let class = (self.data.config).size_class(agent.radius, grid.cell_size());
+        let guided =
+            (self.hierarchy).and_then(|h| h.guide_sectors(self.map, agent, class, pos, memo));
         let (ideal, distance) = match guided {
             Some((ideal, distance)) => (ideal, Some(distance)),
             None => (
-                match (self.field(agent), in_grid) {
+                match (self.field(agent, class), in_grid) {
                     (Some(field), Some(c)) => {
                         let byte = memo.flow(index, field.stamp(), || field.flow().byte_at(c));
-                        field.flow().sample_byte(grid, byte, pos)
+                        let ideal = field.flow().sample_byte(grid, byte, pos);
+                        if byte == NO_DIRECTION && class > 0 {
+                            // Too close to a wall for the class: back to where it fits.
+                            let layer = self.map.cost_field(agent.layer);
+                            escape_from(layer, field.key().cost(self.map), c, class)
+                                .map_or(ideal, |out| out.first.unit_vector())
+                        } else {
+                            ideal
+                        }
                     }
                     _ => Vec2::ZERO,
                 },
@@ -271,13 +278,14 @@ impl<'a> Frame<'a> {
         // area fills next. `distance` `None`: farther than `near_goal`, so not in the goal
         // and not slowing down.
         let g = usize::from(agent.group.0);
+        let class = config.size_class(agent.radius, self.map.grid().cell_size());
         let far = self
             .goal_box
             .get(g)
             .is_none_or(|b| b.chebyshev(cell) as f32 > self.near_goal);
         let distance = (!far).then(|| {
             distance.unwrap_or_else(|| {
-                self.field(agent)
+                self.field(agent, class)
                     .and_then(|f| f.integration().distance(cell))
                     .map_or(f32::INFINITY, |d| d as f32)
             })
@@ -286,9 +294,12 @@ impl<'a> Frame<'a> {
         // Inside a goal area of more than one cell the area's fill says where to go
         // (`horde_core::GoalFill`): on to the next free cells to fill, or rest.
         let was_resting = steering.arrived || steering.settled;
-        let fill = self.fills.get(agent.group.0).map_or(FillWay::Outside, |f| {
-            f.way(self.map.grid(), pos, was_resting)
-        });
+        let fill = self
+            .fills
+            .get(agent.group.0, class)
+            .map_or(FillWay::Outside, |f| {
+                f.way(self.map.grid(), pos, was_resting)
+            });
         let in_area = fill != FillWay::Outside;
         let (way, distance) = match fill {
             FillWay::Toward(point) => ((point - pos).normalize_or_zero(), None),
@@ -372,7 +383,7 @@ impl<'a> Frame<'a> {
             .is_some_and(|b| b.chebyshev(cell) <= ROOM_REACH);
         let room = self
             .fills
-            .get(agent.group.0)
+            .get(agent.group.0, class)
             .is_some_and(GoalFill::has_room);
         let walks_on = room && near_area;
         let may_settle = !in_area && !walks_on;

@@ -31,7 +31,10 @@ pub(crate) fn update_hierarchy(data: &FrameData, ctx: &StageContext<'_>) {
             &data.world,
             ctx,
             data.config.batch_size,
-            |batch| nav.asks_of(&map, batch.map(|(p, a)| (p.0, a))),
+            |batch| {
+                let class = |a: &Agent| data.config.size_class(a.radius, map.grid().cell_size());
+                nav.asks_of(&map, batch.map(|(p, a)| (p.0, a, class(a))))
+            },
         )
     };
     errors.extend(nav.build_sectors(&map, asks, run));

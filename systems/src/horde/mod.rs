@@ -295,7 +295,8 @@ impl Horde {
     }
 
     /// Makes sure units of `group` on `layer` and of size class `class` have a field to
-    /// follow (and the map the class's cost field).
+    /// follow (and the map the class's cost fields of `layer` and of the ground, which
+    /// goal-area fills are made on).
     pub(crate) fn ensure_field(
         &mut self,
         group: GroupId,
@@ -307,6 +308,7 @@ impl Horde {
         let slot = group.slot_mut(layer, class);
         if slot.is_none() {
             map.prepare_size_class(layer, class);
+            map.prepare_size_class(Layer::Ground, class);
             let key = FieldKey::sized(group.goal.clone(), layer, class);
             *group.slot_mut(layer, class) = Some(self.data.fields.get_mut().request(key, map)?);
         }

@@ -3,7 +3,8 @@
 
 use hecs::World;
 use horde_core::{
-    ExternalForce, ForceManager, Layer, SpatialGrid, Steering, Stun, UnitId, Velocity,
+    ExternalForce, ForceManager, Layer, MAX_SIZE_CLASSES, SpatialGrid, Steering, Stun, UnitId,
+    Velocity,
 };
 
 use crate::frame::Neighbours;
@@ -92,6 +93,7 @@ impl Horde {
             .map(|c| SectorCacheRecord {
                 group: c.group,
                 layer: c.layer as u8,
+                class: c.class,
                 goal: record::cells(&c.goal),
                 frame: c.cache.frame,
                 fields: c.cache.fields,
@@ -141,11 +143,11 @@ impl Horde {
                     .map(|(i, g)| GroupRecord {
                         goal: record::cells(&g.goal),
                         goal_frame: g.goal_frame,
-                        fill_searched: fills.saved_search(i, g, &map),
-                        layers: Layer::ALL
-                            .iter()
-                            .filter(|&&l| g.has_layer(l))
-                            .fold(0, |mask, &l| mask | 1 << l as u8),
+                        fill_searched: fills.saved_searches(i, g, &map),
+                        fields: (0..MAX_SIZE_CLASSES)
+                            .flat_map(|c| Layer::ALL.map(|l| (l, c)))
+                            .filter(|&(l, c)| g.field(l, c).is_some())
+                            .fold(0, |mask, (l, c)| mask | record::field_bit(l, c)),
                     })
                     .collect(),
                 next_force: forces.next_id().get(),
@@ -185,20 +187,23 @@ impl Horde {
             // the running simulation allows (validation checked the cells lie on the map).
             let group = horde.push_group(goal)?;
             horde.data.groups.get_mut().list[usize::from(group.0)].goal_frame = g.goal_frame;
-            if let Some(taken) = &g.fill_searched {
+            for class in 0..MAX_SIZE_CLASSES {
+                for layer in Layer::ALL {
+                    if g.fields & record::field_bit(layer, class) != 0 {
+                        horde.ensure_field(group, layer, class)?;
+                    }
+                }
+            }
+            // After the fields: a class's fill is made on the class's costs.
+            for (class, taken) in &g.fill_searched {
                 let goal = &horde.data.groups.get_mut().list[usize::from(group.0)].goal;
                 let map = horde.data.map.get_mut();
                 horde
                     .data
                     .goal_fills
                     .get_mut()
-                    .restore(group.0, goal, map, taken.clone())
+                    .restore(group.0, *class, goal, map, taken.clone())
                     .map_err(|e| invalid(format!("group {}: {e}", group.0)))?;
-            }
-            for layer in Layer::ALL {
-                if g.layers & (1 << layer as u8) != 0 {
-                    horde.ensure_field(group, layer, 0)?;
-                }
             }
         }
         let entries = r
@@ -241,6 +246,7 @@ impl Horde {
                 Ok(SavedCache {
                     group: c.group,
                     layer: record::layer(c.layer)?,
+                    class: record::size_class(c.class)?,
                     goal: record::goal(&c.goal)?,
                     cache: cache(c),
                 })

@@ -22,7 +22,7 @@ mod replay;
 use std::path::Path;
 
 use horde_core::hierarchy::DEFAULT_SECTOR_SIZE;
-use horde_core::{Grid, Layer, Map, SectorCache, SectorGrid, SpatialGrid, Terrain};
+use horde_core::{Grid, Map, SectorCache, SectorGrid, SpatialGrid, Terrain};
 
 pub use container::{FileError, FileKind, MAX_SNAPSHOT_FILE_BYTES, write_atomic};
 use record::{MapRecord, OriginRecord, SectorCacheRecord, SnapshotRecord, UnitRecord, vec2};
@@ -31,8 +31,9 @@ pub use replay::{REPLAY_VERSION, Replay};
 
 /// The snapshot format version this build reads and writes (2: hierarchical sector caches
 /// also hold their fields' distances, which arrival uses; 3: the contact settings; 6: the
-/// [`Origin`], and quarantined units saved whatever they hold).
-pub const SNAPSHOT_VERSION: u32 = 6;
+/// [`Origin`], and quarantined units saved whatever they hold; 7: the size classes, and
+/// sector caches per size class).
+pub const SNAPSHOT_VERSION: u32 = 7;
 
 /// The longest [`Origin::name`] a snapshot holds, in bytes (longer names are cut).
 pub const MAX_ORIGIN_NAME_BYTES: usize = 256;
@@ -194,24 +195,30 @@ pub(crate) fn validate(r: &SnapshotRecord) -> Result<(), String> {
                 g.goal_frame, r.frame
             ));
         }
-        if g.layers >> Layer::COUNT != 0 {
+        if g.fields & !record::FIELD_BITS != 0 {
             return Err(format!(
-                "group {i}: layer mask {:#b} names no layer",
-                g.layers
+                "group {i}: field mask {:#b} names no layer and size class",
+                g.fields
             ));
         }
     }
     let sectors = SectorGrid::new(grid.width(), grid.height(), DEFAULT_SECTOR_SIZE)
         .map_err(|e| format!("sectors: {e}"))?;
     for c in &r.sector_caches {
-        let what = format!("sector fields of group {} on layer {}", c.group, c.layer);
+        let what = format!(
+            "sector fields of group {} on layer {} for size class {}",
+            c.group, c.layer, c.class
+        );
         let layer = record::layer(c.layer).map_err(|e| format!("{what}: {e}"))?;
+        let class = record::size_class(c.class).map_err(|e| format!("{what}: {e}"))?;
         let group = r
             .groups
             .get(usize::from(c.group))
             .ok_or_else(|| format!("{what}: the group does not exist"))?;
-        if group.layers & (1 << layer as u8) == 0 {
-            return Err(format!("{what}: the group has no field on that layer"));
+        if group.fields & record::field_bit(layer, class) == 0 {
+            return Err(format!(
+                "{what}: the group has no field on that layer for that class"
+            ));
         }
         goal_on_map(&c.goal, &grid).map_err(|e| format!("{what}: {e}"))?;
         cache(c)
@@ -297,11 +304,13 @@ fn validate_unit(u: &UnitRecord, r: &SnapshotRecord, grid: &Grid) -> Result<(), 
     };
     crate::unit_check::unit_problem(&view, &rules)?;
     let group = &r.groups[usize::from(spec.group.0)];
-    if group.layers & (1 << spec.layer as u8) == 0 {
+    let class = (r.config.to_config(1)).size_class(spec.radius, grid.cell_size());
+    if group.fields & record::field_bit(spec.layer, class) == 0 {
         return Err(format!(
-            "group {} has no {} field",
+            "group {} has no {} field for size class {class} (radius {})",
             spec.group.0,
-            spec.layer.name()
+            spec.layer.name(),
+            spec.radius
         ));
     }
     let velocity = vec2(u.velocity);

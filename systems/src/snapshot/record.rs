@@ -5,7 +5,7 @@
 use glam::Vec2;
 use horde_core::{
     Agent, Cell, CostTable, FlowConfig, ForceField, ForceKind, GoalSet, GroupId, KnockbackParams,
-    Layer, SteeringConfig, Terrain, UnitSpec,
+    Layer, MAX_SIZE_CLASSES, SteeringConfig, Terrain, UnitSpec,
 };
 use serde::{Deserialize, Serialize};
 
@@ -51,6 +51,8 @@ pub(crate) struct ConfigRecord {
     pub navigation: u8,
     pub contact_passes: u32,
     pub contact_relaxation: f32,
+    /// Added in snapshot version 7.
+    pub size_classes: u8,
 }
 
 impl ConfigRecord {
@@ -85,6 +87,7 @@ impl ConfigRecord {
             },
             contact_passes: c.contacts.passes,
             contact_relaxation: c.contacts.relaxation,
+            size_classes: c.size_classes,
         }
     }
 
@@ -124,7 +127,8 @@ impl ConfigRecord {
             line_of_sight_radius,
             navigation,
             contact_passes,
-            contact_relaxation
+            contact_relaxation,
+            size_classes
         );
         out
     }
@@ -181,9 +185,7 @@ impl ConfigRecord {
             },
             // Not recorded: it changes what is computed ahead, never a result.
             partial_fields: SimConfig::default().partial_fields,
-            // Not recorded yet (the record's format would change): a restored simulation
-            // has the default size classes.
-            size_classes: SimConfig::default().size_classes,
+            size_classes: self.size_classes,
         }
     }
 }
@@ -240,6 +242,26 @@ pub(crate) fn layer(byte: u8) -> Result<Layer, String> {
         .ok_or_else(|| format!("layer {byte} does not exist (0..={})", Layer::COUNT - 1))
 }
 
+pub(crate) fn size_class(byte: u8) -> Result<u8, String> {
+    if byte < MAX_SIZE_CLASSES {
+        Ok(byte)
+    } else {
+        Err(format!(
+            "size class {byte} does not exist (0..={})",
+            MAX_SIZE_CLASSES - 1
+        ))
+    }
+}
+
+/// The bit of (layer, size class) in [`GroupRecord::fields`].
+pub(crate) const fn field_bit(layer: Layer, class: u8) -> u16 {
+    1 << (class as usize * Layer::COUNT + layer as usize)
+}
+
+/// The bits of [`GroupRecord::fields`] that name a (layer, size class).
+pub(crate) const FIELD_BITS: u16 =
+    ((1u32 << (Layer::COUNT * MAX_SIZE_CLASSES as usize)) - 1) as u16;
+
 pub(crate) fn cells(goal: &GoalSet) -> Vec<(u32, u32)> {
     goal.cells().iter().map(|c| (c.x, c.y)).collect()
 }
@@ -248,16 +270,18 @@ pub(crate) fn goal(cells: &[(u32, u32)]) -> Result<GoalSet, String> {
     GoalSet::new(cells.iter().map(|&(x, y)| Cell::new(x, y))).map_err(|e| e.to_string())
 }
 
-/// A group: its goal, and which layers have units (and so a field).
+/// A group: its goal, and which (layer, size class) pairs have units (and so a field).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct GroupRecord {
     pub goal: Vec<(u32, u32)>,
-    /// Bit `l` set: layer `l` has a field.
-    pub layers: u8,
+    /// Bit [`field_bit`]`(layer, class)` set: the group has a field for units of that layer
+    /// and size class (snapshot version 7; a mask of layers before).
+    pub fields: u16,
     /// The frame counter when its goal was last set.
     pub goal_frame: u64,
-    /// A goal area's taken cells when its fill was last searched (`GoalFill::searched`).
-    pub fill_searched: Option<Vec<u32>>,
+    /// Per size class with a fill, a goal area's taken cells when that fill was last
+    /// searched (`GoalFill::searched`; snapshot version 7, one fill per group before).
+    pub fill_searched: Vec<(u8, Vec<u32>)>,
 }
 
 /// What a force field does.
@@ -433,11 +457,14 @@ pub(crate) struct SnapshotRecord {
     pub units: Vec<UnitRecord>,
 }
 
-/// One (group, layer)'s cached sector fields and estimates (hierarchical navigation).
+/// One (group, layer, size class)'s cached sector fields and estimates (hierarchical
+/// navigation).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct SectorCacheRecord {
     pub group: u16,
     pub layer: u8,
+    /// The size class (added in snapshot version 7).
+    pub class: u8,
     pub goal: Vec<(u32, u32)>,
     pub frame: u64,
     pub fields: Vec<(u32, u64, Vec<u8>)>,
