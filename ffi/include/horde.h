@@ -17,7 +17,7 @@
 
 // The version of this ABI: raised whenever a function, a struct or a constant of
 // `horde.h` changes incompatibly. Compare it with `horde_abi_version` at start-up.
-#define HORDE_ABI_VERSION 1
+#define HORDE_ABI_VERSION 2
 
 // Terrain byte: open ground; every layer passes.
 #define HORDE_TERRAIN_EMPTY 0
@@ -124,6 +124,11 @@ typedef struct HordeConfig {
   // 1 (default): a field whose goal moved is rebuilt only as far as its followers need
   // that frame; 0: always complete. Results do not depend on it.
   uint32_t partial_fields;
+  // Size classes units path in (default 4; 1..=4): a unit of radius `r` cells follows
+  // the fields of class `c`, the smallest with `r <= c + 0.5` (capped at the last), in
+  // which every cell within `c` cells of a wall is blocked. 1: every unit paths as a
+  // unit half a cell across.
+  uint32_t size_classes;
   // Contact passes per frame (default 4; 0..=16; 0 lets bodies overlap).
   uint32_t contact_passes;
   // Scale of a unit's summed contact correction (default 1.5; 0.5..=2).

@@ -20,7 +20,7 @@ pub type HordeStatus = i32;
 
 /// The version of this ABI: raised whenever a function, a struct or a constant of
 /// `horde.h` changes incompatibly. Compare it with `horde_abi_version` at start-up.
-pub const HORDE_ABI_VERSION: u32 = 1;
+pub const HORDE_ABI_VERSION: u32 = 2;
 
 /// Terrain byte: open ground; every layer passes.
 pub const HORDE_TERRAIN_EMPTY: u8 = 0;
@@ -140,6 +140,11 @@ pub struct HordeConfig {
     /// 1 (default): a field whose goal moved is rebuilt only as far as its followers need
     /// that frame; 0: always complete. Results do not depend on it.
     pub partial_fields: u32,
+    /// Size classes units path in (default 4; 1..=4): a unit of radius `r` cells follows
+    /// the fields of class `c`, the smallest with `r <= c + 0.5` (capped at the last), in
+    /// which every cell within `c` cells of a wall is blocked. 1: every unit paths as a
+    /// unit half a cell across.
+    pub size_classes: u32,
     /// Contact passes per frame (default 4; 0..=16; 0 lets bodies overlap).
     pub contact_passes: u32,
     /// Scale of a unit's summed contact correction (default 1.5; 0.5..=2).
@@ -199,6 +204,7 @@ impl HordeConfig {
                 _ => HORDE_NAVIGATION_FLAT,
             },
             partial_fields: u32::from(c.partial_fields),
+            size_classes: u32::from(c.size_classes),
             contact_passes: c.contacts.passes,
             contact_relaxation: c.contacts.relaxation,
             line_of_sight_radius: c.flow.line_of_sight_radius,
@@ -241,8 +247,8 @@ impl HordeConfig {
             batch_size: self.batch_size as usize,
             navigation,
             partial_fields: flag("config: partial_fields", self.partial_fields)?,
-            // Not in the C config yet (its layout is the ABI): the default size classes.
-            size_classes: SimConfig::default().size_classes,
+            // Above 255 reads as 0, which the check below refuses by name.
+            size_classes: u8::try_from(self.size_classes).unwrap_or(0),
             contacts: ContactConfig {
                 passes: self.contact_passes,
                 relaxation: self.contact_relaxation,

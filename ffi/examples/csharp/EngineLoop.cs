@@ -13,7 +13,7 @@ static class Horde
 {
     const string Lib = "horde_ffi"; // libhorde_ffi.so, horde_ffi.dll, libhorde_ffi.dylib
 
-    public const uint AbiVersion = 1;
+    public const uint AbiVersion = 2;
     public const int Ok = 0;
     public const int ErrorBufferTooSmall = 3;
     public const int ErrorNoSuchUnit = 5;
@@ -28,7 +28,7 @@ static class Horde
     public struct Config
     {
         public ulong seed;
-        public uint threads, batch_size, navigation, partial_fields, contact_passes;
+        public uint threads, batch_size, navigation, partial_fields, size_classes, contact_passes;
         public float contact_relaxation;
         public uint line_of_sight_radius;
         public float probe_length, probe_inflate, fan_step;

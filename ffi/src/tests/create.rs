@@ -33,8 +33,10 @@ fn create_refuses_bad_maps_and_configs() {
     assert_eq!(unsafe { horde_config_default(&mut defaults) }, HORDE_OK);
     assert_eq!(defaults.threads, 1);
     type Spoil = fn(&mut HordeConfig);
-    let cases: [(Spoil, &str); 6] = [
+    let cases: [(Spoil, &str); 8] = [
         (|c| c.threads = 0, "threads = 0"),
+        (|c| c.size_classes = 0, "size_classes = 0"),
+        (|c| c.size_classes = 300, "size_classes = 0"),
         (|c| c.threads = 5000, "threads = 5000"),
         (|c| c.navigation = 7, "navigation = 7"),
         (|c| c.partial_fields = 2, "partial_fields = 2"),
