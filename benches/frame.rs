@@ -19,7 +19,6 @@
 #![allow(missing_docs)] // criterion_group! generates undocumented functions
 
 use std::hint::black_box;
-use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use glam::Vec2;
@@ -33,83 +32,9 @@ use horde::{
 #[path = "common/frame_scenario.rs"]
 mod frame_scenario;
 use frame_scenario::{Crowd, scenario, scenario_with};
-
-/// Frames measured within a fixed stretch of a scenario. Stepping one simulation for as long
-/// as criterion asks would measure a crowd that keeps packing at its goal, so a different
-/// state for every run length: at 100k units on 2 threads (`WARMUP=N
-/// examples/frame_stages`) the frame grows from 3.9 ms over the first 100 frames to 4.5 at
-/// frame 300, 5.1 at 600, 6.0 at 1200 and 7.5 at 2000, the candidates for separation from
-/// 1.6 to 8 a unit. So every [`WINDOW`] frames the simulation is put back to the state it
-/// had at the start (untimed), and the frame after the restore, which rebuilds the flow
-/// fields, is not timed either.
-struct Window {
-    start: Snapshot,
-    threads: usize,
-    sim: Simulation,
-    left: u32,
-    /// Frames measured from the start before going back to it.
-    len: u32,
-    dt: f32,
-}
-
-/// Frames measured from one start before going back to it.
-const WINDOW: u32 = 100;
-
-impl Window {
-    /// Windows that start from `sim`'s present state.
-    fn new(sim: Simulation, threads: usize) -> Self {
-        Self::of(sim, threads, WINDOW, DT)
-    }
-
-    /// Windows of `len` frames of `dt` seconds.
-    fn of(sim: Simulation, threads: usize, len: u32, dt: f32) -> Self {
-        let len = len.max(1);
-        Self {
-            start: sim.snapshot(),
-            threads,
-            sim,
-            left: len,
-            len,
-            dt,
-        }
-    }
-
-    /// Puts the simulation back to the window's start when the window is over (untimed).
-    fn next_frame(&mut self) {
-        if self.left == 0 {
-            self.sim =
-                Simulation::from_snapshot(&self.start, self.threads).expect("the start restores");
-            self.sim.step(self.dt).expect("the frame runs");
-            self.left = self.len - 1;
-        }
-        self.left -= 1;
-    }
-
-    /// `iters` frames' wall time, as criterion's `iter_custom` wants it; `after` runs after
-    /// each frame, timed with it.
-    fn frames(&mut self, iters: u64, after: impl Fn()) -> Duration {
-        (0..iters)
-            .map(|_| {
-                self.next_frame();
-                let t = Instant::now();
-                black_box(self.sim.step(self.dt).expect("the frame runs").total());
-                after();
-                t.elapsed()
-            })
-            .sum()
-    }
-
-    /// `iters` frames' time in `stage`, from the job graph's report.
-    fn stage(&mut self, iters: u64, stage: &str) -> Duration {
-        (0..iters)
-            .map(|_| {
-                self.next_frame();
-                let report = self.sim.step(self.dt).expect("the frame runs");
-                report.stage(stage).unwrap_or_default()
-            })
-            .sum()
-    }
-}
+#[path = "common/window.rs"]
+mod window;
+use window::{WINDOW, Window};
 
 const DT: f32 = 1.0 / 60.0;
 
@@ -125,7 +50,7 @@ fn frame(c: &mut Criterion) {
             if units == 1_000_000 && threads == 1 {
                 continue; // keeps the bench run short; the 2-thread figure is the target
             }
-            let mut window = Window::new(scenario(units, threads), threads);
+            let mut window = Window::new(scenario(units, threads), threads, DT);
             group.bench_with_input(
                 BenchmarkId::new(format!("{threads}_threads"), units),
                 &units,
@@ -139,7 +64,7 @@ fn frame(c: &mut Criterion) {
     for _ in 0..PACKED_AFTER {
         packed.step(DT).expect("the frame runs");
     }
-    let mut window = Window::new(packed, 2);
+    let mut window = Window::new(packed, 2, DT);
     group.bench_function(
         format!("2_threads_after_{PACKED_AFTER}_frames/100000"),
         |b| b.iter_custom(|iters| window.frames(iters, || {})),
@@ -191,14 +116,14 @@ fn frame(c: &mut Criterion) {
         ("radius_1.2_after_a_small_unit", big_after_small),
     ];
     for (name, crowd) in cases {
-        let mut window = Window::new(scenario_with(100_000, 2, crowd), 2);
+        let mut window = Window::new(scenario_with(100_000, 2, crowd), 2, DT);
         group.bench_function(format!("2_threads_{name}/100000"), |b| {
             b.iter_custom(|iters| window.frames(iters, || {}))
         });
     }
     // Per stage: the same frames, timed by the job graph's per-stage report, so a
     // regression in one stage shows up under that stage's name.
-    let mut window = Window::new(scenario(100_000, 2), 2);
+    let mut window = Window::new(scenario(100_000, 2), 2, DT);
     let stages: Vec<String> = window
         .sim
         .horde()
@@ -213,7 +138,7 @@ fn frame(c: &mut Criterion) {
     }
     // Profiling cost: the same 100k frames with puffin scopes on, next to the 2-thread row
     // above (the target is at most 3% apart).
-    let mut window = Window::new(scenario(100_000, 2), 2);
+    let mut window = Window::new(scenario(100_000, 2), 2, DT);
     puffin::set_scopes_on(true);
     group.bench_function("2_threads_puffin_on/100000", |b| {
         b.iter_custom(|iters| window.frames(iters, || puffin::GlobalProfiler::lock().new_frame()))
