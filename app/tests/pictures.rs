@@ -343,3 +343,55 @@ fn field_bad_goals_exit_2() {
         "--scen",
     );
 }
+
+/// The stripe colour over cells a size class cannot enter (`render::CLASS_BLOCKED`).
+const CLASS_BLOCKED: [u8; 3] = [200, 0, 150];
+
+fn striped_pixels(file: &Path) -> usize {
+    let img = image::open(file).expect("a valid PNG").to_rgb8();
+    img.pixels().filter(|p| p.0 == CLASS_BLOCKED).count()
+}
+
+#[test]
+fn render_flow_draws_a_size_class() {
+    let scenario = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios/sizes.toml");
+    let scenario = path_str(&scenario);
+    let dir = temp_dir("render-class");
+    let file = dir.join("sizes.png");
+    let args = |extra: &[&str]| {
+        let mut a = vec![
+            "render",
+            scenario,
+            "--out",
+            path_str(&file),
+            "--frames",
+            "3",
+            "--size",
+            "320",
+        ];
+        a.extend_from_slice(extra);
+        horde(&a)
+    };
+    let out = ok(&args(&["--flow", "--class", "1"]));
+    assert!(out.contains("size class 1"), "{out}");
+    let img = image::open(&file).expect("a valid PNG");
+    assert_eq!((img.width(), img.height()), (320, 192));
+    let striped = striped_pixels(&file);
+    assert!(
+        striped > 1000,
+        "class 1's blocked cells are striped: {striped}"
+    );
+    // Group 0 is all big units: without --class the arrows are class 1's too.
+    ok(&args(&["--flow"]));
+    assert_eq!(striped_pixels(&file), striped);
+    // No flow, no stripes.
+    ok(&args(&[]));
+    assert_eq!(striped_pixels(&file), 0);
+    bad_input(
+        &args(&["--flow", "--class", "0"]),
+        "its ground units are of class 1",
+    );
+    bad_input(&args(&["--flow", "--class", "4"]), "out of range");
+    bad_input(&args(&["--flow", "--class", "-1"]), "-1");
+    bad_input(&args(&["--class", "1"]), "--flow");
+}
