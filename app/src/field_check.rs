@@ -1,18 +1,20 @@
 //! `horde field MAP --scen SCEN`: checks every line of a Moving AI scenario file.
-//! `horde field MAP --goal X,Y [--out FILE.png]`: builds the ground integration and flow
-//! fields toward one goal cell and prints a summary or draws them.
+//! `horde field MAP --goal X,Y [--class C | --radius R] [--out FILE.png]`: builds the ground
+//! integration and flow fields of one size class toward one goal cell and prints a summary
+//! or draws them.
 
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 use clap::{ArgGroup, Args};
 use horde_core::{
-    Cell, FlowConfig, FlowField, IntegrationField, Layer, Map, WALL, check_scenario_lines,
-    load_map, load_scenario,
+    Cell, Clearance, CostField, FlowConfig, FlowField, IntegrationField, Layer, MAX_SIZE_CLASSES,
+    Map, WALL, check_scenario_lines, class_clearance, class_cost_field, load_map, load_scenario,
+    size_class,
 };
 
 use crate::AppError;
-use crate::render::{Canvas, PictureKind, default_width};
+use crate::render::{CLASS_BLOCKED, Canvas, PictureKind, class_radii, default_width};
 
 /// Arguments of `horde field`: exactly one of `--scen` and `--goal`.
 #[derive(Args, Debug)]
@@ -36,6 +38,21 @@ pub struct FieldArgs {
     /// With --goal --out: picture width in pixels (default: up to 8 per cell, at most 1024).
     #[arg(long, value_name = "PX", requires = "out")]
     size: Option<u32>,
+    /// With --goal: build the fields of size class C, 0..=3 (docs/behaviour.md, "Unit
+    /// sizes"): cells with a wall or the map edge within C cells are blocked, so the fields
+    /// lead only where bodies of radius up to C + 0.5 cells fit. Default 0 (the ground
+    /// costs as they are).
+    #[arg(long, value_name = "C", requires = "goal", conflicts_with = "radius")]
+    class: Option<u8>,
+    /// With --goal: build the fields of the size class of a body of radius R cells (the
+    /// smallest C with R <= C + 0.5, at most 3).
+    #[arg(
+        long,
+        value_name = "R",
+        requires = "goal",
+        allow_negative_numbers = true
+    )]
+    radius: Option<f32>,
 }
 
 /// A goal cell written `X,Y`.
@@ -79,22 +96,63 @@ pub fn run(args: &FieldArgs) -> Result<(), AppError> {
             crate::guard::check_output(flag, path)?;
         }
     }
+    if args.goal.is_none() {
+        for (flag, given) in [
+            ("--class", args.class.is_some()),
+            ("--radius", args.radius.is_some()),
+        ] {
+            if given {
+                return Err(AppError::BadInput(format!(
+                    "{flag} goes with --goal X,Y (the --scen check is for class 0 bodies)"
+                )));
+            }
+        }
+    }
+    let class = goal_class(args.class, args.radius)?;
     let map = load_map(&args.map).map_err(|e| AppError::BadInput(e.to_string()))?;
     match (&args.scen, args.goal) {
-        (_, Some(goal)) => draw_goal(&map, goal, args.out.as_deref(), args.size),
+        (_, Some(goal)) => draw_goal(&map, goal, class, args.out.as_deref(), args.size),
         (Some(scen), None) => check_scen(&map, scen, args.json.as_deref()),
         (None, None) => Err(AppError::BadInput("give --scen SCEN or --goal X,Y".into())),
     }
 }
 
-/// The ground fields toward one goal.
+/// The size class `--class` or `--radius` asks for (0 when neither is given).
+///
+/// # Errors
+/// [`AppError::BadInput`] for a class above the largest one or a radius that is not a
+/// positive number.
+fn goal_class(class: Option<u8>, radius: Option<f32>) -> Result<u8, AppError> {
+    if let Some(c) = class {
+        if c >= MAX_SIZE_CLASSES {
+            return Err(AppError::BadInput(format!(
+                "--class {c} is out of range: size classes are 0..={}",
+                MAX_SIZE_CLASSES - 1
+            )));
+        }
+        return Ok(c);
+    }
+    match radius {
+        None => Ok(0),
+        Some(r) if r.is_finite() && r > 0.0 => Ok(size_class(r, MAX_SIZE_CLASSES)),
+        Some(r) => Err(AppError::BadInput(format!(
+            "--radius {r} must be a positive number of cells"
+        ))),
+    }
+}
+
+/// The ground fields of one size class toward one goal.
 struct GoalFields {
+    /// The class's cost field (the ground's own for class 0).
+    cost: CostField,
     integration: IntegrationField,
     flow: FlowField,
 }
 
-/// Builds the ground integration and flow fields of `map` toward `goal`.
-fn goal_fields(map: &Map, goal: GoalCell) -> Result<(Cell, GoalFields), AppError> {
+/// Builds the ground integration and flow fields of size class `class` of `map` toward
+/// `goal`, as the simulation builds a group's field: on the class's cost field, with the
+/// way out of cells too close to walls for the class (`FlowField::mark_escapes`).
+fn goal_fields(map: &Map, goal: GoalCell, class: u8) -> Result<(Cell, GoalFields), AppError> {
     let grid = map.grid();
     if !grid.contains(i64::from(goal.x), i64::from(goal.y)) {
         return Err(AppError::BadInput(format!(
@@ -115,10 +173,33 @@ fn goal_fields(map: &Map, goal: GoalCell) -> Result<(Cell, GoalFields), AppError
             map.terrain_at(cell).name()
         )));
     }
+    let sized = class_cost_field(cost, class);
+    if sized.get(cell) == WALL {
+        let clearance = Clearance::build(cost).get(cell.x, cell.y);
+        return Err(AppError::BadInput(format!(
+            "goal ({}, {}) is unreachable for size class {class} ({}): its bodies need a \
+             clearance of {} cells (no wall or map edge within {class}) and this cell has {}",
+            goal.x,
+            goal.y,
+            class_radii(class, MAX_SIZE_CLASSES),
+            class_clearance(class),
+            clearance
+        )));
+    }
     let integration =
-        IntegrationField::build(cost, &[cell]).map_err(|e| AppError::Failed(e.to_string()))?;
-    let flow = FlowField::build(cost, &integration, &[cell], &FlowConfig::default());
-    Ok((cell, GoalFields { integration, flow }))
+        IntegrationField::build(&sized, &[cell]).map_err(|e| AppError::Failed(e.to_string()))?;
+    let mut flow = FlowField::build(&sized, &integration, &[cell], &FlowConfig::default());
+    if class != 0 {
+        flow.mark_escapes(cost, &sized, &integration);
+    }
+    Ok((
+        cell,
+        GoalFields {
+            cost: sized,
+            integration,
+            flow,
+        },
+    ))
 }
 
 /// The colour of a reachable cell `t` of the way (0 = goal, 1 = farthest) along the heat
@@ -143,23 +224,27 @@ fn heat_colour(t: f32) -> [u8; 3] {
     [0, 1, 2].map(|k| (a[k] + (b[k] - a[k]) * f).round() as u8)
 }
 
-/// `horde field MAP --goal X,Y [--out FILE.png]`.
+/// `horde field MAP --goal X,Y [--class C] [--out FILE.png]`.
 fn draw_goal(
     map: &Map,
     goal: GoalCell,
+    class: u8,
     out: Option<&Path>,
     size: Option<u32>,
 ) -> Result<(), AppError> {
-    let (cell, fields) = goal_fields(map, goal)?;
+    let (cell, fields) = goal_fields(map, goal, class)?;
     let grid = map.grid();
     let cost = map.cost_field(Layer::Ground);
     let mut passable = 0usize;
+    let mut too_close = 0usize;
     let mut reachable = 0usize;
     let mut max_distance = 0.0f64;
     for i in 0..grid.len() {
         let c = grid.cell(i);
-        if cost.get(c) != WALL {
+        if fields.cost.get(c) != WALL {
             passable += 1;
+        } else if cost.get(c) != WALL {
+            too_close += 1;
         }
         if let Some(d) = fields.integration.distance(c) {
             reachable += 1;
@@ -169,7 +254,14 @@ fn draw_goal(
     let Some(path) = out else {
         println!("map:           {}x{} cells", map.width(), map.height());
         println!("goal:          ({}, {})", cell.x, cell.y);
+        println!(
+            "size_class:    {class} ({})",
+            class_radii(class, MAX_SIZE_CLASSES)
+        );
         println!("passable:      {passable}");
+        if class != 0 {
+            println!("too_close:     {too_close} (open to ground units, too near a wall)");
+        }
         println!("reachable:     {reachable}");
         println!("unreachable:   {}", passable - reachable);
         println!("max_distance:  {max_distance:.3}");
@@ -183,15 +275,24 @@ fn draw_goal(
         None if cost.get(c) == WALL => [50, 50, 50],
         None => [130, 130, 130],
     });
+    canvas.hatch_cells(
+        |c| cost.get(c) != WALL && fields.cost.get(c) == WALL,
+        CLASS_BLOCKED,
+    );
     canvas.draw_flow(&fields.flow, [20, 20, 20]);
     let centre = canvas.to_px(grid.cell_centre(cell));
     let r = (canvas.px_per_cell() * 0.6).max(3.0);
     canvas.disc(centre, r + 1.5, [0, 0, 0]);
     canvas.disc(centre, r, [255, 255, 255]);
     canvas.save_png(path)?;
+    let striped = if class == 0 {
+        String::new()
+    } else {
+        format!(", size class {class}: {too_close} cells too near a wall striped")
+    };
     println!(
         "wrote {} (goal ({}, {}), {reachable} of {passable} passable cells reachable, max \
-         distance {max_distance:.3})",
+         distance {max_distance:.3}{striped})",
         path.display(),
         cell.x,
         cell.y

@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use glam::Vec2;
-use horde_core::{FlowField, ForceKind, Grid, Layer, Map, Terrain, WALL};
-use horde_systems::Simulation;
+use horde_core::{Cell, FlowField, ForceKind, Grid, Layer, Map, Terrain, WALL};
+use horde_systems::{Navigation, Simulation};
 use image::{ImageFormat, Rgb, RgbImage};
 
 use crate::AppError;
@@ -35,6 +35,9 @@ const GIF_TARGET_FRAMES: u32 = 40;
 
 /// Colour of arrows.
 const ARROW: [u8; 3] = [60, 50, 40];
+/// Colour of the stripes over cells a size class cannot enter although its layer can
+/// (too close to a wall for its bodies).
+pub const CLASS_BLOCKED: [u8; 3] = [200, 0, 150];
 /// Colour of stunned units.
 const STUNNED: [u8; 3] = [255, 255, 255];
 /// Outline of stunned units.
@@ -166,7 +169,7 @@ impl Canvas {
     }
 
     /// Fills every pixel with the colour `colour_of` gives the cell under the pixel's centre.
-    pub fn fill_cells(&mut self, mut colour_of: impl FnMut(horde_core::Cell) -> [u8; 3]) {
+    pub fn fill_cells(&mut self, mut colour_of: impl FnMut(Cell) -> [u8; 3]) {
         let (w, h) = (self.grid.width(), self.grid.height());
         if w == 0 || h == 0 {
             return;
@@ -178,10 +181,48 @@ impl Canvas {
         for py in 0..self.image.height() {
             let y = (((py as f32 + 0.5) * inv) as u32).min(h - 1);
             for (px, &x) in cols.iter().enumerate() {
-                let c = colour_of(horde_core::Cell::new(x, y));
+                let c = colour_of(Cell::new(x, y));
                 self.image.put_pixel(px as u32, py, Rgb(c));
             }
         }
+    }
+
+    /// Draws diagonal stripes of `colour` (every other pair of pixels) over the cells
+    /// `marked` picks, leaving the rest of their pixels as they are.
+    pub fn hatch_cells(&mut self, mut marked: impl FnMut(Cell) -> bool, colour: [u8; 3]) {
+        let (w, h) = (self.grid.width(), self.grid.height());
+        if w == 0 || h == 0 {
+            return;
+        }
+        let inv = 1.0 / self.px_per_cell;
+        let cols: Vec<u32> = (0..self.image.width())
+            .map(|px| (((px as f32 + 0.5) * inv) as u32).min(w - 1))
+            .collect();
+        for py in 0..self.image.height() {
+            let y = (((py as f32 + 0.5) * inv) as u32).min(h - 1);
+            for (px, &x) in cols.iter().enumerate() {
+                if (px as u32 + py) % 4 < 2 && marked(Cell::new(x, y)) {
+                    self.image.put_pixel(px as u32, py, Rgb(colour));
+                }
+            }
+        }
+    }
+
+    /// Stripes (in [`CLASS_BLOCKED`]) over the cells open on `layer` that size class `class`
+    /// cannot enter: too close to a wall for its bodies (docs/behaviour.md, "Unit sizes").
+    /// Returns how many cells that is; nothing for class 0 or a class the map has not
+    /// prepared.
+    pub fn draw_class_blocked(&mut self, map: &Map, layer: Layer, class: u8) -> usize {
+        if class == 0 || !map.has_size_class(layer, class) {
+            return 0;
+        }
+        let open = map.cost_field(layer);
+        let sized = map.class_cost_field(layer, class);
+        let blocked = |c: Cell| open.get(c) != WALL && sized.get(c) == WALL;
+        let grid = *map.grid();
+        let count = (0..grid.len()).filter(|&i| blocked(grid.cell(i))).count();
+        self.hatch_cells(blocked, CLASS_BLOCKED);
+        count
     }
 
     /// Draws the terrain: colour by kind, darker where the ground cost is higher.
@@ -198,7 +239,7 @@ impl Canvas {
         let grid = self.grid;
         for y in (step / 2..grid.height()).step_by(step as usize) {
             for x in (step / 2..grid.width()).step_by(step as usize) {
-                let centre = grid.cell_centre(horde_core::Cell::new(x, y));
+                let centre = grid.cell_centre(Cell::new(x, y));
                 let dir = flow.sample(&grid, centre);
                 if dir != Vec2::ZERO {
                     self.arrow(self.to_px(centre), dir, len, colour);
@@ -460,27 +501,98 @@ pub struct RenderOptions {
     pub every: Option<u32>,
     /// Draw group 0's ground flow field as arrows.
     pub flow: bool,
+    /// With `flow`: the size class whose field is drawn (its blocked cells striped); `None`
+    /// = the smallest class among group 0's ground units (see [`flow_class`]).
+    pub class: Option<u8>,
     /// Picture width in pixels (the height keeps the map's aspect); `None` =
     /// [`DEFAULT_RENDER_WIDTH`].
     pub width: Option<u32>,
 }
 
-/// Draws the current state of `sim`: terrain, flow arrows of group 0 (if `flow` and the
-/// field exists), units and force fields.
+/// The size classes whose ground field the units of `group` follow, smallest first (class
+/// 0 alone with hierarchical navigation; none when the group has no ground units).
+#[must_use]
+pub fn group_classes(sim: &Simulation, group: u16) -> Vec<u8> {
+    let horde = sim.horde();
+    let groups = horde.groups();
+    (0..horde.config().size_classes)
+        .filter(|&c| groups.sized_field(group, Layer::Ground, c).is_some())
+        .collect()
+}
+
+/// The size class whose ground field of group 0 `horde render --flow` draws: `asked`
+/// (`--class`), checked, or else the smallest class among group 0's ground units (`None`
+/// when it has none: no arrows, as before size classes).
+///
+/// # Errors
+/// [`AppError::BadInput`] when `asked` is not below the simulation's `size_classes`, or
+/// group 0 has no ground units of that class (the message lists the classes it has).
+pub fn flow_class(sim: &Simulation, asked: Option<u8>) -> Result<Option<u8>, AppError> {
+    let classes = group_classes(sim, 0);
+    let Some(class) = asked else {
+        return Ok(classes.first().copied());
+    };
+    let count = sim.horde().config().size_classes;
+    if class >= count {
+        return Err(AppError::BadInput(format!(
+            "--class {class} is out of range: this simulation has {count} size class{} \
+             (0..={})",
+            if count == 1 { "" } else { "es" },
+            count.saturating_sub(1)
+        )));
+    }
+    if classes.contains(&class) {
+        return Ok(Some(class));
+    }
+    let has = if classes.is_empty() {
+        "it has no ground units".to_string()
+    } else {
+        let list: Vec<String> = classes.iter().map(u8::to_string).collect();
+        format!("its ground units are of class {}", list.join(", "))
+    };
+    let hierarchical = if sim.horde().config().navigation == Navigation::Hierarchical {
+        " (hierarchical navigation paths every unit as class 0)"
+    } else {
+        ""
+    };
+    Err(AppError::BadInput(format!(
+        "--class {class}: group 0 has no ground units of size class {class} ({}); \
+         {has}{hierarchical}",
+        class_radii(class, count)
+    )))
+}
+
+/// The radii (in cells) size class `class` holds among `classes` classes, in words:
+/// "radius up to 0.5 cells", "radius over 0.5 and up to 1.5 cells", "radius over 2.5
+/// cells" for the largest class, "any radius" when there is one class.
+#[must_use]
+pub fn class_radii(class: u8, classes: u8) -> String {
+    let top = class + 1 >= classes;
+    match (class, top) {
+        (0, true) => "any radius".to_string(),
+        (0, false) => "radius up to 0.5 cells".to_string(),
+        (c, true) => format!("radius over {}.5 cells", c - 1),
+        (c, false) => format!("radius over {}.5 and up to {c}.5 cells", c - 1),
+    }
+}
+
+/// Draws the current state of `sim`: terrain, the ground flow arrows of group 0 for size
+/// class `flow` (if given and the field exists) over stripes on the cells that class cannot
+/// enter, units and force fields.
 ///
 /// # Errors
 /// [`AppError::BadInput`] for a bad width (see [`Canvas::new`]).
-pub fn draw_frame(sim: &Simulation, width: u32, flow: bool) -> Result<RgbImage, AppError> {
+pub fn draw_frame(sim: &Simulation, width: u32, flow: Option<u8>) -> Result<RgbImage, AppError> {
     let mut canvas = {
         let map = sim.map();
         let mut canvas = Canvas::new(map.grid(), width)?;
         canvas.draw_terrain(&map);
         canvas
     };
-    if flow {
+    if let Some(class) = flow {
         let horde = sim.horde();
-        let id = horde.groups().field(0, Layer::Ground);
-        if let Some(id) = id {
+        if let Some(id) = horde.groups().sized_field(0, Layer::Ground, class) {
+            canvas.draw_class_blocked(&sim.map(), Layer::Ground, class);
             let fields = horde.fields();
             canvas.draw_flow(fields.get(id).flow(), ARROW);
         }
@@ -508,8 +620,13 @@ pub fn render_plan(plan: &mut Plan, options: &RenderOptions) -> Result<(), AppEr
         return Err(AppError::BadInput("--every must be at least 1".into()));
     }
     let width = options.width.unwrap_or(DEFAULT_RENDER_WIDTH);
-    // Check the size before running anything.
+    // Check the size and the class before running anything.
     Canvas::new(plan.sim.map().grid(), width)?;
+    let flow = if options.flow {
+        flow_class(&plan.sim, options.class)?
+    } else {
+        None
+    };
     let mut gif = match kind {
         PictureKind::Png => None,
         PictureKind::Gif => {
@@ -520,7 +637,7 @@ pub fn render_plan(plan: &mut Plan, options: &RenderOptions) -> Result<(), AppEr
                      {MAX_GIF_FRAMES}): raise --every or lower --frames"
                 )));
             }
-            let first = draw_frame(&plan.sim, width, options.flow)?;
+            let first = draw_frame(&plan.sim, width, flow)?;
             let mut writer = GifWriter::create(
                 &options.out,
                 first.width(),
@@ -538,7 +655,7 @@ pub fn render_plan(plan: &mut Plan, options: &RenderOptions) -> Result<(), AppEr
         if let Some(writer) = gif.as_mut()
             && ((frame + 1) % every == 0 || frame + 1 == frames)
         {
-            writer.push(&draw_frame(&plan.sim, width, options.flow)?)?;
+            writer.push(&draw_frame(&plan.sim, width, flow)?)?;
         }
     }
     match gif {
@@ -550,12 +667,15 @@ pub fn render_plan(plan: &mut Plan, options: &RenderOptions) -> Result<(), AppEr
             plan.sim.unit_count()
         ),
         None => {
-            let image = draw_frame(&plan.sim, width, options.flow)?;
+            let image = draw_frame(&plan.sim, width, flow)?;
             image
                 .save_with_format(&options.out, ImageFormat::Png)
                 .map_err(|e| AppError::Failed(format!("{}: {e}", options.out.display())))?;
+            let arrows = flow.map_or(String::new(), |c| {
+                format!(", group 0's flow for size class {c}")
+            });
             println!(
-                "wrote {} ({}x{} pixels, frame {frames} of {}, {} units)",
+                "wrote {} ({}x{} pixels, frame {frames} of {}, {} units{arrows})",
                 options.out.display(),
                 image.width(),
                 image.height(),
@@ -581,9 +701,15 @@ pub struct RenderArgs {
     /// GIF only: keep every K-th frame (default: about 40 frames in all).
     #[arg(long, value_name = "K")]
     every: Option<u32>,
-    /// Draw group 0's flow field as arrows.
+    /// Draw group 0's ground flow field as arrows.
     #[arg(long)]
     flow: bool,
+    /// With --flow: the size class whose field is drawn (docs/behaviour.md, "Unit sizes":
+    /// class C holds radii up to C + 0.5 cells); cells open to ground units but too close
+    /// to a wall for the class are striped magenta. Default: the smallest class among group
+    /// 0's ground units (0 unless they are all big).
+    #[arg(long, value_name = "C", requires = "flow")]
+    class: Option<u8>,
     /// Picture width in pixels; the height keeps the map's aspect.
     #[arg(long, value_name = "PX", default_value_t = DEFAULT_RENDER_WIDTH)]
     size: u32,
@@ -630,6 +756,7 @@ pub fn run(args: &RenderArgs) -> Result<(), AppError> {
         frames: args.frames,
         every: args.every,
         flow: args.flow,
+        class: args.class,
         width: Some(args.size),
     };
     render_plan(&mut plan, &options)

@@ -343,3 +343,184 @@ fn field_bad_goals_exit_2() {
         "--scen",
     );
 }
+
+/// The stripe colour over cells a size class cannot enter (`render::CLASS_BLOCKED`).
+const CLASS_BLOCKED: [u8; 3] = [200, 0, 150];
+
+fn striped_pixels(file: &Path) -> usize {
+    let img = image::open(file).expect("a valid PNG").to_rgb8();
+    img.pixels().filter(|p| p.0 == CLASS_BLOCKED).count()
+}
+
+#[test]
+fn render_flow_draws_a_size_class() {
+    let scenario = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios/sizes.toml");
+    let scenario = path_str(&scenario);
+    let dir = temp_dir("render-class");
+    let file = dir.join("sizes.png");
+    let args = |extra: &[&str]| {
+        let mut a = vec![
+            "render",
+            scenario,
+            "--out",
+            path_str(&file),
+            "--frames",
+            "3",
+            "--size",
+            "320",
+        ];
+        a.extend_from_slice(extra);
+        horde(&a)
+    };
+    let out = ok(&args(&["--flow", "--class", "1"]));
+    assert!(out.contains("size class 1"), "{out}");
+    let img = image::open(&file).expect("a valid PNG");
+    assert_eq!((img.width(), img.height()), (320, 192));
+    let striped = striped_pixels(&file);
+    assert!(
+        striped > 1000,
+        "class 1's blocked cells are striped: {striped}"
+    );
+    // Group 0 is all big units: without --class the arrows are class 1's too.
+    ok(&args(&["--flow"]));
+    assert_eq!(striped_pixels(&file), striped);
+    // No flow, no stripes.
+    ok(&args(&[]));
+    assert_eq!(striped_pixels(&file), 0);
+    bad_input(
+        &args(&["--flow", "--class", "0"]),
+        "its ground units are of class 1",
+    );
+    bad_input(&args(&["--flow", "--class", "4"]), "out of range");
+    bad_input(&args(&["--flow", "--class", "-1"]), "-1");
+    bad_input(&args(&["--class", "1"]), "--flow");
+}
+
+/// A 14x8 map: a wall on row 3 with a one-cell gap at x = 4 and a five-cell gap at x = 9..13.
+const CLASS_MAP: &str = "\
+..............
+..............
+..............
+####.####.....
+..............
+..............
+..............
+..............
+";
+
+#[test]
+fn field_goal_builds_a_size_classs_field() {
+    let dir = temp_dir("field-class");
+    let map = dir.join("class.txt");
+    std::fs::write(&map, CLASS_MAP).expect("write the map");
+    let map = path_str(&map);
+    let summary = |extra: &[&str]| {
+        let mut a = vec!["field", map, "--goal", "2,5"];
+        a.extend_from_slice(extra);
+        ok(&horde(&a))
+    };
+    let value = |out: &str, key: &str| -> f64 {
+        let line = out
+            .lines()
+            .find(|l| l.starts_with(key))
+            .unwrap_or_else(|| panic!("no {key} in {out}"));
+        line[key.len()..]
+            .split_whitespace()
+            .next()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("{line}"))
+    };
+    let small = summary(&[]);
+    let big = summary(&["--class", "1"]);
+    assert!(small.contains("size_class:    0"), "{small}");
+    assert!(big.contains("size_class:    1"), "{big}");
+    // 112 cells, 8 of them wall: class 0 reaches all 104 open cells. Class 1 keeps a cell's
+    // clearance of 2: the inner 12x6 less the cells next to the wall row.
+    assert_eq!(value(&small, "passable:"), 104.0, "{small}");
+    assert_eq!(value(&small, "reachable:"), 104.0, "{small}");
+    assert!(value(&big, "passable:") < 104.0, "{big}");
+    assert!(value(&big, "too_close:") > 0.0, "{big}");
+    assert_eq!(
+        value(&big, "unreachable:"),
+        0.0,
+        "the wide gap joins both sides: {big}"
+    );
+    // Class 1 goes round by the wide gap: the far corner above the wall is farther.
+    assert!(
+        value(&big, "max_distance:") > value(&small, "max_distance:") + 4.0,
+        "{small}\n{big}"
+    );
+    assert_eq!(summary(&["--radius", "1.2"]), big, "radius 1.2 is class 1");
+    assert_eq!(
+        summary(&["--radius", "0.5"]),
+        small,
+        "radius 0.5 is class 0"
+    );
+
+    let file = dir.join("class.png");
+    ok(&horde(&[
+        "field",
+        map,
+        "--goal",
+        "2,5",
+        "--class",
+        "1",
+        "--out",
+        path_str(&file),
+        "--size",
+        "140",
+    ]));
+    assert!(striped_pixels(&file) > 100);
+    ok(&horde(&[
+        "field",
+        map,
+        "--goal",
+        "2,5",
+        "--out",
+        path_str(&file),
+        "--size",
+        "140",
+    ]));
+    assert_eq!(striped_pixels(&file), 0, "class 0 blocks nothing more");
+
+    // The one-cell gap is a goal for small bodies only.
+    ok(&horde(&["field", map, "--goal", "4,3"]));
+    bad_input(
+        &horde(&["field", map, "--goal", "4,3", "--class", "1"]),
+        "unreachable for size class 1",
+    );
+    bad_input(
+        &horde(&["field", map, "--goal", "4,3", "--radius", "1.2"]),
+        "clearance",
+    );
+    bad_input(
+        &horde(&["field", map, "--goal", "2,5", "--class", "4"]),
+        "--class 4",
+    );
+    bad_input(
+        &horde(&["field", map, "--goal", "2,5", "--radius", "0"]),
+        "--radius",
+    );
+    bad_input(
+        &horde(&["field", map, "--goal", "2,5", "--radius", "-1"]),
+        "--radius",
+    );
+    bad_input(
+        &horde(&["field", map, "--goal", "2,5", "--radius", "nan"]),
+        "--radius",
+    );
+    bad_input(
+        &horde(&["field", map, "--goal", "2,5", "--radius", "big"]),
+        "big",
+    );
+    bad_input(
+        &horde(&[
+            "field", map, "--goal", "2,5", "--class", "1", "--radius", "1",
+        ]),
+        "--radius",
+    );
+    bad_input(
+        &horde(&["field", map, "--scen", "x.scen", "--class", "1"]),
+        "--goal",
+    );
+}

@@ -273,3 +273,69 @@ fn scenario_files_run_and_bad_ones_exit_2() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// `scenarios/sizes.toml`: a group's `radius` picks its size class. The big units (group 0,
+/// radius 1.2: class 1) cannot fit through the one-cell gap on the straight line and go
+/// round by the wide gap, never pressing into a wall, and all arrive; the small ones
+/// (radius 0.4: class 0) take the short gap.
+#[test]
+fn sizes_scenario_sends_big_units_round_by_the_wide_gap() {
+    let dir = scratch("run-test", "sizes");
+    let scenario = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../scenarios/sizes.toml");
+    let (json, trace) = (dir.join("sizes.json"), dir.join("sizes.csv"));
+    let out = horde()
+        .arg("run")
+        .arg(&scenario)
+        .args(["--threads", "2", "--trace-every", "1", "--json"])
+        .arg(&json)
+        .arg("--trace")
+        .arg(&trace)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(v["wall_violations"], 0, "{v:#}");
+    let depth = v["wall_depth_max"].as_f64().expect("wall_depth_max");
+    assert!(
+        depth <= 0.05,
+        "a body reached {depth} of its radius into a wall"
+    );
+    let groups = v["groups"].as_array().expect("groups");
+    assert_eq!(groups[0]["name"], "big");
+    assert_eq!(groups[0]["units"], 6);
+    assert_eq!(groups[0]["arrived"], 6, "every big unit arrives: {v:#}");
+    assert_eq!(groups[1]["name"], "small");
+    assert_eq!(groups[1]["units"], 12);
+    assert_eq!(groups[1]["arrived"], 12, "every small unit arrives: {v:#}");
+
+    // Where each unit first got past the wall (x = 20..21): its row.
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let mut crossed: std::collections::BTreeMap<(u32, u32), f32> = Default::default();
+    for line in text.lines().skip(1) {
+        let r: Vec<&str> = line.split(',').collect();
+        let (unit, group): (u32, u32) = (r[1].parse().unwrap(), r[2].parse().unwrap());
+        let (x, y): (f32, f32) = (r[3].parse().unwrap(), r[4].parse().unwrap());
+        if x > 21.5 {
+            crossed.entry((group, unit)).or_insert(y);
+        }
+    }
+    assert_eq!(crossed.len(), 18, "every unit crossed: {crossed:?}");
+    for (&(group, unit), &y) in &crossed {
+        if group == 0 {
+            assert!(
+                (14.0..19.0).contains(&y),
+                "big unit {unit} crossed at y = {y}, not by the wide gap (rows 14 to 18)"
+            );
+        } else {
+            assert!(
+                (5.0..8.0).contains(&y),
+                "small unit {unit} crossed at y = {y}, not by the short gap (row 6)"
+            );
+        }
+    }
+}

@@ -83,7 +83,8 @@ pub struct ViewArgs {
     /// Window size in points.
     #[arg(long, value_name = "WxH", default_value = "1280x800", value_parser = parse_window_size)]
     pub size: WindowSize,
-    /// Start with the selected group's flow field drawn as arrows (key F toggles it).
+    /// Start with the selected group's flow field drawn as arrows (key F toggles it; key C
+    /// cycles the size class whose field the arrows and the heat map show).
     #[arg(long)]
     pub flow: bool,
     /// Start with the selected group's integration field drawn as a heat map (key H).

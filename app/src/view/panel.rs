@@ -31,6 +31,9 @@ pub struct Controls {
     pub show_flow: bool,
     /// Draw the selected group's integration field as a heat map.
     pub show_heat: bool,
+    /// The size class whose flow and heat map are drawn (key C cycles through the selected
+    /// group's classes; see [`Controls::shown_class`]).
+    pub class: u8,
     /// Show the puffin profiler window.
     pub show_profiler: bool,
     /// Units a spawn adds.
@@ -48,6 +51,7 @@ impl Default for Controls {
             speed: NORMAL_SPEED,
             show_flow: false,
             show_heat: false,
+            class: 0,
             show_profiler: false,
             spawn_count: DEFAULT_SPAWN,
             tools: ToolState::default(),
@@ -62,6 +66,28 @@ impl Controls {
     pub fn steps_per_frame(&self) -> f32 {
         SPEEDS[self.speed.min(SPEEDS.len() - 1)]
     }
+
+    /// The size class drawn for a group whose ground units have `classes` (smallest first):
+    /// the chosen one if the group has it, else the group's smallest (0 for none).
+    #[must_use]
+    pub fn shown_class(&self, classes: &[u8]) -> u8 {
+        if classes.contains(&self.class) {
+            self.class
+        } else {
+            classes.first().copied().unwrap_or(0)
+        }
+    }
+}
+
+/// The class after `current` among `classes` (smallest first), wrapping round; 0 for none.
+#[must_use]
+pub fn next_class(current: u8, classes: &[u8]) -> u8 {
+    classes
+        .iter()
+        .copied()
+        .find(|&c| c > current)
+        .or_else(|| classes.first().copied())
+        .unwrap_or(0)
 }
 
 /// Something the panel or a key asks the viewer to do once.
@@ -98,11 +124,18 @@ pub struct Stats {
     pub draw_ms: f32,
     /// The cell under the mouse and what it is, if any.
     pub hover: Option<String>,
+    /// The size classes of the selected group's ground units, smallest first.
+    pub classes: Vec<u8>,
 }
 
 /// Applies the viewer's keys (ignored while a text field has the keyboard); returns the
-/// one-off requests.
-pub fn keys(ctx: &egui::Context, controls: &mut Controls, groups: usize) -> Vec<Request> {
+/// one-off requests. `classes`: the size classes of the selected group (key C cycles them).
+pub fn keys(
+    ctx: &egui::Context,
+    controls: &mut Controls,
+    groups: usize,
+    classes: &[u8],
+) -> Vec<Request> {
     let mut out = Vec::new();
     if ctx.wants_keyboard_input() {
         return out;
@@ -149,6 +182,9 @@ pub fn keys(ctx: &egui::Context, controls: &mut Controls, groups: usize) -> Vec<
         }
         if i.key_pressed(Key::H) {
             controls.show_heat = !controls.show_heat;
+        }
+        if i.key_pressed(Key::C) {
+            controls.class = next_class(controls.shown_class(classes), classes);
         }
         if i.key_pressed(Key::P) {
             controls.show_profiler = !controls.show_profiler;
@@ -266,6 +302,18 @@ fn panel_contents(
     ui.separator();
     ui.checkbox(&mut controls.show_flow, "flow arrows (F)");
     ui.checkbox(&mut controls.show_heat, "integration heat map (H)");
+    ui.horizontal(|ui| {
+        ui.label("size class (C)");
+        for &c in &stats.classes {
+            let shown = controls.shown_class(&stats.classes);
+            if ui.selectable_label(c == shown, c.to_string()).clicked() {
+                controls.class = c;
+            }
+        }
+        if stats.classes.is_empty() {
+            ui.small("no ground units");
+        }
+    });
     ui.checkbox(&mut controls.show_profiler, "profiler (P)");
     ui.separator();
     ui.small("right or middle drag: pan; wheel: zoom");
@@ -284,6 +332,16 @@ mod tests {
 
     /// Runs [`keys`] for one frame in which `pressed` were pressed.
     fn press(controls: &mut Controls, groups: usize, pressed: &[Key]) -> Vec<Request> {
+        press_with(controls, groups, &[0], pressed)
+    }
+
+    /// [`press`] for a selected group whose units have size classes `classes`.
+    fn press_with(
+        controls: &mut Controls,
+        groups: usize,
+        classes: &[u8],
+        pressed: &[Key],
+    ) -> Vec<Request> {
         let ctx = egui::Context::default();
         let events = pressed
             .iter()
@@ -300,7 +358,7 @@ mod tests {
             ..egui::RawInput::default()
         };
         let mut out = Vec::new();
-        let _ = ctx.run(input, |ctx| out = keys(ctx, controls, groups));
+        let _ = ctx.run(input, |ctx| out = keys(ctx, controls, groups, classes));
         out
     }
 
@@ -322,6 +380,27 @@ mod tests {
         assert!(c.paused && c.show_flow && c.show_heat && c.show_profiler);
         press(&mut c, 3, &[Key::Space, Key::F, Key::H, Key::P]);
         assert!(!c.paused && !c.show_flow && !c.show_heat && !c.show_profiler);
+    }
+
+    #[test]
+    fn key_c_cycles_the_selected_groups_size_classes() {
+        let mut c = Controls::default();
+        assert_eq!(c.shown_class(&[0, 2]), 0);
+        press_with(&mut c, 1, &[0, 2], &[Key::C]);
+        assert_eq!(
+            c.shown_class(&[0, 2]),
+            2,
+            "class 1 is skipped: none in the group"
+        );
+        press_with(&mut c, 1, &[0, 2], &[Key::C]);
+        assert_eq!(c.shown_class(&[0, 2]), 0, "wraps round");
+        // A group of big units only: its class is shown whatever was chosen before.
+        assert_eq!(c.shown_class(&[1]), 1);
+        press_with(&mut c, 1, &[1], &[Key::C]);
+        assert_eq!(c.class, 1);
+        assert_eq!(c.shown_class(&[]), 0, "no ground units: class 0");
+        press_with(&mut c, 1, &[], &[Key::C]);
+        assert_eq!(c.class, 0);
     }
 
     #[test]

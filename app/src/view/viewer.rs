@@ -24,7 +24,7 @@ use super::mesh::{
 use super::panel::{Controls, Request, Stats, keys, side_panel};
 use crate::AppError;
 use crate::load::{check_threads, load_plan};
-use crate::render::{force_colour, unit_colour};
+use crate::render::{force_colour, group_classes, unit_colour};
 use horde_scenario::Overrides;
 use horde_scenario::Plan;
 
@@ -303,6 +303,7 @@ impl Viewer {
         self.stats.arrived = arrived;
         self.stats.stunned = stunned;
         self.stats.groups = sim.horde().groups().len();
+        self.stats.classes = group_classes(sim, self.controls.tools.group.0);
         self.stats.frame = sim.frame();
         self.stats.stages = sim.horde().stage_times();
     }
@@ -321,8 +322,9 @@ impl Viewer {
     /// The heat-map texture of the selected group's ground field, rebuilt when it changed.
     fn heat_texture(&mut self, ctx: &egui::Context) -> Option<egui::TextureId> {
         let group = self.controls.tools.group.0;
+        let class = self.controls.shown_class(&self.stats.classes);
         let horde = self.plan.sim.horde();
-        let id = horde.groups().field(group, Layer::Ground)?;
+        let id = horde.groups().sized_field(group, Layer::Ground, class)?;
         let fields = horde.fields();
         let nav = fields.get(id);
         let key = (group, id, nav.built_from());
@@ -454,9 +456,10 @@ impl Viewer {
         }
         if self.controls.show_flow {
             let horde = self.plan.sim.horde();
+            let class = self.controls.shown_class(&self.stats.classes);
             let id = horde
                 .groups()
-                .field(self.controls.tools.group.0, Layer::Ground);
+                .sized_field(self.controls.tools.group.0, Layer::Ground, class);
             if let Some(id) = id {
                 let fields = horde.fields();
                 let map = self.plan.sim.map();
@@ -627,7 +630,12 @@ impl eframe::App for Viewer {
                 self.stats.fps + (fps - self.stats.fps) * 0.1
             };
         }
-        let mut requests = keys(ctx, &mut self.controls, self.stats.groups);
+        let mut requests = keys(
+            ctx,
+            &mut self.controls,
+            self.stats.groups,
+            &self.stats.classes,
+        );
         requests.extend(side_panel(
             ctx,
             &mut self.controls,
