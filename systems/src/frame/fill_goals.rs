@@ -26,6 +26,11 @@ fn fill_cost(map: &Map, class: u8) -> Option<&CostField> {
         .then(|| map.class_cost_field(Layer::Ground, class))
 }
 
+/// A group's fills before any is built: no goal change is built for yet.
+fn unbuilt() -> [(u64, Option<GoalFill>); MAX_SIZE_CLASSES as usize] {
+    std::array::from_fn(|_| (u64::MAX, None))
+}
+
 impl GoalFills {
     /// What a snapshot saves of group `group`'s fills: per size class, the taken cells of
     /// its last search, if the fill is still the one for `group`'s goal and `map`'s terrain
@@ -67,7 +72,7 @@ impl GoalFills {
         fill.search_with(taken)?;
         let g = usize::from(group);
         if self.per_group.len() <= g {
-            self.per_group.resize_with(g + 1, Default::default);
+            self.per_group.resize_with(g + 1, unbuilt);
         }
         let slot = self.per_group[g]
             .get_mut(usize::from(class))
@@ -95,7 +100,7 @@ pub(crate) fn fill_goals(data: &FrameData, _ctx: &StageContext<'_>) {
     let neighbours = data.neighbours.read();
     let mut fills = data.goal_fills.write();
     let grid = map.grid();
-    fills.per_group.resize_with(groups.len(), Default::default);
+    fills.per_group.resize_with(groups.len(), unbuilt);
     for (g, (group, per_class)) in groups.list.iter().zip(&mut fills.per_group).enumerate() {
         for (class, (built_for, fill)) in (0..MAX_SIZE_CLASSES).zip(per_class) {
             let has_units = Layer::ALL.iter().any(|&l| group.field(l, class).is_some());
