@@ -150,8 +150,9 @@ struct GoalFields {
 }
 
 /// Builds the ground integration and flow fields of size class `class` of `map` toward
-/// `goal`, as the simulation builds a group's field: on the class's cost field, with the
-/// way out of cells too close to walls for the class (`FlowField::mark_escapes`).
+/// `goal`, as the simulation builds a group's field: on the class's cost field (cells too
+/// close to walls for the class have no direction; a unit there walks out by
+/// `horde::fields::escape_from`).
 fn goal_fields(map: &Map, goal: GoalCell, class: u8) -> Result<(Cell, GoalFields), AppError> {
     let grid = map.grid();
     if !grid.contains(i64::from(goal.x), i64::from(goal.y)) {
@@ -188,10 +189,7 @@ fn goal_fields(map: &Map, goal: GoalCell, class: u8) -> Result<(Cell, GoalFields
     }
     let integration =
         IntegrationField::build(&sized, &[cell]).map_err(|e| AppError::Failed(e.to_string()))?;
-    let mut flow = FlowField::build(&sized, &integration, &[cell], &FlowConfig::default());
-    if class != 0 {
-        flow.mark_escapes(cost, &sized, &integration);
-    }
+    let flow = FlowField::build(&sized, &integration, &[cell], &FlowConfig::default());
     Ok((
         cell,
         GoalFields {

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 use glam::Vec2;
 use horde_core::{Cell, FlowField, ForceKind, Grid, Layer, Map, Terrain, WALL};
-use horde_systems::{Navigation, Simulation};
+use horde_systems::Simulation;
 use image::{ImageFormat, Rgb, RgbImage};
 
 use crate::AppError;
@@ -550,14 +550,8 @@ pub fn flow_class(sim: &Simulation, asked: Option<u8>) -> Result<Option<u8>, App
         let list: Vec<String> = classes.iter().map(u8::to_string).collect();
         format!("its ground units are of class {}", list.join(", "))
     };
-    let hierarchical = if sim.horde().config().navigation == Navigation::Hierarchical {
-        " (hierarchical navigation paths every unit as class 0)"
-    } else {
-        ""
-    };
     Err(AppError::BadInput(format!(
-        "--class {class}: group 0 has no ground units of size class {class} ({}); \
-         {has}{hierarchical}",
+        "--class {class}: group 0 has no ground units of size class {class} ({}); {has}",
         class_radii(class, count)
     )))
 }

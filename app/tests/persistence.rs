@@ -160,9 +160,9 @@ fn broken_files_exit_2_with_what_is_wrong() {
     let corrupted = write("corrupted.hsnap", &bad);
     exit_2(&resume(&corrupted), "corrupted");
     let mut future = snap.clone();
-    future[8] = 7;
+    future[8] = 99;
     let version = write("future.hsnap", &future);
-    exit_2(&resume(&version), "version 7 is not supported");
+    exit_2(&resume(&version), "version 99 is not supported");
     let foreign = write("foreign.hsnap", b"GIF89a not a snapshot at all");
     exit_2(&resume(&foreign), "not a horde snapshot file");
     exit_2(&resume(&replay), "replay file, not a snapshot");
