@@ -17,6 +17,7 @@ use crate::error::ScenarioError;
 pub(super) struct RawConfig {
     navigation: Option<Spanned<String>>,
     partial_fields: Option<bool>,
+    size_classes: Option<Spanned<i64>>,
     batch_size: Option<Spanned<i64>>,
     line_of_sight_radius: Option<Spanned<i64>>,
     steering: Option<RawSteering>,
@@ -110,6 +111,11 @@ pub(super) fn apply(
     }
     if let Some(on) = raw.partial_fields {
         config.partial_fields = on;
+    }
+    if let Some(n) = &raw.size_classes {
+        let max = i64::from(horde_core::MAX_SIZE_CLASSES);
+        let key = "config.size_classes";
+        config.size_classes = integer_in(ctx, n, key, "a number of size classes", 1, max)? as u8;
     }
     if let Some(b) = &raw.batch_size {
         let max = i64::from(u32::MAX);

@@ -45,6 +45,16 @@ fn config_values_out_of_range_name_key_and_line() {
         line_of(&text, "fan_steps"),
         "<= 180",
     );
+    for bad in ["size_classes = 0", "size_classes = 5"] {
+        let text = with("", bad);
+        assert_error(
+            &err(&text),
+            ScenarioErrorKind::BadValue,
+            "config.size_classes",
+            line_of(&text, "size_classes"),
+            "number of size classes",
+        );
+    }
     let text = with("", "navigation = \"astar\"");
     assert_error(
         &err(&text),

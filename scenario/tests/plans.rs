@@ -33,7 +33,7 @@ fn small_scenario_builds() {
 fn the_config_table_sets_the_simulation() {
     let text = SMALL.replace(
         "[map]",
-        "[config]\nnavigation = \"hierarchical\"\nline_of_sight_radius = 4\n\
+        "[config]\nnavigation = \"hierarchical\"\nline_of_sight_radius = 4\nsize_classes = 2\n\
          [config.steering]\njitter = 0.1\nfan_steps = 3\n[config.contacts]\npasses = 2\n\
          [config.knockback]\ndrag = 2.5\n\n[map]",
     );
@@ -41,6 +41,7 @@ fn the_config_table_sets_the_simulation() {
     let config = plan.sim.horde().config();
     assert_eq!(config.navigation, horde_systems::Navigation::Hierarchical);
     assert_eq!(config.flow.line_of_sight_radius, 4);
+    assert_eq!(config.size_classes, 2);
     assert_eq!(config.steering.jitter, 0.1);
     assert_eq!(config.steering.fan_steps, 3);
     assert_eq!(config.contacts.passes, 2);
