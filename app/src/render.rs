@@ -509,8 +509,8 @@ pub struct RenderOptions {
     pub width: Option<u32>,
 }
 
-/// The size classes whose ground field the units of `group` follow, smallest first (class
-/// 0 alone with hierarchical navigation; none when the group has no ground units).
+/// The size classes whose ground field the units of `group` follow, smallest first (none
+/// when the group has no ground units).
 #[must_use]
 pub fn group_classes(sim: &Simulation, group: u16) -> Vec<u8> {
     let horde = sim.horde();

@@ -22,7 +22,7 @@ mod replay;
 use std::path::Path;
 
 use horde_core::hierarchy::DEFAULT_SECTOR_SIZE;
-use horde_core::{Grid, Map, SectorCache, SectorGrid, SpatialGrid, Terrain};
+use horde_core::{Grid, Layer, Map, SectorCache, SectorGrid, SpatialGrid, Terrain};
 
 pub use container::{FileError, FileKind, MAX_SNAPSHOT_FILE_BYTES, write_atomic};
 use record::{MapRecord, OriginRecord, SectorCacheRecord, SnapshotRecord, UnitRecord, vec2};
@@ -201,6 +201,7 @@ pub(crate) fn validate(r: &SnapshotRecord) -> Result<(), String> {
                 g.fields
             ));
         }
+        check_fills(g).map_err(|e| format!("group {i}: {e}"))?;
     }
     let sectors = SectorGrid::new(grid.width(), grid.height(), DEFAULT_SECTOR_SIZE)
         .map_err(|e| format!("sectors: {e}"))?;
@@ -263,6 +264,47 @@ pub(crate) fn cache(c: &SectorCacheRecord) -> SectorCache {
 }
 
 /// A saved goal that is a goal set with every cell on the map.
+/// A group's saved fills: per size class in increasing order, each for a class the group
+/// has a field of (whose ground costs the map then prepares), for a goal of more than one
+/// cell, its taken cells increasing and inside the goal's bounding box.
+fn check_fills(g: &record::GroupRecord) -> Result<(), String> {
+    if !g.fill_searched.windows(2).all(|w| w[0].0 < w[1].0) {
+        return Err("fills are not saved in increasing size class order".into());
+    }
+    // The goal's bounding box, in cells (the fill's box).
+    let span = |of: fn(&(u32, u32)) -> u32| {
+        let lo = g.goal.iter().map(of).min();
+        let hi = g.goal.iter().map(of).max();
+        lo.zip(hi).map_or(0, |(lo, hi)| u64::from(hi - lo) + 1)
+    };
+    let size = span(|c| c.0) * span(|c| c.1);
+    for (class, taken) in &g.fill_searched {
+        let class = record::size_class(*class)?;
+        if !Layer::ALL
+            .iter()
+            .any(|&l| g.fields & record::field_bit(l, class) != 0)
+        {
+            return Err(format!(
+                "a fill is saved for size class {class}, which has no field"
+            ));
+        }
+        if record::goal(&g.goal)?.cells().len() < 2 {
+            return Err("a fill is saved for a one-cell goal".into());
+        }
+        if let Some(bad) = taken.iter().find(|&&t| u64::from(t) >= size) {
+            return Err(format!(
+                "taken cell {bad} of size class {class}'s fill is outside the goal's {size} cells"
+            ));
+        }
+        if !taken.windows(2).all(|w| w[0] < w[1]) {
+            return Err(format!(
+                "taken cells of size class {class}'s fill are not in increasing order"
+            ));
+        }
+    }
+    Ok(())
+}
+
 fn goal_on_map(cells: &[(u32, u32)], grid: &Grid) -> Result<(), String> {
     let goal = record::goal(cells)?;
     match goal
