@@ -275,8 +275,9 @@ fn a_goal_where_big_bodies_do_not_fit_is_unreachable_for_them() {
 /// its own fill of the area: with one fill for all (made on the layer's costs, offering big
 /// units cells by the edge their bodies cannot centre on) none of the 24 came to rest in
 /// the minute. With a fill per class 22 (flat) and 23 (hierarchical) do; the one or two
-/// left keep walking beside the area, toward room their class's fill still shows (see
-/// docs/behaviour.md, "Unit sizes").
+/// left stand beside the area against the map edge, held by separation just out of touch
+/// of the resting friend ahead, so they neither settle nor get on (see docs/behaviour.md,
+/// "Unit sizes").
 #[test]
 fn a_mixed_crowd_comes_to_rest_in_a_corner_goal() {
     for navigation in [Navigation::Flat, Navigation::Hierarchical] {
