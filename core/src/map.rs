@@ -189,23 +189,27 @@ impl Map {
     #[must_use]
     #[inline]
     pub fn class_cost_field(&self, layer: Layer, class: u8) -> &CostField {
+        self.prepared_class_cost_field(layer, class)
+            .expect("the size class was not prepared on this map")
+    }
+
+    /// The cost field size class `class` paths on over `layer`, if the map has it (class 0
+    /// always: the layer's own; another once [`Self::prepare_size_class`] built it).
+    #[must_use]
+    #[inline]
+    pub fn prepared_class_cost_field(&self, layer: Layer, class: u8) -> Option<&CostField> {
         if class == 0 {
-            return self.cost_field(layer);
+            return Some(self.cost_field(layer));
         }
         self.class_costs
             .get(Self::class_slot(layer, class))
             .and_then(Option::as_ref)
-            .expect("the size class was not prepared on this map")
     }
 
     /// Whether size class `class` has a cost field on `layer` (class 0 always has).
     #[must_use]
     pub fn has_size_class(&self, layer: Layer, class: u8) -> bool {
-        class == 0
-            || self
-                .class_costs
-                .get(Self::class_slot(layer, class))
-                .is_some_and(Option::is_some)
+        self.prepared_class_cost_field(layer, class).is_some()
     }
 
     /// Builds the cost field of size class `class` on `layer` if it is not built yet (one

@@ -37,12 +37,6 @@ fn slot(layer: Layer, class: u8) -> usize {
     usize::from(class) * Layer::COUNT + layer as usize
 }
 
-/// The cost field size class `class` paths on over `layer` (the layer's own for class 0).
-fn cost_of(map: &Map, layer: Layer, class: u8) -> Option<&CostField> {
-    map.has_size_class(layer, class)
-        .then(|| map.class_cost_field(layer, class))
-}
-
 /// One (group, layer, size class)'s path request.
 #[derive(Clone, Debug)]
 struct Request {
@@ -125,7 +119,7 @@ impl HierarchyNav {
     pub(crate) fn saved_caches(&self, map: &Map, groups: &Groups) -> Vec<SavedCache> {
         let kept = self.requests.iter().filter(|r| {
             let graph = self.graphs[slot(r.layer, r.class)].as_ref();
-            let cost = cost_of(map, r.layer, r.class);
+            let cost = map.prepared_class_cost_field(r.layer, r.class);
             graph.zip(cost).is_some_and(|(g, cost)| {
                 g.is_current(cost) && r.field.route().version() == g.version()
             }) && groups
@@ -148,7 +142,8 @@ impl HierarchyNav {
         self.pending = caches;
         self.pending_versions = std::array::from_fn(|s| {
             let (class, layer) = ((s / Layer::COUNT) as u8, Layer::ALL[s % Layer::COUNT]);
-            cost_of(map, layer, class).map(CostField::version)
+            map.prepared_class_cost_field(layer, class)
+                .map(CostField::version)
         });
     }
 
@@ -248,7 +243,7 @@ impl HierarchyNav {
             for layer in Layer::ALL {
                 let used = groups.list.iter().any(|g| g.field(layer, class).is_some());
                 let slot = &mut self.graphs[slot(layer, class)];
-                let cost = match cost_of(map, layer, class) {
+                let cost = match map.prepared_class_cost_field(layer, class) {
                     Some(cost) if used => cost,
                     _ => {
                         *slot = None;
@@ -291,7 +286,9 @@ impl HierarchyNav {
         });
         for (g, group, layer, class) in keys {
             let s = slot(layer, class);
-            let (Some(graph), Some(cost)) = (&self.graphs[s], cost_of(map, layer, class)) else {
+            let (Some(graph), Some(cost)) =
+                (&self.graphs[s], map.prepared_class_cost_field(layer, class))
+            else {
                 continue;
             };
             let same = |group_: u16, layer_: Layer, class_: u8| {
@@ -425,7 +422,7 @@ impl HierarchyNav {
         for (i, r) in self.requests.iter_mut().enumerate() {
             let (Some(graph), Some(cost)) = (
                 &self.graphs[slot(r.layer, r.class)],
-                cost_of(map, r.layer, r.class),
+                map.prepared_class_cost_field(r.layer, r.class),
             ) else {
                 continue;
             };

@@ -22,8 +22,7 @@ pub struct GoalFills {
 /// The costs class `class`'s fill is made on: the ground layer's class cost field (class 0:
 /// the ground layer's own), once the map has it.
 fn fill_cost(map: &Map, class: u8) -> Option<&CostField> {
-    map.has_size_class(Layer::Ground, class)
-        .then(|| map.class_cost_field(Layer::Ground, class))
+    map.prepared_class_cost_field(Layer::Ground, class)
 }
 
 /// A group's fills before any is built: no goal change is built for yet.

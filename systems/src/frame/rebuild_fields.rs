@@ -122,8 +122,8 @@ pub(crate) fn rebuild_fields(data: &FrameData, ctx: &StageContext<'_>) {
     for layer in Layer::ALL {
         edits.prune(layer, map.cost_field(layer).version());
         for class in 1..MAX_SIZE_CLASSES {
-            if map.has_size_class(layer, class) {
-                edits.prune_class(layer, class, map.class_cost_field(layer, class).version());
+            if let Some(cost) = map.prepared_class_cost_field(layer, class) {
+                edits.prune_class(layer, class, cost.version());
             }
         }
     }

@@ -109,11 +109,10 @@ impl RegionCache {
         for class in 0..MAX_SIZE_CLASSES {
             for layer in Layer::ALL {
                 let s = slot(layer, class);
-                if !map.has_size_class(layer, class) {
+                let Some(cost) = map.prepared_class_cost_field(layer, class) else {
                     regions[s] = None;
                     continue;
-                }
-                let cost = map.class_cost_field(layer, class);
+                };
                 versions[s] = Some(cost.version());
                 if regions[s].as_ref().is_none_or(|r| !r.is_current(cost)) {
                     regions[s] = Some(Regions::of(cost));
