@@ -80,16 +80,7 @@ impl GoalFill {
     /// at it, no filling needed).
     #[must_use]
     pub fn new(goal: &GoalSet, cost: &CostField) -> Option<Self> {
-        let cells = goal.cells();
-        if cells.len() < 2 {
-            return None;
-        }
-        let (mut lo, mut hi) = (cells[0], cells[0]);
-        for c in cells {
-            lo = Cell::new(lo.x.min(c.x), lo.y.min(c.y));
-            hi = Cell::new(hi.x.max(c.x), hi.y.max(c.y));
-        }
-        let (width, height) = (hi.x - lo.x + 1, hi.y - lo.y + 1);
+        let (lo, width, height) = Self::bounding_box(goal)?;
         let size = width as usize * height as usize;
         let mut fill = Self {
             cost_version: cost.version(),
@@ -99,7 +90,7 @@ impl GoalFill {
             depth: vec![0; size],
             covered: vec![0.0; size],
             to_target: vec![u32::MAX; size],
-            queue: Vec::with_capacity(cells.len()),
+            queue: Vec::with_capacity(goal.cells().len()),
             touched: Vec::new(),
             searched: None,
             targets: Vec::new(),
@@ -278,11 +269,31 @@ impl GoalFill {
         self.searched.as_deref()
     }
 
-    /// Searches the steps as if `taken` (box indices, as [`Self::searched`] gives them) were
-    /// the taken cells: a restored fill then continues exactly. `Err` names an index
-    /// outside the box or out of order.
-    pub fn search_with(&mut self, taken: Vec<u32>) -> Result<(), String> {
-        let size = self.depth.len();
+    /// The box a fill of `goal` covers: its first cell, width and height (`None` for a goal
+    /// of one cell, which has no fill).
+    fn bounding_box(goal: &GoalSet) -> Option<(Cell, u32, u32)> {
+        let cells = goal.cells();
+        if cells.len() < 2 {
+            return None;
+        }
+        let (mut lo, mut hi) = (cells[0], cells[0]);
+        for c in cells {
+            lo = Cell::new(lo.x.min(c.x), lo.y.min(c.y));
+            hi = Cell::new(hi.x.max(c.x), hi.y.max(c.y));
+        }
+        Some((lo, hi.x - lo.x + 1, hi.y - lo.y + 1))
+    }
+
+    /// Whether `taken` could be the taken cells of a fill of `goal` (what
+    /// [`Self::search_with`] accepts), without building the fill: `Err` says why not (a
+    /// goal of one cell, an index outside the goal's box, indices out of order).
+    pub fn check_taken(goal: &GoalSet, taken: &[u32]) -> Result<(), String> {
+        let (_, width, height) =
+            Self::bounding_box(goal).ok_or("a fill is saved for a one-cell goal")?;
+        Self::check_taken_in(width as usize * height as usize, taken)
+    }
+
+    fn check_taken_in(size: usize, taken: &[u32]) -> Result<(), String> {
         if let Some(&bad) = taken.iter().find(|&&i| i as usize >= size) {
             return Err(format!(
                 "taken cell {bad} is outside the goal's {size} cells"
@@ -291,6 +302,14 @@ impl GoalFill {
         if !taken.windows(2).all(|w| w[0] < w[1]) {
             return Err("taken cells are not in increasing order".into());
         }
+        Ok(())
+    }
+
+    /// Searches the steps as if `taken` (box indices, as [`Self::searched`] gives them) were
+    /// the taken cells: a restored fill then continues exactly. `Err` names an index
+    /// outside the box or out of order (see [`Self::check_taken`]).
+    pub fn search_with(&mut self, taken: Vec<u32>) -> Result<(), String> {
+        Self::check_taken_in(self.depth.len(), &taken)?;
         self.search(taken);
         Ok(())
     }

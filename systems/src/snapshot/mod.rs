@@ -22,7 +22,7 @@ mod replay;
 use std::path::Path;
 
 use horde_core::hierarchy::DEFAULT_SECTOR_SIZE;
-use horde_core::{Grid, Layer, Map, SectorCache, SectorGrid, SpatialGrid, Terrain};
+use horde_core::{GoalFill, Grid, Layer, Map, SectorCache, SectorGrid, SpatialGrid, Terrain};
 
 pub use container::{FileError, FileKind, MAX_SNAPSHOT_FILE_BYTES, write_atomic};
 use record::{MapRecord, OriginRecord, SectorCacheRecord, SnapshotRecord, UnitRecord, vec2};
@@ -171,10 +171,8 @@ pub(crate) fn validate(r: &SnapshotRecord) -> Result<(), String> {
             r.origin.name.len()
         ));
     }
-    r.config
-        .to_config(1)
-        .validate()
-        .map_err(|e| format!("settings: {e}"))?;
+    let config = r.config.to_config(1);
+    config.validate().map_err(|e| format!("settings: {e}"))?;
     r.config.check_navigation()?;
     let grid = check_map(&r.map)?;
     if !(r.bucket_size.is_finite() && r.bucket_size > 0.0) {
@@ -183,7 +181,7 @@ pub(crate) fn validate(r: &SnapshotRecord) -> Result<(), String> {
             r.bucket_size
         ));
     }
-    let smallest = crate::frame::bucket_side(0.5, r.config.to_config(1).steering.separation_range);
+    let smallest = crate::frame::bucket_side(0.5, config.steering.separation_range);
     for size in [smallest, r.bucket_size] {
         SpatialGrid::new(&grid, size).map_err(|e| format!("bucket size {size}: {e}"))?;
     }
@@ -241,7 +239,7 @@ pub(crate) fn validate(r: &SnapshotRecord) -> Result<(), String> {
     }
     let mut ids: Vec<u32> = Vec::with_capacity(r.units.len());
     for u in &r.units {
-        validate_unit(u, r, &grid).map_err(|e| format!("unit {}: {e}", u.id))?;
+        validate_unit(u, r, &config, &grid).map_err(|e| format!("unit {}: {e}", u.id))?;
         // A quarantined unit may share its id (that may be why it was quarantined).
         if u.quarantined.is_none() {
             ids.push(u.id);
@@ -265,19 +263,12 @@ pub(crate) fn cache(c: &SectorCacheRecord) -> SectorCache {
 
 /// A saved goal that is a goal set with every cell on the map.
 /// A group's saved fills: per size class in increasing order, each for a class the group
-/// has a field of (whose ground costs the map then prepares), for a goal of more than one
-/// cell, its taken cells increasing and inside the goal's bounding box.
+/// has a field of (whose ground costs the map then prepares), with taken cells a fill of
+/// its goal accepts ([`GoalFill::check_taken`]).
 fn check_fills(g: &record::GroupRecord) -> Result<(), String> {
     if !g.fill_searched.windows(2).all(|w| w[0].0 < w[1].0) {
         return Err("fills are not saved in increasing size class order".into());
     }
-    // The goal's bounding box, in cells (the fill's box).
-    let span = |of: fn(&(u32, u32)) -> u32| {
-        let lo = g.goal.iter().map(of).min();
-        let hi = g.goal.iter().map(of).max();
-        lo.zip(hi).map_or(0, |(lo, hi)| u64::from(hi - lo) + 1)
-    };
-    let size = span(|c| c.0) * span(|c| c.1);
     for (class, taken) in &g.fill_searched {
         let class = record::size_class(*class)?;
         if !Layer::ALL
@@ -288,19 +279,8 @@ fn check_fills(g: &record::GroupRecord) -> Result<(), String> {
                 "a fill is saved for size class {class}, which has no field"
             ));
         }
-        if record::goal(&g.goal)?.cells().len() < 2 {
-            return Err("a fill is saved for a one-cell goal".into());
-        }
-        if let Some(bad) = taken.iter().find(|&&t| u64::from(t) >= size) {
-            return Err(format!(
-                "taken cell {bad} of size class {class}'s fill is outside the goal's {size} cells"
-            ));
-        }
-        if !taken.windows(2).all(|w| w[0] < w[1]) {
-            return Err(format!(
-                "taken cells of size class {class}'s fill are not in increasing order"
-            ));
-        }
+        GoalFill::check_taken(&record::goal(&g.goal)?, taken)
+            .map_err(|e| format!("size class {class}'s fill: {e}"))?;
     }
     Ok(())
 }
@@ -317,7 +297,12 @@ fn goal_on_map(cells: &[(u32, u32)], grid: &Grid) -> Result<(), String> {
     }
 }
 
-fn validate_unit(u: &UnitRecord, r: &SnapshotRecord, grid: &Grid) -> Result<(), String> {
+fn validate_unit(
+    u: &UnitRecord,
+    r: &SnapshotRecord,
+    config: &crate::SimConfig,
+    grid: &Grid,
+) -> Result<(), String> {
     let spec = u.spec.to_spec()?;
     if let Some(frame) = u.quarantined {
         // A quarantined unit holds whatever made it break the rules (a NaN top speed, mass
@@ -346,7 +331,7 @@ fn validate_unit(u: &UnitRecord, r: &SnapshotRecord, grid: &Grid) -> Result<(), 
     };
     crate::unit_check::unit_problem(&view, &rules)?;
     let group = &r.groups[usize::from(spec.group.0)];
-    let class = (r.config.to_config(1)).size_class(spec.radius, grid.cell_size());
+    let class = config.size_class(spec.radius, grid.cell_size());
     if group.fields & record::field_bit(spec.layer, class) == 0 {
         return Err(format!(
             "group {} has no {} field for size class {class} (radius {})",
