@@ -170,26 +170,18 @@ impl Canvas {
 
     /// Fills every pixel with the colour `colour_of` gives the cell under the pixel's centre.
     pub fn fill_cells(&mut self, mut colour_of: impl FnMut(Cell) -> [u8; 3]) {
-        let (w, h) = (self.grid.width(), self.grid.height());
-        if w == 0 || h == 0 {
-            return;
-        }
-        let inv = 1.0 / self.px_per_cell;
-        let cols: Vec<u32> = (0..self.image.width())
-            .map(|px| (((px as f32 + 0.5) * inv) as u32).min(w - 1))
-            .collect();
-        for py in 0..self.image.height() {
-            let y = (((py as f32 + 0.5) * inv) as u32).min(h - 1);
-            for (px, &x) in cols.iter().enumerate() {
-                let c = colour_of(Cell::new(x, y));
-                self.image.put_pixel(px as u32, py, Rgb(c));
-            }
-        }
+        self.paint_cells(|_, _, cell| Some(colour_of(cell)));
     }
 
     /// Draws diagonal stripes of `colour` (every other pair of pixels) over the cells
     /// `marked` picks, leaving the rest of their pixels as they are.
     pub fn hatch_cells(&mut self, mut marked: impl FnMut(Cell) -> bool, colour: [u8; 3]) {
+        self.paint_cells(|px, py, cell| ((px + py) % 4 < 2 && marked(cell)).then_some(colour));
+    }
+
+    /// Sets every pixel `(px, py)` to the colour `colour_of(px, py, cell)` gives, `cell`
+    /// being the cell under the pixel's centre; `None` leaves the pixel as it is.
+    fn paint_cells(&mut self, mut colour_of: impl FnMut(u32, u32, Cell) -> Option<[u8; 3]>) {
         let (w, h) = (self.grid.width(), self.grid.height());
         if w == 0 || h == 0 {
             return;
@@ -201,8 +193,8 @@ impl Canvas {
         for py in 0..self.image.height() {
             let y = (((py as f32 + 0.5) * inv) as u32).min(h - 1);
             for (px, &x) in cols.iter().enumerate() {
-                if (px as u32 + py) % 4 < 2 && marked(Cell::new(x, y)) {
-                    self.image.put_pixel(px as u32, py, Rgb(colour));
+                if let Some(c) = colour_of(px as u32, py, Cell::new(x, y)) {
+                    self.image.put_pixel(px as u32, py, Rgb(c));
                 }
             }
         }
@@ -213,11 +205,11 @@ impl Canvas {
     /// Returns how many cells that is; nothing for class 0 or a class the map has not
     /// prepared.
     pub fn draw_class_blocked(&mut self, map: &Map, layer: Layer, class: u8) -> usize {
-        if class == 0 || !map.has_size_class(layer, class) {
-            return 0;
-        }
+        let sized = match map.prepared_class_cost_field(layer, class) {
+            Some(sized) if class != 0 => sized,
+            _ => return 0,
+        };
         let open = map.cost_field(layer);
-        let sized = map.class_cost_field(layer, class);
         let blocked = |c: Cell| open.get(c) != WALL && sized.get(c) == WALL;
         let grid = *map.grid();
         let count = (0..grid.len()).filter(|&i| blocked(grid.cell(i))).count();
