@@ -183,6 +183,8 @@ struct Fetched {
     near: [(u32, u32); 3],
     /// The clearance of its cell on its layer.
     clearance: u8,
+    /// Its size class (from its radius; docs/behaviour.md, "Unit sizes").
+    class: u8,
 }
 
 impl Default for Fetched {
@@ -193,6 +195,7 @@ impl Default for Fetched {
             distance: None,
             near: [(0, 0); 3],
             clearance: 0,
+            class: 0,
         }
     }
 }
@@ -251,6 +254,7 @@ impl<'a> Frame<'a> {
             distance,
             near: self.neighbours.near_spans(pos),
             clearance: memo.clearance(index, clearance.stamp(), || clearance.get(cell.x, cell.y)),
+            class,
         }
     }
 
@@ -272,13 +276,13 @@ impl<'a> Frame<'a> {
             distance,
             near,
             clearance,
+            class,
         } = *fetched;
 
         // Where the unit is bound: along the field, or inside its goal area to the cells the
         // area fills next. `distance` `None`: farther than `near_goal`, so not in the goal
         // and not slowing down.
         let g = usize::from(agent.group.0);
-        let class = config.size_class(agent.radius, self.map.grid().cell_size());
         let far = self
             .goal_box
             .get(g)
