@@ -8,38 +8,23 @@
 #![allow(missing_docs)] // criterion_group! generates undocumented functions
 
 use std::hint::black_box;
-use std::path::Path;
 use std::time::Instant;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use horde::{
-    Cell, Layer, Map,
+    Cell, Layer,
     fields::{
         CostField, FlowConfig, FlowField, IntegrationField, ParallelIntegration, WALL,
         fill_direction_rows, reference,
     },
-    formats::load_map,
-    level::{LevelConfig, generate_level},
 };
 use rand_core::{RngCore, SeedableRng};
 #[path = "common/pools.rs"]
 mod pools;
 use pools::pools_up_to_cores;
-
-fn bench_map() -> (String, Map) {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/movingai/Cauldron.map");
-    match load_map(&path) {
-        Ok(map) => ("Cauldron.map".into(), map),
-        Err(e) => {
-            eprintln!("{e}; using a generated 1024x1024 level instead");
-            let config = LevelConfig::default()
-                .with_size(256, 256)
-                .with_cells_per_tile(4);
-            let level = generate_level(7, &config).expect("valid config");
-            ("generated 1024x1024".into(), level.into_map())
-        }
-    }
-}
+#[path = "common/cauldron.rs"]
+mod cauldron;
+use cauldron::bench_map;
 
 /// The passable cell nearest the middle of the map.
 fn central_goal(cost: &CostField) -> Cell {

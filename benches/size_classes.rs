@@ -13,35 +13,21 @@
 //! Run: `cargo bench --bench size_classes`.
 #![allow(missing_docs)] // criterion_group! generates undocumented functions
 
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use horde::{
     Cell, GoalSet, Layer, Map,
     fields::{FieldCache, FieldKey, FlowConfig, class_cost_field},
-    formats::load_map,
-    level::{BENCH_DT, BenchLevel, Crowd, LevelConfig, generate_level},
+    level::{BENCH_DT, BenchLevel, Crowd},
 };
 
 #[path = "common/window.rs"]
 mod window;
 use window::Window;
-
-fn bench_map() -> (String, Map) {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/movingai/Cauldron.map");
-    match load_map(&path) {
-        Ok(map) => ("Cauldron.map".into(), map),
-        Err(e) => {
-            eprintln!("{e}; using a generated 1024x1024 level instead");
-            let config = LevelConfig::default()
-                .with_size(256, 256)
-                .with_cells_per_tile(4);
-            let level = generate_level(7, &config).expect("valid config");
-            ("generated 1024x1024".into(), level.into_map())
-        }
-    }
-}
+#[path = "common/cauldron.rs"]
+mod cauldron;
+use cauldron::bench_map;
 
 /// The cell nearest the middle of the map that is open for every class up to `classes - 1`
 /// (so that every class's field has a goal to stand in).
