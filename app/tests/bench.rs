@@ -5,7 +5,7 @@ mod common;
 
 use std::process::Command;
 
-use common::scratch;
+use common::{assert_success, read_json, scratch};
 
 use serde_json::Value;
 
@@ -20,12 +20,8 @@ fn bench(dir: &std::path::Path, extra: &[&str]) -> (Value, String) {
         .args(extra)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_success(&out);
+    let doc = read_json(&json);
     (doc, String::from_utf8_lossy(&out.stdout).into_owned())
 }
 

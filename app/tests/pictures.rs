@@ -485,42 +485,24 @@ fn field_goal_builds_a_size_classs_field() {
 
     // The one-cell gap is a goal for small bodies only.
     ok(&horde(&["field", map, "--goal", "4,3"]));
-    bad_input(
-        &horde(&["field", map, "--goal", "4,3", "--class", "1"]),
-        "unreachable for size class 1",
-    );
-    bad_input(
-        &horde(&["field", map, "--goal", "4,3", "--radius", "1.2"]),
-        "clearance",
-    );
-    bad_input(
-        &horde(&["field", map, "--goal", "2,5", "--class", "4"]),
-        "--class 4",
-    );
-    bad_input(
-        &horde(&["field", map, "--goal", "2,5", "--radius", "0"]),
-        "--radius",
-    );
-    bad_input(
-        &horde(&["field", map, "--goal", "2,5", "--radius", "-1"]),
-        "--radius",
-    );
-    bad_input(
-        &horde(&["field", map, "--goal", "2,5", "--radius", "nan"]),
-        "--radius",
-    );
-    bad_input(
-        &horde(&["field", map, "--goal", "2,5", "--radius", "big"]),
-        "big",
-    );
-    bad_input(
-        &horde(&[
-            "field", map, "--goal", "2,5", "--class", "1", "--radius", "1",
-        ]),
-        "--radius",
-    );
-    bad_input(
-        &horde(&["field", map, "--scen", "x.scen", "--class", "1"]),
-        "--goal",
-    );
+    let refused: [(&[&str], &str); 9] = [
+        (
+            &["--goal", "4,3", "--class", "1"],
+            "unreachable for size class 1",
+        ),
+        (&["--goal", "4,3", "--radius", "1.2"], "clearance"),
+        (&["--goal", "2,5", "--class", "4"], "--class 4"),
+        (&["--goal", "2,5", "--radius", "0"], "--radius"),
+        (&["--goal", "2,5", "--radius", "-1"], "--radius"),
+        (&["--goal", "2,5", "--radius", "nan"], "--radius"),
+        (&["--goal", "2,5", "--radius", "big"], "big"),
+        (
+            &["--goal", "2,5", "--class", "1", "--radius", "1"],
+            "--radius",
+        ),
+        (&["--scen", "x.scen", "--class", "1"], "--goal"),
+    ];
+    for (args, needle) in refused {
+        bad_input(&horde(&[&["field", map], args].concat()), needle);
+    }
 }

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use common::{horde, scratch};
+use common::{assert_success, horde, read_json, scratch};
 
 fn run_json(dir: &std::path::Path, extra: &[&str]) -> serde_json::Value {
     let json = dir.join(format!(
@@ -21,14 +21,10 @@ fn run_json(dir: &std::path::Path, extra: &[&str]) -> serde_json::Value {
         .args(extra)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("state_hash"), "{stdout}");
-    serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap()
+    read_json(&json)
 }
 
 #[test]
@@ -97,11 +93,7 @@ fn trace_writes_every_unit_every_k_frames() {
         .arg(&trace)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     let text = std::fs::read_to_string(&trace).unwrap();
     let mut lines = text.lines();
     assert_eq!(
@@ -170,11 +162,7 @@ fn profile_capture_file_opens_in_puffin() {
         .arg(&file)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_success(&out);
     let mut reader = std::io::BufReader::new(std::fs::File::open(&file).unwrap());
     let view = puffin::FrameView::read(&mut reader).unwrap();
     assert!(view.all_uniq().count() >= 10, "frames in the capture");
@@ -251,13 +239,8 @@ fn scenario_files_run_and_bad_ones_exit_2() {
         .arg(&json)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_success(&out);
+    let v = read_json(&json);
     assert_eq!(v["frames"], 20);
     assert_eq!(v["wall_violations"], 0);
 
@@ -292,13 +275,8 @@ fn sizes_scenario_sends_big_units_round_by_the_wide_gap() {
         .arg(&trace)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_success(&out);
+    let v = read_json(&json);
     assert_eq!(v["wall_violations"], 0, "{v:#}");
     let depth = v["wall_depth_max"].as_f64().expect("wall_depth_max");
     assert!(
