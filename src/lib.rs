@@ -51,8 +51,8 @@ pub mod prelude {
 /// What a unit is made of: the hecs components [`Horde::spawn`] adds, and their limits.
 pub mod components {
     pub use horde_core::{
-        Agent, ExternalForce, MAX_RADIUS, MAX_SPEED, Mass, Position, Quarantined, Steering, Stun,
-        UnitId, Velocity,
+        Agent, BLOCKED_AFTER, ExternalForce, GiveWay, MAX_RADIUS, MAX_SPEED, Mass, Position,
+        Quarantined, Steering, Stun, UnitId, Velocity,
     };
 }
 

@@ -81,6 +81,32 @@ pub fn shade_for_cost(colour: [u8; 3], cost: u8) -> [u8; 3] {
     colour.map(|c| (f32::from(c) * factor).round() as u8)
 }
 
+/// Unit colours by status with `horde render --status`: arrived, settled, moving, blocked,
+/// unreachable.
+pub const STATUS_COLOURS: [[u8; 3]; 5] = [
+    [20, 170, 40],
+    [30, 90, 230],
+    [90, 90, 90],
+    [230, 20, 20],
+    [200, 0, 200],
+];
+
+/// Colour of goal cells with `horde render --status`.
+const GOAL_TINT: [u8; 3] = [170, 235, 160];
+
+/// The colour of a unit of `status` ([`STATUS_COLOURS`]).
+#[must_use]
+pub fn status_colour(status: horde_systems::UnitStatus) -> [u8; 3] {
+    use horde_systems::UnitStatus as S;
+    STATUS_COLOURS[match status {
+        S::Arrived => 0,
+        S::Settled => 1,
+        S::Moving => 2,
+        S::Blocked => 3,
+        S::Unreachable => 4,
+    }]
+}
+
 /// The colour of units of `group`; stunned units are white whatever their group.
 #[must_use]
 pub fn unit_colour(group: u16, stunned: bool) -> [u8; 3] {
@@ -240,9 +266,9 @@ impl Canvas {
         }
     }
 
-    /// Draws every unit of `sim` as a dot coloured by group; stunned units are white with a
-    /// black outline.
-    pub fn draw_units(&mut self, sim: &Simulation) {
+    /// Draws every unit of `sim` as a dot coloured by group (or, with `status`, by
+    /// [`status_colour`]); stunned units are white with a black outline.
+    pub fn draw_units(&mut self, sim: &Simulation, status: bool) {
         for u in sim.units() {
             let centre = self.to_px(u.position);
             let r = self.len_px(u.radius).max(0.7);
@@ -250,8 +276,29 @@ impl Canvas {
             if stunned {
                 self.disc(centre, r + 1.0, OUTLINE);
             }
-            self.disc(centre, r, unit_colour(u.group.0, stunned));
+            let colour = if status && !stunned {
+                status_colour(u.status)
+            } else {
+                unit_colour(u.group.0, stunned)
+            };
+            self.disc(centre, r, colour);
         }
+    }
+
+    /// Tints every group's goal cells.
+    pub fn draw_goals(&mut self, sim: &Simulation) {
+        let horde = sim.horde();
+        let groups = horde.groups();
+        let mut goal = vec![false; sim.map().grid().len()];
+        let grid = sim.map().grid().clone();
+        for g in 0..groups.len() as u16 {
+            if let Some(group) = groups.get(g) {
+                for &c in group.goal.cells() {
+                    goal[grid.index(c)] = true;
+                }
+            }
+        }
+        self.paint_cells(|_, _, cell| goal[grid.index(cell)].then_some(GOAL_TINT));
     }
 
     /// Draws every active force field of `sim` as a ring of its radius with a dot at its
@@ -499,6 +546,8 @@ pub struct RenderOptions {
     /// Picture width in pixels (the height keeps the map's aspect); `None` =
     /// [`DEFAULT_RENDER_WIDTH`].
     pub width: Option<u32>,
+    /// Colour units by status instead of group, and tint the goal cells ([`STATUS_COLOURS`]).
+    pub status: bool,
 }
 
 /// The size classes whose ground field the units of `group` follow, smallest first (none
@@ -568,13 +617,21 @@ pub fn class_radii(class: u8, classes: u8) -> String {
 ///
 /// # Errors
 /// [`AppError::BadInput`] for a bad width (see [`Canvas::new`]).
-pub fn draw_frame(sim: &Simulation, width: u32, flow: Option<u8>) -> Result<RgbImage, AppError> {
+pub fn draw_frame(
+    sim: &Simulation,
+    width: u32,
+    flow: Option<u8>,
+    status: bool,
+) -> Result<RgbImage, AppError> {
     let mut canvas = {
         let map = sim.map();
         let mut canvas = Canvas::new(map.grid(), width)?;
         canvas.draw_terrain(&map);
         canvas
     };
+    if status {
+        canvas.draw_goals(sim);
+    }
     if let Some(class) = flow {
         let horde = sim.horde();
         if let Some(id) = horde.groups().sized_field(0, Layer::Ground, class) {
@@ -583,7 +640,7 @@ pub fn draw_frame(sim: &Simulation, width: u32, flow: Option<u8>) -> Result<RgbI
             canvas.draw_flow(fields.get(id).flow(), ARROW);
         }
     }
-    canvas.draw_units(sim);
+    canvas.draw_units(sim, status);
     canvas.draw_forces(sim);
     Ok(canvas.image)
 }
@@ -623,7 +680,7 @@ pub fn render_plan(plan: &mut Plan, options: &RenderOptions) -> Result<(), AppEr
                      {MAX_GIF_FRAMES}): raise --every or lower --frames"
                 )));
             }
-            let first = draw_frame(&plan.sim, width, flow)?;
+            let first = draw_frame(&plan.sim, width, flow, options.status)?;
             let mut writer = GifWriter::create(
                 &options.out,
                 first.width(),
@@ -641,7 +698,7 @@ pub fn render_plan(plan: &mut Plan, options: &RenderOptions) -> Result<(), AppEr
         if let Some(writer) = gif.as_mut()
             && ((frame + 1) % every == 0 || frame + 1 == frames)
         {
-            writer.push(&draw_frame(&plan.sim, width, flow)?)?;
+            writer.push(&draw_frame(&plan.sim, width, flow, options.status)?)?;
         }
     }
     match gif {
@@ -653,7 +710,7 @@ pub fn render_plan(plan: &mut Plan, options: &RenderOptions) -> Result<(), AppEr
             plan.sim.unit_count()
         ),
         None => {
-            let image = draw_frame(&plan.sim, width, flow)?;
+            let image = draw_frame(&plan.sim, width, flow, options.status)?;
             image
                 .save_with_format(&options.out, ImageFormat::Png)
                 .map_err(|e| AppError::Failed(format!("{}: {e}", options.out.display())))?;
@@ -699,6 +756,10 @@ pub struct RenderArgs {
     /// Picture width in pixels; the height keeps the map's aspect.
     #[arg(long, value_name = "PX", default_value_t = DEFAULT_RENDER_WIDTH)]
     size: u32,
+    /// Colour units by status instead of group: arrived green, settled blue, moving grey,
+    /// blocked red, unreachable magenta (stunned white); goal cells tinted green.
+    #[arg(long)]
+    status: bool,
     /// Built-in demo only: number of units (default 6000).
     #[arg(long)]
     units: Option<u32>,
@@ -744,6 +805,7 @@ pub fn run(args: &RenderArgs) -> Result<(), AppError> {
         flow: args.flow,
         class: args.class,
         width: Some(args.size),
+        status: args.status,
     };
     render_plan(&mut plan, &options)
 }

@@ -335,7 +335,7 @@ fn write_trace(
     for u in units {
         writeln!(
             w,
-            "{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{}",
             frame,
             u.id.0,
             u.group.0,
@@ -346,7 +346,8 @@ fn write_trace(
             u.external.length(),
             u.stun,
             u8::from(u.arrived),
-            u8::from(u.settled)
+            u8::from(u.settled),
+            u8::from(u.status == horde_systems::UnitStatus::Blocked)
         )
         .map_err(|e| AppError::Failed(format!("{}: {e}", path.display())))?;
     }
@@ -418,7 +419,7 @@ pub fn run_plan(mut plan: Plan, args: &RunArgs, setup: Duration) -> Result<(), A
             let mut w = create(path)?;
             writeln!(
                 w,
-                "frame,unit,group,x,y,vx,vy,external_speed,stun,arrived,settled"
+                "frame,unit,group,x,y,vx,vy,external_speed,stun,arrived,settled,blocked"
             )
             .map_err(|e| AppError::Failed(format!("{}: {e}", path.display())))?;
             // The state before the first frame.
@@ -518,6 +519,7 @@ pub fn run_plan(mut plan: Plan, args: &RunArgs, setup: Duration) -> Result<(), A
     let count = |f: fn(&GroupStatus) -> usize| status.iter().map(f).sum::<usize>();
     let (arrived, settled) = (count(|g| g.arrived), count(|g| g.settled));
     let (moving, unreachable) = (count(|g| g.moving), count(|g| g.unreachable));
+    let blocked = count(|g| g.blocked);
     let stunned = units.iter().filter(|u| u.stun > 0.0).count();
     let hash = sim.state_hash();
     // Arrival times count from the group's latest goal change, and come from the saved
@@ -564,7 +566,7 @@ pub fn run_plan(mut plan: Plan, args: &RunArgs, setup: Duration) -> Result<(), A
     }
     let wall_violations = bodies.wall_violations;
     println!(
-        "arrived {arrived} (median {} s, max {} s), settled {settled}, moving {moving}, unreachable {unreachable}, stunned {stunned}, wall violations {wall_violations}",
+        "arrived {arrived} (median {} s, max {} s), settled {settled}, moving {moving}, blocked {blocked}, unreachable {unreachable}, stunned {stunned}, wall violations {wall_violations}",
         arrival_median.map_or("-".into(), |s| format!("{s:.2}")),
         arrival_max.map_or("-".into(), |s| format!("{s:.2}")),
     );
@@ -576,7 +578,7 @@ pub fn run_plan(mut plan: Plan, args: &RunArgs, setup: Duration) -> Result<(), A
         let (first, last) = (seconds(g.first_arrival), seconds(g.last_arrival));
         if status.len() > 1 {
             println!(
-                "  {}: {} units: arrived {} (first {} s, last {} s), settled {}, moving {}, unreachable {}",
+                "  {}: {} units: arrived {} (first {} s, last {} s), settled {}, moving {}, blocked {}, unreachable {}",
                 printable(&name),
                 g.units,
                 g.arrived,
@@ -584,6 +586,7 @@ pub fn run_plan(mut plan: Plan, args: &RunArgs, setup: Duration) -> Result<(), A
                 shown(last),
                 g.settled,
                 g.moving,
+                g.blocked,
                 g.unreachable
             );
         }
@@ -594,6 +597,7 @@ pub fn run_plan(mut plan: Plan, args: &RunArgs, setup: Duration) -> Result<(), A
             "arrived": g.arrived,
             "settled": g.settled,
             "moving": g.moving,
+            "blocked": g.blocked,
             "unreachable": g.unreachable,
             "goal_frame": g.goal_frame,
             "first_arrival_s": first,
@@ -676,6 +680,7 @@ pub fn run_plan(mut plan: Plan, args: &RunArgs, setup: Duration) -> Result<(), A
             "arrived": arrived,
             "settled": settled,
             "moving": moving,
+            "blocked": blocked,
             "unreachable": unreachable,
             "groups": json_groups,
             "unreachable_reports": json_cut_off,

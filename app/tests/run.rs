@@ -98,7 +98,7 @@ fn trace_writes_every_unit_every_k_frames() {
     let mut lines = text.lines();
     assert_eq!(
         lines.next(),
-        Some("frame,unit,group,x,y,vx,vy,external_speed,stun,arrived,settled")
+        Some("frame,unit,group,x,y,vx,vy,external_speed,stun,arrived,settled,blocked")
     );
     let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
     assert_eq!(

@@ -1,26 +1,35 @@
-//! Filling a goal area (docs/behaviour.md, "Bodies and crowds"): where the units of a group that
-//! reach a goal of more than one cell go inside it, so that the area fills from its inside out
-//! instead of only at the edge where they came in.
+//! How an army comes to rest around its goal (docs/behaviour.md, "Coming to rest"): the
+//! order in which the cells around a goal fill, which cells its resting units hold, and where
+//! a unit of the army walks to rest next.
 //!
-//! - Each open goal cell has a *depth*: its distance in steps (4-connected, through open goal
-//!   cells) from the area's edge, the goal cells next to an open cell that is not a goal
-//!   (where units come in). An area closed all round by walls counts its cells next to a
-//!   wall as the edge.
-//! - A goal cell is *taken* when it holds as many units resting in it (as the frame began)
-//!   as fit in it side by side: `floor(cell size / diameter)²`, at least one, for the
-//!   radius of each (so each one fills that share of it); a unit wider than a cell takes
-//!   every cell whose centre lies within half a cell of its disc. Other cells are *free*.
-//! - The *targets* are, in each piece of free cells (4-connected), its deepest cells. A unit in
-//!   the area walks down [`GoalFill::to_target`] (steps through free cells to the nearest
-//!   target) and rests on reaching a target; a unit with no free cell in reach (all taken
-//!   around it) rests where it stands. So the area fills level by level from its deepest
-//!   cells out to its edge, and the units still coming walk over free cells only.
+//! - **The rest order.** Each cell of a box around the goal has a *rank*. The goal's open
+//!   cells come first, a goal area from its deepest cells (farthest in 4-connected steps,
+//!   through goal cells, from the goal cells next to an open cell that is not a goal: where
+//!   units come in; an area closed all round by walls counts its cells next to a wall as
+//!   that edge) out to its edge. Then the cells outside the goal, by their path distance from
+//!   it on the fill's costs: ring `k` holds the cells `k - 1` to `k` cells of distance away.
+//!   The box reaches [`GoalFill::reach`] cells past the goal's bounding box and grows when the
+//!   resting army nears its edge.
+//! - A cell is *taken* when it holds as many resting units (as the frame began) as fit in it
+//!   side by side ([`cell_share`]); a unit wider than a cell takes every cell whose centre
+//!   lies within half a cell of its disc. Other cells are *free*. A cell holding any resting
+//!   unit is *occupied*; the occupied cells joined to the goal's occupied cells through
+//!   occupied cells (8 neighbours) are *supported*.
+//! - The *targets* are, in each piece of free cells (4-connected), its cells of the lowest
+//!   rank. [`GoalFill::way`] walks a unit down the steps through free cells to the nearest
+//!   target and rests it there; a resting unit stays while its cell is supported.
+//! - The *rest area* is the goal's cells and the ranks up to [`REST_MARGIN`] past the farther
+//!   of the lowest target and the farthest supported cell: outside it a unit follows its
+//!   field ([`FillWay::Outside`]) and does not rest.
 //!
 //! All of it is integer steps over cells and the same every run.
 
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
 use glam::Vec2;
 
-use crate::{Cell, CostField, GoalSet, Grid, WALL};
+use crate::{Cell, CostField, GoalSet, Grid, ORTHO_STEP, WALL};
 
 /// How much of a cell a unit of `radius` fills: one over the number of its size that fit
 /// in a cell of `cell_size` side by side (at least one).
@@ -33,73 +42,158 @@ pub fn cell_share(radius: f32, cell_size: f32) -> f32 {
 /// A cell is taken once the shares of its resting units reach this (one, less rounding).
 const TAKEN: f32 = 1.0 - 1e-3;
 
-/// What a unit in a goal area does ([`GoalFill::way`]).
+/// Rings of the rest order past the farther of the lowest target and the farthest supported
+/// cell that still belong to the rest area: a unit that far out walks round the resting blob
+/// to free room instead of following its field into the blob's back.
+pub const REST_MARGIN: u32 = 3;
+
+/// Cells past the goal's bounding box a new fill's box reaches; it doubles when the resting
+/// army comes within [`REST_MARGIN`] rings of the box's edge.
+pub const FIRST_REACH: u32 = 16;
+
+/// The largest reach a fill grows to (cells past the goal's bounding box).
+pub const MAX_REACH: u32 = 4096;
+
+/// The most cells a fill's box grows to for a way round outside it, between the army's
+/// free goal cells and a part of the rest area that has none (a goal area whose far rooms
+/// are reached through other doors than the one its resting units hold).
+pub const SPLIT_BOX_CELLS: u64 = 1 << 20;
+
+/// From how many targets on a search waits for a quarter of them to be taken (below, for
+/// one): a few targets are taken one by one, and a stale one sends units to rest beside it.
+const THROTTLE_FROM: usize = 64;
+
+/// Free cells a piece inside the goal needs to be a room that draws the resting units beside
+/// it (a smaller piece is a hole left by a pushed unit: the blob does not shift for it).
+const PASS_PIECE: usize = 8;
+
+/// A unit past the rest area takes the way round to free goal cells when its steps to them
+/// exceed this many times its rings from them, plus [`DETOUR_SLACK`].
+const DETOUR_FACTOR: u32 = 2;
+const DETOUR_SLACK: u32 = 8;
+
+/// The rank of a cell outside the rest order (a wall, or past the box's reach).
+const UNRANKED: u32 = u32::MAX;
+
+/// What a unit does in its army's rest order ([`GoalFill::way`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum FillWay {
-    /// Its cell is not an open cell of the area.
+    /// Outside the rest area: it follows its field.
     Outside,
-    /// It stands on a target, or no free cell is in reach: it rests.
-    Rest,
+    /// It rests where it stands; `in_goal`: on a cell of the goal (arrived) or outside it
+    /// (settled).
+    Rest {
+        /// Whether it stands on a goal cell.
+        in_goal: bool,
+    },
     /// Towards this point (the centre of the next cell on the way to a target).
     Toward(Vec2),
 }
 
-/// How a goal area fills (see the module docs): its cells' depths, built once per goal and
-/// terrain, and each frame's steps to the free cells to fill next.
+/// An army's rest order around its goal and this frame's targets (see the module docs).
 #[derive(Clone, Debug, PartialEq)]
 pub struct GoalFill {
     cost_version: u64,
-    /// The goal's bounding box: its first cell and size.
+    /// The box: its first cell and size.
     min: Cell,
     width: u32,
     height: u32,
-    /// Per box cell: depth + 1 for open goal cells, 0 for the rest.
-    depth: Vec<u32>,
+    /// Cells past the goal's bounding box the box reaches.
+    reach: u32,
+    /// The goal's ranks: goal cells have ranks `0..goal_ranks`, the rings outside follow.
+    goal_ranks: u32,
+    /// Per box cell: its rank ([`UNRANKED`]: walls, cells past the reach).
+    rank: Vec<u32>,
     /// Per box cell: the shares of its resting units, this frame ([`cell_share`]).
     covered: Vec<f32>,
-    /// Per box cell: steps to the nearest target through free cells (`u32::MAX`: none).
-    to_target: Vec<u32>,
-    /// Scratch for the searches.
-    queue: Vec<u32>,
     /// The box cells `covered` counts units in this frame.
     touched: Vec<u32>,
+    /// Per box cell: steps to the nearest target through free cells (`u32::MAX`: none).
+    to_target: Vec<u32>,
+    /// Per box cell: occupied and joined to the goal's occupied cells.
+    supported: Vec<bool>,
+    /// The occupied cells (sorted) `supported` was found for.
+    occupied: Vec<u32>,
+    /// The farthest supported rank (`None`: no cell is supported).
+    far_supported: Option<u32>,
+    /// Scratch for the searches.
+    queue: Vec<u32>,
     /// The taken cells (sorted) when `to_target` was last searched (`None`: never).
     searched: Option<Vec<u32>>,
-    /// The targets of that search.
+    /// The targets of that search, and the lowest rank among them.
     targets: Vec<u32>,
-    /// The open goal cells at the area's edge (depth 1: where units come in), and how many
-    /// of them are taken this frame.
-    edge_cells: usize,
-    taken_edge_cells: usize,
+    low_target: Option<u32>,
+    /// Whether that search found the army's free room split from where it comes to rest
+    /// (see `search`).
+    split: bool,
+    /// The map's width and height.
+    map_size: (u32, u32),
+    /// Per box cell: the piece of free cells it belongs to in that search (`u32::MAX`: none).
+    piece: Vec<u32>,
+    /// The pieces of that search that are rooms (sorted; see `search`).
+    rooms: Vec<u32>,
     /// Per box cell: taken in that search.
     is_taken: Vec<bool>,
 }
 
 impl GoalFill {
-    /// The fill of `goal` over `cost`'s open cells; `None` for a goal of one cell (units rest
-    /// at it, no filling needed).
+    /// The rest order of `goal` over `cost`'s open cells, its box reaching [`FIRST_REACH`]
+    /// cells past the goal; `None` when no goal cell is open on `cost`.
     #[must_use]
     pub fn new(goal: &GoalSet, cost: &CostField) -> Option<Self> {
-        let (lo, width, height) = Self::bounding_box(goal)?;
+        Self::with_reach(goal, cost, FIRST_REACH)
+    }
+
+    /// [`Self::new`] with a box reaching `reach` cells past the goal (at most [`MAX_REACH`]).
+    #[must_use]
+    pub fn with_reach(goal: &GoalSet, cost: &CostField, reach: u32) -> Option<Self> {
+        let reach = reach.min(MAX_REACH);
+        let cells = goal.cells();
+        if !cells.iter().any(|&c| cost.get(c) != WALL) {
+            return None;
+        }
+        let first = *cells.first()?;
+        let (mut lo, mut hi) = (first, first);
+        for c in cells {
+            lo = Cell::new(lo.x.min(c.x), lo.y.min(c.y));
+            hi = Cell::new(hi.x.max(c.x), hi.y.max(c.y));
+        }
+        let max_x = cost.width().checked_sub(1)?;
+        let max_y = cost.height().checked_sub(1)?;
+        let min = Cell::new(lo.x.saturating_sub(reach), lo.y.saturating_sub(reach));
+        let max = Cell::new(
+            hi.x.saturating_add(reach).min(max_x),
+            hi.y.saturating_add(reach).min(max_y),
+        );
+        let (width, height) = (max.x.checked_sub(min.x)? + 1, max.y.checked_sub(min.y)? + 1);
         let size = width as usize * height as usize;
         let mut fill = Self {
             cost_version: cost.version(),
-            min: lo,
+            min,
             width,
             height,
-            depth: vec![0; size],
+            reach,
+            goal_ranks: 0,
+            rank: vec![UNRANKED; size],
             covered: vec![0.0; size],
-            to_target: vec![u32::MAX; size],
-            queue: Vec::with_capacity(goal.cells().len()),
             touched: Vec::new(),
+            to_target: vec![u32::MAX; size],
+            supported: vec![false; size],
+            occupied: Vec::new(),
+            far_supported: None,
+            queue: Vec::new(),
             searched: None,
             targets: Vec::new(),
+            low_target: None,
+            split: false,
+            map_size: (cost.width(), cost.height()),
+            piece: vec![u32::MAX; size],
+            rooms: Vec::new(),
             is_taken: Vec::new(),
-            edge_cells: 0,
-            taken_edge_cells: 0,
         };
-        fill.build_depths(goal, cost);
-        fill.edge_cells = fill.depth.iter().filter(|&&d| d == 1).count();
+        if !fill.rank_cells(goal, cost) {
+            return None;
+        }
         Some(fill)
     }
 
@@ -109,15 +203,38 @@ impl GoalFill {
         self.cost_version == cost.version()
     }
 
-    fn build_depths(&mut self, goal: &GoalSet, cost: &CostField) {
-        const UNSEEN: u32 = u32::MAX;
-        let mut steps = vec![UNSEEN; self.depth.len()];
-        // The goal's open cells, by box index.
-        let mut open_goal = vec![false; self.depth.len()];
-        for c in goal.cells().iter().filter(|&&c| cost.get(c) != WALL) {
-            open_goal[((c.y - self.min.y) * self.width + (c.x - self.min.x)) as usize] = true;
+    /// How far past the goal's bounding box the fill's box reaches, in cells: what a
+    /// snapshot saves ([`Self::with_reach`] builds the same box again).
+    #[must_use]
+    pub fn reach(&self) -> u32 {
+        self.reach
+    }
+
+    fn box_index(&self, c: Cell) -> Option<usize> {
+        let (x, y) = (c.x.checked_sub(self.min.x)?, c.y.checked_sub(self.min.y)?);
+        (x < self.width && y < self.height).then(|| (y * self.width + x) as usize)
+    }
+
+    /// Ranks every cell of the box (see the module docs); `false` when no goal cell is open.
+    fn rank_cells(&mut self, goal: &GoalSet, cost: &CostField) -> bool {
+        let size = self.rank.len();
+        let mut open_goal = vec![false; size];
+        let mut any = false;
+        for &c in goal.cells() {
+            if cost.get(c) != WALL
+                && let Some(i) = self.box_index(c)
+            {
+                open_goal[i] = true;
+                any = true;
+            }
         }
-        let (w, h) = (self.width as i64, self.height as i64);
+        if !any {
+            return false;
+        }
+        // The goal's depths: 4-connected steps through goal cells from its edge.
+        const UNSEEN: u32 = u32::MAX;
+        let mut steps = vec![UNSEEN; size];
+        let (w, h) = (i64::from(self.width), i64::from(self.height));
         let mut edge_by_wall = Vec::new();
         self.queue.clear();
         for (i, &open) in open_goal.iter().enumerate() {
@@ -125,8 +242,7 @@ impl GoalFill {
                 continue;
             }
             let (x, y) = ((i as i64) % w, (i as i64) / w);
-            let mut entry = false;
-            let mut walled = false;
+            let (mut entry, mut walled) = (false, false);
             for (dx, dy) in [(1, 0), (-1, 0), (0, 1), (0, -1)] {
                 let (nx, ny) = (x + dx, y + dy);
                 let inside = (0..w).contains(&nx) && (0..h).contains(&ny);
@@ -156,9 +272,46 @@ impl GoalFill {
         bfs(&mut self.queue, &mut steps, self.width, self.height, |i| {
             open_goal[i]
         });
-        for (d, s) in self.depth.iter_mut().zip(&steps) {
-            *d = if *s == UNSEEN { 0 } else { s + 1 };
+        let deepest = steps.iter().filter(|&&s| s != UNSEEN).max().copied();
+        self.goal_ranks = deepest.map_or(0, |d| d + 1);
+        for (i, &s) in steps.iter().enumerate() {
+            if s != UNSEEN {
+                self.rank[i] = self.goal_ranks - 1 - s;
+            }
         }
+        // The rings outside: path distance from the goal's open cells, within the box.
+        let mut dist = vec![u32::MAX; size];
+        let mut heap = BinaryHeap::new();
+        for (i, &open) in open_goal.iter().enumerate() {
+            if open {
+                dist[i] = 0;
+                heap.push(Reverse((0u32, i as u32)));
+            }
+        }
+        let bound = self.reach.saturating_mul(ORTHO_STEP);
+        while let Some(Reverse((d, i))) = heap.pop() {
+            if d > dist[i as usize] {
+                continue;
+            }
+            let cell = self.cell(i as usize);
+            for (to, weight) in cost.steps_from(cell) {
+                let Some(j) = self.box_index(to) else {
+                    continue;
+                };
+                let nd = d.saturating_add(weight);
+                if nd <= bound && nd < dist[j] {
+                    dist[j] = nd;
+                    heap.push(Reverse((nd, j as u32)));
+                }
+            }
+        }
+        for (i, &d) in dist.iter().enumerate() {
+            if d != u32::MAX && !open_goal[i] {
+                let ring = d.div_ceil(ORTHO_STEP).max(1);
+                self.rank[i] = self.goal_ranks - 1 + ring;
+            }
+        }
+        true
     }
 
     fn cell(&self, i: usize) -> Cell {
@@ -167,16 +320,57 @@ impl GoalFill {
     }
 
     fn index_of(&self, grid: &Grid, pos: Vec2) -> Option<usize> {
-        let cell = grid.cell_at(pos)?;
-        let (x, y) = (
-            cell.x.checked_sub(self.min.x)?,
-            cell.y.checked_sub(self.min.y)?,
-        );
-        (x < self.width && y < self.height).then(|| (y * self.width + x) as usize)
+        self.box_index(grid.cell_at(pos)?)
     }
 
-    /// This frame's targets and steps from the units resting in the area as the frame began
-    /// (`resting`: each one's position and radius).
+    /// The highest rank of the box: rings past it are not in the order.
+    fn last_rank(&self) -> u32 {
+        self.goal_ranks - 1 + self.reach
+    }
+
+    /// The highest rank of the rest area this frame (the goal's own cells always are).
+    fn active(&self) -> u32 {
+        let low = self.low_target.unwrap_or(0);
+        let far = self.far_supported.unwrap_or(0);
+        low.max(far).saturating_add(REST_MARGIN)
+    }
+
+    /// Whether the resting army has come so near the box's edge that a fill with a longer
+    /// reach should replace this one ([`Self::grown`]).
+    #[must_use]
+    pub fn wants_more_reach(&self) -> bool {
+        if self.reach >= MAX_REACH {
+            return false;
+        }
+        let near_edge = self.active().saturating_add(REST_MARGIN) > self.last_rank();
+        near_edge || (self.split && self.can_grow_for_split())
+    }
+
+    /// Whether a box with the grown reach would reach more of the map and stay within
+    /// [`SPLIT_BOX_CELLS`].
+    fn can_grow_for_split(&self) -> bool {
+        let (mw, mh) = self.map_size;
+        let whole = self.min.x == 0
+            && self.min.y == 0
+            && self.min.x + self.width >= mw
+            && self.min.y + self.height >= mh;
+        let grow = u64::from(self.grown_reach() - self.reach);
+        let (w, h) = (
+            (u64::from(self.width) + 2 * grow).min(u64::from(mw)),
+            (u64::from(self.height) + 2 * grow).min(u64::from(mh)),
+        );
+        !whole && w * h <= SPLIT_BOX_CELLS
+    }
+
+    /// The reach a fill replacing this one gets.
+    #[must_use]
+    pub fn grown_reach(&self) -> u32 {
+        self.reach.saturating_mul(2).min(MAX_REACH)
+    }
+
+    /// This frame's targets, steps and supported cells from the units resting as the frame
+    /// began (`resting`: each one's position and radius; the caller passes the units of the
+    /// fill's army).
     pub fn update(&mut self, grid: &Grid, resting: impl IntoIterator<Item = (Vec2, f32)>) {
         for &i in &self.touched {
             self.covered[i as usize] = 0.0;
@@ -207,20 +401,22 @@ impl GoalFill {
                 }
             }
         }
-        let mut taken: Vec<u32> = self
-            .touched
+        let mut occupied = std::mem::take(&mut self.touched);
+        occupied.sort_unstable();
+        if occupied != self.occupied {
+            self.find_support(&occupied);
+        }
+        self.touched = occupied.clone();
+        self.occupied = occupied;
+        let taken: Vec<u32> = self
+            .occupied
             .iter()
             .copied()
             .filter(|&i| self.covered[i as usize] >= TAKEN)
             .collect();
-        taken.sort_unstable();
-        self.taken_edge_cells = taken
-            .iter()
-            .filter(|&&i| self.depth[i as usize] == 1)
-            .count();
         // The steps are searched again only when the taken cells changed: when one was
-        // freed, or a quarter of the targets (at least one) were taken since the last
-        // search, or there were no targets left: between
+        // freed, or a target was taken since the last search (a quarter of the targets
+        // once there are more than `THROTTLE_FROM`), or there were no targets left: between
         // searches a unit walks to a target that is still free, or rests next to the ones
         // that were taken (see `way`). Measured on a 300x600-cell area filled by 100k
         // units: searching every frame cost 5 ms a frame.
@@ -236,13 +432,19 @@ impl GoalFill {
             .searched
             .as_ref()
             .is_some_and(|before| is_subset(before, &taken));
-        if only_added
-            && !self.targets.is_empty()
-            && targets_taken < self.targets.len().div_ceil(4).max(1)
-        {
+        if only_added && !self.targets.is_empty() && targets_taken < self.targets_to_wait_for() {
             return;
         }
         self.search(taken);
+    }
+
+    /// How many targets must be taken before the steps are searched again.
+    fn targets_to_wait_for(&self) -> usize {
+        if self.targets.len() > THROTTLE_FROM {
+            self.targets.len().div_ceil(4)
+        } else {
+            1
+        }
     }
 
     fn cover(&mut self, i: usize, share: f32) {
@@ -252,14 +454,42 @@ impl GoalFill {
         self.covered[i] += share;
     }
 
-    /// Whether some cell at the area's edge is not taken this frame: units of the group
-    /// outside the area then walk on into it rather than settle behind resting friends.
-    /// The area fills from its deepest cells out, so its edge is the last to fill; a free
-    /// cell left deep inside a full edge (a resting unit pushed out of it) is no way in, and
-    /// units outside settle rather than press against the edge for ever.
-    #[must_use]
-    pub fn has_room(&self) -> bool {
-        self.taken_edge_cells < self.edge_cells
+    /// Marks the occupied cells joined to the goal's occupied cells (8 neighbours, through
+    /// occupied ranked cells).
+    fn find_support(&mut self, occupied: &[u32]) {
+        for &i in &self.occupied {
+            self.supported[i as usize] = false;
+        }
+        self.far_supported = None;
+        self.queue.clear();
+        for &i in occupied {
+            let rank = self.rank[i as usize];
+            if rank < self.goal_ranks {
+                self.supported[i as usize] = true;
+                self.queue.push(i);
+            }
+        }
+        let (w, h) = (self.width as i64, self.height as i64);
+        let mut head = 0;
+        while head < self.queue.len() {
+            let i = self.queue[head] as usize;
+            head += 1;
+            let rank = self.rank[i];
+            self.far_supported = Some(self.far_supported.map_or(rank, |f| f.max(rank)));
+            let (x, y) = ((i as i64) % w, (i as i64) / w);
+            for (dx, dy) in NEIGHBOURS {
+                let (nx, ny) = (x + dx, y + dy);
+                if !((0..w).contains(&nx) && (0..h).contains(&ny)) {
+                    continue;
+                }
+                let j = (ny * w + nx) as usize;
+                if !self.supported[j] && self.covered[j] > 0.0 && self.rank[j] != UNRANKED {
+                    self.supported[j] = true;
+                    self.queue.push(j as u32);
+                }
+            }
+        }
+        self.queue.clear();
     }
 
     /// The taken cells (box indices, sorted) the steps were last searched with (`None`:
@@ -269,34 +499,39 @@ impl GoalFill {
         self.searched.as_deref()
     }
 
-    /// The box a fill of `goal` covers: its first cell, width and height (`None` for a goal
-    /// of one cell, which has no fill).
-    fn bounding_box(goal: &GoalSet) -> Option<(Cell, u32, u32)> {
-        let cells = goal.cells();
-        if cells.len() < 2 {
-            return None;
+    /// Whether `taken` could be the taken cells of a fill of `goal` with `reach` over a map
+    /// of `width` x `height` cells (what [`Self::search_with`] accepts), without building
+    /// the fill: `Err` says why not (an index outside the box, indices out of order).
+    pub fn check_taken(
+        goal: &GoalSet,
+        reach: u32,
+        (width, height): (u32, u32),
+        taken: &[u32],
+    ) -> Result<(), String> {
+        if reach > MAX_REACH {
+            return Err(format!(
+                "a fill reaches {reach} cells, more than {MAX_REACH}"
+            ));
         }
-        let (mut lo, mut hi) = (cells[0], cells[0]);
+        let cells = goal.cells();
+        let first = cells.first().ok_or("a fill is saved for an empty goal")?;
+        let (mut lo, mut hi) = (*first, *first);
         for c in cells {
             lo = Cell::new(lo.x.min(c.x), lo.y.min(c.y));
             hi = Cell::new(hi.x.max(c.x), hi.y.max(c.y));
         }
-        Some((lo, hi.x - lo.x + 1, hi.y - lo.y + 1))
-    }
-
-    /// Whether `taken` could be the taken cells of a fill of `goal` (what
-    /// [`Self::search_with`] accepts), without building the fill: `Err` says why not (a
-    /// goal of one cell, an index outside the goal's box, indices out of order).
-    pub fn check_taken(goal: &GoalSet, taken: &[u32]) -> Result<(), String> {
-        let (_, width, height) =
-            Self::bounding_box(goal).ok_or("a fill is saved for a one-cell goal")?;
-        Self::check_taken_in(width as usize * height as usize, taken)
+        if hi.x >= width || hi.y >= height {
+            return Err("the goal is outside the map".into());
+        }
+        let w = hi.x.saturating_add(reach).min(width - 1) - lo.x.saturating_sub(reach) + 1;
+        let h = hi.y.saturating_add(reach).min(height - 1) - lo.y.saturating_sub(reach) + 1;
+        Self::check_taken_in(w as usize * h as usize, taken)
     }
 
     fn check_taken_in(size: usize, taken: &[u32]) -> Result<(), String> {
         if let Some(&bad) = taken.iter().find(|&&i| i as usize >= size) {
             return Err(format!(
-                "taken cell {bad} is outside the goal's {size} cells"
+                "taken cell {bad} is outside the fill's {size} cells"
             ));
         }
         if !taken.windows(2).all(|w| w[0] < w[1]) {
@@ -307,9 +542,9 @@ impl GoalFill {
 
     /// Searches the steps as if `taken` (box indices, as [`Self::searched`] gives them) were
     /// the taken cells: a restored fill then continues exactly. `Err` names an index
-    /// outside the box or out of order (see [`Self::check_taken`]).
+    /// outside the box or out of order.
     pub fn search_with(&mut self, taken: Vec<u32>) -> Result<(), String> {
-        Self::check_taken_in(self.depth.len(), &taken)?;
+        Self::check_taken_in(self.rank.len(), &taken)?;
         self.search(taken);
         Ok(())
     }
@@ -317,55 +552,87 @@ impl GoalFill {
     /// The targets and steps with `taken` (sorted box indices) taken.
     fn search(&mut self, taken: Vec<u32>) {
         self.is_taken.clear();
-        self.is_taken.resize(self.depth.len(), false);
+        self.is_taken.resize(self.rank.len(), false);
         for &i in &taken {
             self.is_taken[i as usize] = true;
         }
         self.searched = Some(taken);
-        let free = |i: usize, depth: &[u32], is_taken: &[bool]| depth[i] > 0 && !is_taken[i];
-        // The free cells in pieces (4-connected): each piece's targets are its deepest
-        // cells, so a free hole left deep inside a filled part does not draw every unit.
+        let free = |i: usize, rank: &[u32], is_taken: &[bool]| rank[i] != UNRANKED && !is_taken[i];
+        // The free cells in pieces (4-connected): each piece's targets are its cells of the
+        // lowest rank, so a free hole left deep inside a filled part does not draw every unit.
         let (w, h) = (self.width, self.height);
-        let (depth, is_taken) = (&self.depth, &self.is_taken);
+        let goal_ranks = self.goal_ranks;
+        let (rank, is_taken) = (&self.rank, &self.is_taken);
         self.to_target.fill(u32::MAX);
-        let mut seeds = Vec::new();
-        for start in 0..depth.len() {
-            if self.to_target[start] != u32::MAX || !free(start, depth, is_taken) {
+        self.piece.fill(u32::MAX);
+        // Per piece: its lowest-rank cells, how many of its cells are free goal cells, and
+        // whether it holds cells outside the goal.
+        let mut pieces: Vec<(Vec<u32>, usize, bool)> = Vec::new();
+        for start in 0..rank.len() {
+            if self.to_target[start] != u32::MAX || !free(start, rank, is_taken) {
                 continue;
             }
-            // Mark the piece (steps 0 for now), and find its deepest level.
+            // Mark the piece (steps 0 for now), and find its lowest rank.
             self.queue.clear();
             self.queue.push(start as u32);
             self.to_target[start] = 0;
             bfs_keep(&mut self.queue, &mut self.to_target, w, h, 0, |i| {
-                free(i, depth, is_taken)
+                free(i, rank, is_taken)
             });
-            let level = self.queue.iter().map(|&i| depth[i as usize]).max();
-            seeds.extend(
-                self.queue
-                    .iter()
-                    .copied()
-                    .filter(|&i| Some(depth[i as usize]) == level),
-            );
+            let level = self.queue.iter().map(|&i| rank[i as usize]).min();
+            let lowest = (self.queue.iter().copied())
+                .filter(|&i| Some(rank[i as usize]) == level)
+                .collect();
+            let goal_cells = (self.queue.iter())
+                .filter(|&&i| rank[i as usize] < goal_ranks)
+                .count();
+            let apron = goal_cells < self.queue.len();
             for &i in &self.queue {
                 self.to_target[i as usize] = u32::MAX - 1;
+                self.piece[i as usize] = pieces.len() as u32;
             }
+            pieces.push((lowest, goal_cells, apron));
         }
-        // Steps from the seeds through the free cells.
         for t in self.to_target.iter_mut() {
             if *t == u32::MAX - 1 {
                 *t = u32::MAX;
             }
         }
+        // A piece entirely inside the goal with at least `PASS_PIECE` free cells is a
+        // *room*: cut off from the outside by the army's resting units (a goal area whose
+        // deep part lies beyond a door they hold), it draws the resting units beside it in
+        // (see `way`), and the blob flows into it until the way in opens.
+        let mut seeds = Vec::new();
+        self.rooms.clear();
+        let mut split_pieces = (false, None::<u32>);
+        for (k, (lowest, goal_cells, apron)) in pieces.into_iter().enumerate() {
+            if goal_cells > 0 {
+                split_pieces.0 = true;
+            } else if let Some(&first) = lowest.first() {
+                let low = self.rank[first as usize];
+                split_pieces.1 = Some(split_pieces.1.map_or(low, |l: u32| l.min(low)));
+            }
+            if !apron && goal_cells >= PASS_PIECE {
+                self.rooms.push(k as u32);
+            }
+            seeds.extend(lowest);
+        }
+        seeds.sort_unstable();
+        self.low_target = seeds.iter().map(|&i| self.rank[i as usize]).min();
+        // Split: free goal cells in some piece, and a piece without any that reaches into
+        // the rest area (its units would settle there while the goal has room). The way
+        // between them may lie outside the box: a box with a longer reach may join them.
+        let active = self.active();
+        self.split = split_pieces.0 && split_pieces.1.is_some_and(|low| low <= active);
         self.queue.clear();
+        self.queue.extend(seeds.iter().copied());
         for &i in &seeds {
             self.to_target[i as usize] = 0;
-            self.queue.push(i);
         }
-        self.targets = seeds;
         bfs(&mut self.queue, &mut self.to_target, w, h, |i| {
-            free(i, depth, is_taken)
+            free(i, rank, is_taken)
         });
+        self.targets = seeds;
     }
 
     /// Steps from the cell of `pos` to the nearest target (see the module docs).
@@ -375,41 +642,175 @@ impl GoalFill {
         (self.to_target[i] != u32::MAX).then_some(self.to_target[i])
     }
 
+    /// Whether `pos` stands on a cell of the goal (open on the fill's costs).
+    #[must_use]
+    pub fn in_goal(&self, grid: &Grid, pos: Vec2) -> bool {
+        self.index_of(grid, pos)
+            .is_some_and(|i| self.rank[i] < self.goal_ranks)
+    }
+
+    /// Whether a disc of `radius` at `pos` stands on the goal: its centre's cell is a goal
+    /// cell, or (a body wider than a cell) it takes a goal cell: one whose centre lies
+    /// within half a cell of the disc, as [`Self::update`] counts it.
+    #[must_use]
+    pub fn covers_goal(&self, grid: &Grid, pos: Vec2, radius: f32) -> bool {
+        if self.in_goal(grid, pos) {
+            return true;
+        }
+        let size = grid.cell_size();
+        if !(radius > 0.5 * size && radius.is_finite()) {
+            return false;
+        }
+        let Some(i) = self.index_of(grid, pos) else {
+            return false;
+        };
+        let w = self.width as usize;
+        let (cx, cy) = ((i % w) as i64, (i / w) as i64);
+        let around = radius + 0.5 * size;
+        let reach = (around / size).ceil().min(f32::from(u16::MAX)) as i64;
+        for y in (cy - reach).max(0)..=(cy + reach).min(i64::from(self.height) - 1) {
+            for x in (cx - reach).max(0)..=(cx + reach).min(i64::from(self.width) - 1) {
+                let j = (y as usize) * w + x as usize;
+                if self.rank[j] < self.goal_ranks
+                    && grid.cell_centre(self.cell(j)).distance_squared(pos) <= around * around
+                {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
+    /// Whether the cell of `pos` comes at most `rings` ranks after the lowest target: the
+    /// blob's edge where it fills now (a unit held there may rest; farther out, or outside
+    /// a goal area that still has room, it may not).
+    #[must_use]
+    pub fn near_frontier(&self, grid: &Grid, pos: Vec2, rings: u32) -> bool {
+        self.index_of(grid, pos)
+            .is_some_and(|i| self.at_frontier(i, rings))
+    }
+
+    fn at_frontier(&self, i: usize, rings: u32) -> bool {
+        let low = self.low_target.unwrap_or(0);
+        self.rank[i] != UNRANKED && self.rank[i] <= low.saturating_add(rings)
+    }
+
+    /// Whether `pos` is in this frame's rest area (see the module docs).
+    #[must_use]
+    pub fn in_rest_area(&self, grid: &Grid, pos: Vec2) -> bool {
+        self.index_of(grid, pos).is_some_and(|i| self.in_area(i))
+    }
+
+    fn in_area(&self, i: usize) -> bool {
+        let rank = self.rank[i];
+        rank != UNRANKED && (rank < self.goal_ranks || rank <= self.active() || self.detour(i))
+    }
+
+    /// Whether a unit on box cell `i` (past the rest area) takes the way round to room in
+    /// the goal: the targets are goal cells, and the steps to them are much longer than its
+    /// distance to them (its field leads it to goal cells that are full, and the room left
+    /// lies round through other doors).
+    fn detour(&self, i: usize) -> bool {
+        let Some(low) = self.low_target.filter(|&low| low < self.goal_ranks) else {
+            return false;
+        };
+        let steps = self.to_target[i];
+        let rings = self.rank[i].saturating_sub(low);
+        steps != u32::MAX && steps > rings.saturating_mul(DETOUR_FACTOR) + DETOUR_SLACK
+    }
+
+    /// Whether the cell of `pos` or one of its 8 neighbours is supported: a unit there
+    /// touches the resting blob.
+    #[must_use]
+    pub fn next_to_support(&self, grid: &Grid, pos: Vec2) -> bool {
+        let Some(i) = self.index_of(grid, pos) else {
+            return false;
+        };
+        self.supported[i] || self.neighbours(i).any(|j| self.supported[j])
+    }
+
+    /// The centre of the supported cell beside the cell of `pos` (8 neighbours) that comes
+    /// first in the order, if one is: where a unit that reached free room walks to close
+    /// the gap to the resting blob.
+    #[must_use]
+    pub fn toward_support(&self, grid: &Grid, pos: Vec2) -> Option<Vec2> {
+        let i = self.index_of(grid, pos)?;
+        self.neighbours(i)
+            .filter(|&j| self.supported[j])
+            .min_by_key(|&j| (self.rank[j], j))
+            .map(|j| grid.cell_centre(self.cell(j)))
+    }
+
+    /// Where a unit resting on box cell `i` walks on to instead of staying: a free cell
+    /// beside it (4 neighbours) in a room of the goal (see `search`), or a target two ranks
+    /// or more before its own cell (the blob closes holes in it, nearest the goal first).
+    fn drawn_to(&self, i: usize) -> Option<usize> {
+        let (w, h) = (i64::from(self.width), i64::from(self.height));
+        let (x, y) = ((i as i64) % w, (i as i64) / w);
+        let mut best: Option<(u32, usize)> = None;
+        for (dx, dy) in &NEIGHBOURS[..4] {
+            let (nx, ny) = (x + dx, y + dy);
+            if !((0..w).contains(&nx) && (0..h).contains(&ny)) {
+                continue;
+            }
+            let j = (ny * w + nx) as usize;
+            if self.covered[j] >= TAKEN || self.piece[j] == u32::MAX {
+                continue;
+            }
+            let room = self.rooms.binary_search(&self.piece[j]).is_ok();
+            let lower = self.to_target[j] == 0 && self.rank[j].saturating_add(2) <= self.rank[i];
+            if (room || lower) && best.is_none_or(|(r, _)| self.rank[j] < r) {
+                best = Some((self.rank[j], j));
+            }
+        }
+        best.map(|(_, j)| j)
+    }
+
+    /// The box cells around box cell `i` (8 neighbours, inside the box).
+    fn neighbours(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
+        let (w, h) = (i64::from(self.width), i64::from(self.height));
+        let (x, y) = ((i as i64) % w, (i as i64) / w);
+        NEIGHBOURS.into_iter().filter_map(move |(dx, dy)| {
+            let (nx, ny) = (x + dx, y + dy);
+            ((0..w).contains(&nx) && (0..h).contains(&ny)).then(|| (ny * w + nx) as usize)
+        })
+    }
+
     /// What a unit at `pos` does (see the module docs); `resting`: it rested as the frame
-    /// began (a resting unit in a taken cell stays: it is one of those who took it).
+    /// began. It rests on a target; a resting unit on a supported cell stays (it is one of
+    /// those who hold it), and a walking unit that reached a supported cell beside a target
+    /// (the blob's edge where it fills now) rests there.
     #[must_use]
     pub fn way(&self, grid: &Grid, pos: Vec2, resting: bool) -> FillWay {
-        let Some(i) = self.index_of(grid, pos).filter(|&i| self.depth[i] > 0) else {
+        let Some(i) = self.index_of(grid, pos).filter(|&i| self.in_area(i)) else {
             return FillWay::Outside;
         };
-        let free = |j: usize| self.covered[j] < TAKEN;
-        if (resting && !free(i)) || (self.to_target[i] == 0 && free(i)) {
-            return FillWay::Rest;
+        let in_goal = self.rank[i] < self.goal_ranks;
+        let free = |j: usize| self.covered[j] < TAKEN && self.rank[j] != UNRANKED;
+        if resting && self.supported[i] {
+            return match self.drawn_to(i) {
+                Some(j) => FillWay::Toward(grid.cell_centre(self.cell(j))),
+                None => FillWay::Rest { in_goal },
+            };
+        }
+        if self.to_target[i] == 0 && free(i) {
+            return FillWay::Rest { in_goal };
         }
         // The free neighbour (8-connected, inside the box) with the fewest steps; ties go to
         // the first in a fixed order. A target taken since the last search is no target.
         let (w, h) = (i64::from(self.width), i64::from(self.height));
         let (x, y) = ((i as i64) % w, (i as i64) / w);
         let mut best: Option<(u32, usize)> = None;
-        for (dx, dy) in [
-            (1, 0),
-            (-1, 0),
-            (0, 1),
-            (0, -1),
-            (1, 1),
-            (-1, 1),
-            (1, -1),
-            (-1, -1),
-        ] {
+        for (dx, dy) in NEIGHBOURS {
             let (nx, ny) = (x + dx, y + dy);
             if !((0..w).contains(&nx) && (0..h).contains(&ny)) {
                 continue;
             }
             let j = (ny * w + nx) as usize;
-            // A diagonal step needs both cells beside it open goal cells.
+            // A diagonal step needs both cells beside it in the order.
             if dx != 0 && dy != 0 {
                 let (a, b) = ((y * w + nx) as usize, (ny * w + x) as usize);
-                if self.depth[a] == 0 || self.depth[b] == 0 {
+                if self.rank[a] == UNRANKED || self.rank[b] == UNRANKED {
                     continue;
                 }
             }
@@ -420,13 +821,42 @@ impl GoalFill {
         }
         let stale = self.to_target[i] == 0;
         match best {
+            Some((0, _)) if self.supported[i] && self.at_frontier(i, 1) => {
+                FillWay::Rest { in_goal }
+            }
             Some((steps, j)) if steps < self.to_target[i] || (stale && steps == 0) => {
                 FillWay::Toward(grid.cell_centre(self.cell(j)))
             }
-            _ => FillWay::Rest,
+            // No free cell nearer a target beside it. At the blob's edge where it fills now,
+            // touching the blob (or in the goal), it rests.
+            _ if self.at_frontier(i, 1)
+                && (in_goal
+                    || self.supported[i]
+                    || self.neighbours(i).any(|j| self.supported[j])) =>
+            {
+                FillWay::Rest { in_goal }
+            }
+            // Farther out the steps are stale (cells on its way were taken since the last
+            // search): on to the free cell beside it nearest a target.
+            Some((_, j)) => FillWay::Toward(grid.cell_centre(self.cell(j))),
+            // Hemmed in by resting units: in the goal it rests, outside it follows its field.
+            None if in_goal => FillWay::Rest { in_goal },
+            None => FillWay::Outside,
         }
     }
 }
+
+/// The 8 neighbour offsets, straight ones first.
+const NEIGHBOURS: [(i64, i64); 8] = [
+    (1, 0),
+    (-1, 0),
+    (0, 1),
+    (0, -1),
+    (1, 1),
+    (-1, 1),
+    (1, -1),
+    (-1, -1),
+];
 
 /// Whether every element of sorted `small` is in sorted `big`.
 fn is_subset(small: &[u32], big: &[u32]) -> bool {
@@ -507,10 +937,8 @@ mod tests {
         (grid, cost, goal)
     }
 
-    #[test]
-    fn a_single_cell_needs_no_fill() {
-        let (_, cost, _) = area(8, 8, [(1, 1)].into_iter());
-        assert!(GoalFill::new(&GoalSet::single(Cell::new(1, 1)), &cost).is_none());
+    fn at(grid: &Grid, x: u32, y: u32) -> Vec2 {
+        grid.cell_centre(Cell::new(x, y))
     }
 
     #[test]
@@ -519,26 +947,41 @@ mod tests {
         let mut fill = GoalFill::new(&goal, &cost).unwrap();
         fill.update(&grid, []);
         // The middle cell is the deepest: the only target.
-        let middle = grid.cell_centre(Cell::new(7, 7));
-        assert_eq!(fill.way(&grid, middle, false), FillWay::Rest);
-        let corner = grid.cell_centre(Cell::new(5, 5));
-        assert!(matches!(fill.way(&grid, corner, false), FillWay::Toward(_)));
+        let middle = at(&grid, 7, 7);
         assert_eq!(
-            fill.way(&grid, grid.cell_centre(Cell::new(0, 0)), false),
-            FillWay::Outside
+            fill.way(&grid, middle, false),
+            FillWay::Rest { in_goal: true }
         );
+        let corner = at(&grid, 5, 5);
+        assert!(matches!(fill.way(&grid, corner, false), FillWay::Toward(_)));
+        // Far outside the goal (past the rest area) a unit follows its field.
+        assert_eq!(fill.way(&grid, at(&grid, 0, 0), false), FillWay::Outside);
+        // Next to the goal it is led in.
+        assert!(matches!(
+            fill.way(&grid, at(&grid, 4, 7), false),
+            FillWay::Toward(_)
+        ));
         // Once a unit rests in the middle, the ring around it is next.
         fill.update(&grid, [(middle, 0.45)]);
-        assert_eq!(fill.way(&grid, middle, true), FillWay::Rest);
-        // A unit walking by there is sent on to the ring.
-        assert!(matches!(fill.way(&grid, middle, false), FillWay::Toward(_)));
-        let ring = grid.cell_centre(Cell::new(6, 7));
-        assert_eq!(fill.way(&grid, ring, false), FillWay::Rest);
+        assert_eq!(
+            fill.way(&grid, middle, true),
+            FillWay::Rest { in_goal: true }
+        );
+        // A unit that walks onto the resting blob rests there too (it reached the blob).
+        assert_eq!(
+            fill.way(&grid, middle, false),
+            FillWay::Rest { in_goal: true }
+        );
+        let ring = at(&grid, 6, 7);
+        assert_eq!(
+            fill.way(&grid, ring, false),
+            FillWay::Rest { in_goal: true }
+        );
         assert_eq!(fill.to_target(&grid, corner), Some(2));
     }
 
     #[test]
-    fn taken_cells_are_walked_around_and_a_full_area_rests() {
+    fn a_full_area_grows_a_blob_outside_it_ring_by_ring() {
         let (grid, cost, goal) = area(20, 20, (5..8).flat_map(|x| (5..8).map(move |y| (x, y))));
         let mut fill = GoalFill::new(&goal, &cost).unwrap();
         let all: Vec<(Vec2, f32)> = goal
@@ -548,20 +991,109 @@ mod tests {
             .collect();
         fill.update(&grid, all.iter().copied());
         for &c in goal.cells() {
-            assert_eq!(fill.way(&grid, grid.cell_centre(c), false), FillWay::Rest);
+            assert_eq!(
+                fill.way(&grid, grid.cell_centre(c), true),
+                FillWay::Rest { in_goal: true }
+            );
         }
+        // The first ring outside is the target now: a unit there settles, one two rings out
+        // walks in to it.
+        assert_eq!(
+            fill.way(&grid, at(&grid, 8, 6), false),
+            FillWay::Rest { in_goal: false }
+        );
+        assert_eq!(
+            fill.way(&grid, at(&grid, 9, 6), false),
+            FillWay::Toward(at(&grid, 8, 6))
+        );
+        assert_eq!(fill.to_target(&grid, at(&grid, 10, 6)), Some(2));
         // Small units: one does not take a cell, four do.
         assert_eq!(cell_share(0.45, 1.0), 1.0);
         assert_eq!(cell_share(0.2, 1.0), 0.25);
         assert_eq!(cell_share(3.0, 1.0), 1.0);
-        fill.update(&grid, [(grid.cell_centre(Cell::new(6, 6)), 0.2)]);
+    }
+
+    #[test]
+    fn a_one_cell_goal_fills_its_cell_then_the_rings_around_it() {
+        let (grid, cost, goal) = area(40, 40, [(20, 20)].into_iter());
+        let mut fill = GoalFill::new(&goal, &cost).unwrap();
+        fill.update(&grid, []);
+        let goal_cell = at(&grid, 20, 20);
         assert_eq!(
-            fill.way(&grid, grid.cell_centre(Cell::new(6, 6)), false),
-            FillWay::Rest
+            fill.way(&grid, goal_cell, false),
+            FillWay::Rest { in_goal: true }
         );
         assert_eq!(
-            fill.to_target(&grid, grid.cell_centre(Cell::new(6, 6))),
-            Some(0)
+            fill.way(&grid, at(&grid, 22, 20), false),
+            FillWay::Toward(at(&grid, 21, 20))
+        );
+        fill.update(&grid, [(goal_cell, 0.5)]);
+        assert_eq!(
+            fill.way(&grid, at(&grid, 21, 20), false),
+            FillWay::Rest { in_goal: false }
+        );
+        // The diagonal cells are 1.41 cells away: the second ring.
+        assert!(matches!(
+            fill.way(&grid, at(&grid, 21, 21), false),
+            FillWay::Toward(_)
+        ));
+        assert_eq!(
+            fill.way(&grid, goal_cell, true),
+            FillWay::Rest { in_goal: true }
+        );
+    }
+
+    #[test]
+    fn units_behind_a_queue_walk_round_it_and_a_detached_unit_wakes() {
+        let (grid, cost, goal) = area(60, 30, [(10, 15)].into_iter());
+        let mut fill = GoalFill::new(&goal, &cost).unwrap();
+        // A queue from the goal along +x: (10..=16, 15) all resting.
+        let queue: Vec<(Vec2, f32)> = (10..=16).map(|x| (at(&grid, x, 15), 0.5)).collect();
+        fill.update(&grid, queue.iter().copied());
+        // The unit behind the queue's end does not rest there: room beside the queue is
+        // nearer the goal.
+        let behind = at(&grid, 17, 15);
+        assert!(
+            matches!(fill.way(&grid, behind, false), FillWay::Toward(_)),
+            "{:?}",
+            fill.way(&grid, behind, false)
+        );
+        // The queue's tail is supported (it touches the goal through resting units).
+        assert_eq!(
+            fill.way(&grid, at(&grid, 16, 15), true),
+            FillWay::Rest { in_goal: false }
+        );
+        // A unit resting away from the blob is not supported: it walks on.
+        let mut resting = queue.clone();
+        resting.push((at(&grid, 14, 19), 0.5));
+        fill.update(&grid, resting.iter().copied());
+        assert!(matches!(
+            fill.way(&grid, at(&grid, 14, 19), true),
+            FillWay::Toward(_)
+        ));
+    }
+
+    #[test]
+    fn the_box_grows_as_the_army_nears_its_edge() {
+        let (grid, cost, goal) = area(200, 200, [(100, 100)].into_iter());
+        let mut fill = GoalFill::new(&goal, &cost).unwrap();
+        assert_eq!(fill.reach(), FIRST_REACH);
+        fill.update(&grid, []);
+        assert!(!fill.wants_more_reach());
+        // A resting disc of 12 cells' radius around the goal.
+        let blob: Vec<(Vec2, f32)> = (88..=112)
+            .flat_map(|x| (88..=112).map(move |y| (x, y)))
+            .filter(|&(x, y)| (x as i32 - 100).pow(2) + (y as i32 - 100).pow(2) <= 144)
+            .map(|(x, y)| (at(&grid, x, y), 0.5))
+            .collect();
+        fill.update(&grid, blob.iter().copied());
+        assert!(fill.wants_more_reach());
+        let mut bigger = GoalFill::with_reach(&goal, &cost, fill.grown_reach()).unwrap();
+        bigger.update(&grid, blob.iter().copied());
+        assert!(!bigger.wants_more_reach());
+        assert_eq!(
+            bigger.way(&grid, at(&grid, 100, 100), true),
+            FillWay::Rest { in_goal: true }
         );
     }
 
@@ -569,18 +1101,19 @@ mod tests {
     fn a_search_is_repeated_exactly_from_its_taken_cells() {
         let (grid, cost, goal) = area(30, 30, (3..20).flat_map(|x| (4..15).map(move |y| (x, y))));
         let mut fill = GoalFill::new(&goal, &cost).unwrap();
-        let resting: Vec<(Vec2, f32)> = (5..12)
-            .map(|x| (grid.cell_centre(Cell::new(x, 9)), 0.45))
-            .collect();
+        let resting: Vec<(Vec2, f32)> = (5..12).map(|x| (at(&grid, x, 9), 0.45)).collect();
         fill.update(&grid, resting.iter().copied());
         let taken = fill.searched().unwrap().to_vec();
         assert_eq!(taken.len(), 7);
-        let mut again = GoalFill::new(&goal, &cost).unwrap();
+        GoalFill::check_taken(&goal, fill.reach(), (30, 30), &taken).unwrap();
+        let mut again = GoalFill::with_reach(&goal, &cost, fill.reach()).unwrap();
         again.search_with(taken).unwrap();
         assert_eq!(again.to_target, fill.to_target);
         assert_eq!(again.targets, fill.targets);
         assert!(again.search_with(vec![5, 3]).is_err());
         assert!(again.search_with(vec![100_000]).is_err());
+        assert!(GoalFill::check_taken(&goal, fill.reach(), (30, 30), &[100_000]).is_err());
+        assert!(GoalFill::check_taken(&goal, MAX_REACH + 1, (30, 30), &[]).is_err());
     }
 
     #[test]
@@ -590,5 +1123,12 @@ mod tests {
         assert!(fill.is_current(&cost));
         cost.set(Cell::new(3, 2), WALL);
         assert!(!fill.is_current(&cost));
+    }
+
+    #[test]
+    fn a_goal_with_no_open_cell_has_no_fill() {
+        let (_, mut cost, goal) = area(10, 10, [(3, 3)].into_iter());
+        cost.set(Cell::new(3, 3), WALL);
+        assert!(GoalFill::new(&goal, &cost).is_none());
     }
 }

@@ -54,7 +54,7 @@ pub use force::{
     ForceField, ForceFieldError, ForceFieldId, ForceKind, ForceManager, ForceRestoreError,
     KnockbackParams, KnockbackParamsError, always_snaps_below, apply_impulse, decay_external,
 };
-pub use goal_fill::{FillWay, GoalFill, cell_share};
+pub use goal_fill::{FIRST_REACH, FillWay, GoalFill, MAX_REACH, REST_MARGIN, cell_share};
 pub use grid::{Cell, Grid, GridError, MAX_GRID_SIDE};
 pub use hierarchy::{
     CoarseRoute, HierarchicalField, HierarchyError, HierarchyStats, PortalGraph, SectorCache,
@@ -78,11 +78,12 @@ pub use size_class::{
 };
 pub use spatial_grid::{SpatialGrid, SpatialGridError};
 pub use steering::{
-    Fan, MAX_SEPARATION_RANGE, RayHit, SteeringConfig, SteeringConfigError, TurnLimit, avoid_walls,
-    blend_and_turn, cast_ray, floor, probe, rotate, separation_push, unit_noise,
+    Fan, LANE_REACH, Lane, MAX_SEPARATION_RANGE, RayHit, SteeringConfig, SteeringConfigError,
+    TurnLimit, avoid_walls, blend_and_turn, cast_ray, floor, lane_near, probe, rotate,
+    separation_push, unit_noise,
 };
 pub use terrain::{CostTable, Layer, OPEN, Terrain, TerrainProps, WALL, ZeroCost};
 pub use unit::{
-    Agent, ExternalForce, GroupId, MAX_RADIUS, MAX_SPEED, Mass, Position, Quarantined, SpawnError,
-    Steering, Stun, UnitId, UnitSpec, Velocity,
+    Agent, BLOCKED_AFTER, ExternalForce, GiveWay, GroupId, MAX_RADIUS, MAX_SPEED, Mass, Position,
+    Quarantined, SpawnError, Steering, Stun, UnitId, UnitSpec, Velocity,
 };

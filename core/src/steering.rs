@@ -375,10 +375,99 @@ pub fn avoid_walls(
     // left to slide along; then keep the flow direction, which is a legal path through the
     // cells, and let the collision step keep the centre out of the wall.
     let into_wall = ideal.dot(hit.normal).min(0.0);
-    let slide = (ideal - hit.normal * into_wall)
-        .try_normalize()
-        .unwrap_or(ideal);
+    let along = ideal - hit.normal * into_wall;
+    // Nearly head-on, what is left along the wall is rounding, not a direction: normalised
+    // it would send the unit sideways into whatever is there (seen: a unit pressed for ever
+    // into the wall beside a one-cell gap it was heading through).
+    let slide = if along.length_squared() > HEAD_ON * HEAD_ON * ideal.length_squared() {
+        along.normalize_or(ideal)
+    } else {
+        ideal
+    };
     (slide, first)
+}
+
+/// A wall slide keeps the way itself when less than this share of it runs along the wall
+/// ([`avoid_walls`]): the hit is head-on.
+const HEAD_ON: f32 = 0.2;
+
+/// Cells (Chebyshev) around a unit's own within which [`lane_near`] looks for a one-cell
+/// lane ahead of it.
+pub const LANE_REACH: i64 = 2;
+
+/// A one-cell lane near a unit ([`lane_near`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Lane {
+    /// Where the unit aims: the lane cell's centre, or inside the lane the next cell's
+    /// along it.
+    pub aim: Vec2,
+    /// Whether the unit already stands in the lane.
+    pub inside: bool,
+}
+
+/// Whether `(x, y)` is a *lane* cell of `cost`: open, with walls on both sides along an
+/// axis, such as a door in a wall one cell thick or a corridor one cell wide (for a size
+/// class's costs: a gap just wide enough for its bodies). Returns the axis the lane runs
+/// along, `(1, 0)` or `(0, 1)`.
+fn lane_axis(cost: &CostField, x: i64, y: i64) -> Option<(i64, i64)> {
+    let wall = |x: i64, y: i64| cost.get_or_wall(x, y) == WALL;
+    if wall(x, y) {
+        None
+    } else if wall(x, y - 1) && wall(x, y + 1) {
+        Some((1, 0))
+    } else if wall(x - 1, y) && wall(x + 1, y) {
+        Some((0, 1))
+    } else {
+        None
+    }
+}
+
+/// The one-cell lane a unit at `pos` bound along `way` enters next, if one is within
+/// [`LANE_REACH`] cells: its own cell, or else the nearest lane cell ahead of it (the
+/// offset to it has a positive part along `way`).
+///
+/// A body as wide as a lane fits it only on its centre line, so a unit aims there instead
+/// of along its field: at the lane cell's centre, or, standing in the lane, at the centre of
+/// the next cell along it (docs/behaviour.md, "Steering").
+#[must_use]
+pub fn lane_near(cost: &CostField, grid: &Grid, pos: Vec2, way: Vec2) -> Option<Lane> {
+    let cell = grid.cell_at(pos)?;
+    if way == Vec2::ZERO || !way.is_finite() {
+        return None;
+    }
+    let (x, y) = (i64::from(cell.x), i64::from(cell.y));
+    let centre = |x: i64, y: i64| grid.cell_centre(crate::Cell::new(x as u32, y as u32));
+    if let Some((ax, ay)) = lane_axis(cost, x, y) {
+        // Along the lane, in the direction of the way.
+        let forward = if (ax as f32) * way.x + (ay as f32) * way.y >= 0.0 {
+            1
+        } else {
+            -1
+        };
+        let (nx, ny) = (x + ax * forward, y + ay * forward);
+        if cost.get_or_wall(nx, ny) == WALL {
+            return None;
+        }
+        return Some(Lane {
+            aim: centre(nx, ny),
+            inside: true,
+        });
+    }
+    let mut best: Option<(f32, Vec2)> = None;
+    for cy in y - LANE_REACH..=y + LANE_REACH {
+        for cx in x - LANE_REACH..=x + LANE_REACH {
+            if lane_axis(cost, cx, cy).is_none() {
+                continue;
+            }
+            let c = centre(cx, cy);
+            let to = c - pos;
+            let d = to.length_squared();
+            if to.dot(way) > 0.0 && best.is_none_or(|(b, _)| d < b) {
+                best = Some((d, c));
+            }
+        }
+    }
+    best.map(|(_, aim)| Lane { aim, inside: false })
 }
 
 /// Step 5 for one neighbour: the push on a unit from a neighbour at offset `away` (from the

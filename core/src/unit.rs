@@ -65,9 +65,18 @@ pub struct Steering {
     pub avoid_side: i8,
     /// The unit has reached its group's goal area and rests there.
     pub arrived: bool,
-    /// The unit rests outside its goal area: resting units of its group stand between it
-    /// and the goal (a group larger than its goal forms a blob around it).
+    /// The unit rests outside its goal, in its army's resting blob (docs/behaviour.md,
+    /// "Coming to rest"): joined to the goal through resting units of its army.
     pub settled: bool,
+    /// Seconds since the unit last got a body radius away from [`Self::anchor`] while not at
+    /// rest (0 at rest, stunned or just moved on): from [`BLOCKED_AFTER`] on it is blocked.
+    pub stall: f32,
+    /// Where the unit stood when [`Self::stall`] last started counting.
+    pub anchor: Vec2,
+    /// Whether and why the unit gave way this frame (docs/behaviour.md, "Jams"): it backs
+    /// away, and in the next frame units with the right of way are not held by it and push
+    /// it aside.
+    pub yielding: GiveWay,
     /// The frame (the number the simulation's frame counter had once it ran) in which the
     /// unit first arrived since its group's goal was last set; `None` until it arrives.
     pub arrived_frame: Option<u64>,
@@ -80,7 +89,75 @@ impl Default for Steering {
             avoid_side: 1,
             arrived: false,
             settled: false,
+            stall: 0.0,
+            anchor: Vec2::ZERO,
+            yielding: GiveWay::No,
             arrived_frame: None,
+        }
+    }
+}
+
+/// Whether and why a unit gives way in a jam ([`Steering::yielding`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum GiveWay {
+    /// It does not.
+    #[default]
+    No,
+    /// Before a one-cell lane, to a unit nearer the lane.
+    AtLane,
+    /// To a unit with the right of way: `0` straight to a unit of a lower army right ahead,
+    /// `n` behind a friend right ahead giving way at `n - 1` (at most [`GiveWay::MAX_HOPS`]:
+    /// a ring of friends each behind the other cannot hold itself up for ever).
+    RightOfWay(u8),
+}
+
+impl GiveWay {
+    /// How many friends deep giving way spreads back from the unit that meets the right of
+    /// way.
+    pub const MAX_HOPS: u8 = 6;
+
+    /// Its byte in a snapshot: 0, 1, then `2 + hops`.
+    #[must_use]
+    pub fn to_u8(self) -> u8 {
+        match self {
+            Self::No => 0,
+            Self::AtLane => 1,
+            Self::RightOfWay(hops) => 2 + hops,
+        }
+    }
+
+    /// The kind of a saved byte (`None` for a byte no kind has).
+    #[must_use]
+    pub fn from_u8(b: u8) -> Option<Self> {
+        match b {
+            0 => Some(Self::No),
+            1 => Some(Self::AtLane),
+            b if b - 2 <= Self::MAX_HOPS => Some(Self::RightOfWay(b - 2)),
+            _ => None,
+        }
+    }
+}
+
+/// Seconds a unit that is not at rest may stay within a body radius of one spot before it
+/// counts as blocked ([`Steering::stall`]; docs/behaviour.md, "Coming to rest").
+pub const BLOCKED_AFTER: f32 = 1.0;
+
+impl Steering {
+    /// Whether the unit is blocked: not at rest, and held within a body radius of one spot
+    /// for [`BLOCKED_AFTER`] seconds or more.
+    #[must_use]
+    pub fn is_blocked(&self) -> bool {
+        !self.arrived && !self.settled && self.stall >= BLOCKED_AFTER
+    }
+
+    /// Counts the stall of a unit at `pos` of `radius` over a frame of `dt` seconds
+    /// (`resting`: it is at rest now, or stunned: no stall counts).
+    pub fn count_stall(&mut self, pos: Vec2, radius: f32, dt: f32, resting: bool) {
+        if resting || pos.distance_squared(self.anchor) > radius * radius {
+            self.anchor = pos;
+            self.stall = 0.0;
+        } else {
+            self.stall += dt;
         }
     }
 }

@@ -42,6 +42,7 @@ fn gather_units(h: &mut HordeSim) {
         let bit = |on: bool, bit: u32| if on { bit } else { 0 };
         bit(steering.arrived, HORDE_UNIT_ARRIVED)
             | bit(steering.settled, HORDE_UNIT_SETTLED)
+            | bit(steering.is_blocked(), HORDE_UNIT_BLOCKED)
             | bit(controllable, HORDE_UNIT_CONTROLLABLE)
     };
     type Parts<'a> = (

@@ -67,16 +67,20 @@ pub const HORDE_FORCE_PUSH: u32 = 2;
 /// `clockwise` says which way (clockwise as seen with world +y pointing down).
 pub const HORDE_FORCE_VORTEX: u32 = 3;
 
-/// `HordeUnit::flags` bit: the unit is at rest in its goal area.
+/// `HordeUnit::flags` bit: the unit is at rest on a cell of its goal.
 pub const HORDE_UNIT_ARRIVED: u32 = 1;
-/// `HordeUnit::flags` bit: the unit is at rest outside its goal, behind resting units of its
-/// group.
+/// `HordeUnit::flags` bit: the unit is at rest outside its goal, in its army's resting blob
+/// (joined to the goal through resting units of the groups sharing that goal).
 pub const HORDE_UNIT_SETTLED: u32 = 2;
 /// `HordeUnit::flags` bit: the unit is quarantined: its state stopped being finite, so horde
 /// took it out of the simulation (it no longer moves; despawn it).
 pub const HORDE_UNIT_QUARANTINED: u32 = 4;
 /// `HordeUnit::flags` bit: the unit is player-controlled.
 pub const HORDE_UNIT_CONTROLLABLE: u32 = 8;
+/// `HordeUnit::flags` bit: the unit is blocked: not at rest, and held within a body radius of
+/// one spot for a second or more (behind a jam, pressed in a corridor). It keeps trying; the
+/// bit clears once it gets on.
+pub const HORDE_UNIT_BLOCKED: u32 = 16;
 
 /// The length of `HordeStageTime::name`, its terminating NUL included.
 pub const HORDE_STAGE_NAME_LEN: usize = 32;
@@ -413,9 +417,9 @@ pub struct HordeUnit {
     pub layer: u8,
     /// Always 0.
     pub reserved: u8,
-    /// Bits: `HORDE_UNIT_ARRIVED`, `HORDE_UNIT_SETTLED`, `HORDE_UNIT_QUARANTINED`,
-    /// `HORDE_UNIT_CONTROLLABLE`. A unit with neither `ARRIVED` nor `SETTLED` is on its way
-    /// (or cannot reach its goal).
+    /// Bits: `HORDE_UNIT_ARRIVED`, `HORDE_UNIT_SETTLED`, `HORDE_UNIT_BLOCKED`,
+    /// `HORDE_UNIT_QUARANTINED`, `HORDE_UNIT_CONTROLLABLE`. A unit with none of `ARRIVED`,
+    /// `SETTLED` and `BLOCKED` is on its way (or cannot reach its goal).
     pub flags: u32,
     /// Centre, world units.
     pub x: f32,

@@ -34,6 +34,8 @@ pub(crate) struct UnitView {
     pub stun: f32,
     pub heading: Vec2,
     pub avoid_side: i8,
+    pub stall: f32,
+    pub anchor: Vec2,
     pub arrived_frame: Option<u64>,
 }
 
@@ -83,6 +85,10 @@ pub(crate) fn unit_problem(u: &UnitView, rules: &Rules<'_>) -> Result<(), String
     if u.avoid_side != 1 && u.avoid_side != -1 {
         return Err(format!("avoidance side {} must be 1 or -1", u.avoid_side));
     }
+    if !(u.stall.is_finite() && u.stall >= 0.0) {
+        return Err(format!("stall {} must be finite and >= 0", u.stall));
+    }
+    finite("stall anchor", u.anchor)?;
     Ok(())
 }
 
@@ -141,6 +147,8 @@ pub(crate) fn check_world(
             stun: s.0,
             heading: st.heading,
             avoid_side: st.avoid_side,
+            stall: st.stall,
+            anchor: st.anchor,
             arrived_frame: st.arrived_frame,
         };
         if unit_problem(&view, rules).is_err() {

@@ -75,6 +75,7 @@ pub(crate) fn bucket_units(data: &FrameData, ctx: &StageContext<'_>) {
                 id: id.0,
                 army: groups.army(agent.group.0),
                 at_rest: steering.arrived || steering.settled,
+                yields: steering.yielding,
             };
             // A unit whose position is not finite (it will be quarantined this frame) is
             // nobody's neighbour: its NaN must not spread through separation.

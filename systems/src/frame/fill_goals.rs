@@ -1,128 +1,183 @@
-//! Stage `fill_goals` (docs/behaviour.md, "Bodies and crowds"): for every group whose goal is an
-//! area (more than one cell), which of its cells to fill next, from where its units rested as the
-//! frame began (the rules: `horde_core::GoalFill`). Steering sends the group's units that stand in
-//! the area there. A group's units of each size class have a fill of their own, made on
-//! their class's ground costs (docs/behaviour.md, "Unit sizes"): a big unit is sent only to
-//! cells its body can centre on; every fill counts the army's resting units of all sizes.
+//! Stage `fill_goals` (docs/behaviour.md, "Coming to rest"): for every army (the groups sharing a
+//! goal, [`crate::Groups::army`]), where its units come to rest: the rest order around its goal,
+//! which cells its resting units hold, and the targets to fill next (the rules:
+//! `horde_core::GoalFill`). An army has a fill per layer and size class of its units, made on
+//! that class's costs of the layer (docs/behaviour.md, "Unit sizes"), so a big unit is sent only
+//! to cells its body can centre on; every fill counts the army's resting units of all sizes.
 
 use horde_core::{CostField, GoalFill, GoalSet, Layer, MAX_SIZE_CLASSES, Map};
 
 use crate::frame::FrameData;
-use crate::groups::Group;
+use crate::groups::Groups;
 use crate::job_graph::StageContext;
 
-/// Per group (by index) and size class, the fill of its goal area on the ground layer's
-/// terrain for that class (`None`: a one-cell goal, or no unit of the class).
+/// Fills per army: `(layer, size class)` slots.
+const SLOTS: usize = Layer::COUNT * MAX_SIZE_CLASSES as usize;
+
+fn slot(layer: Layer, class: u8) -> usize {
+    usize::from(class) * Layer::COUNT + layer as usize
+}
+
+/// One army's fills.
+#[derive(Clone, Debug)]
+struct ArmyFills {
+    /// The goal change of the army's first group they were built for (`u64::MAX`: none).
+    built_for: u64,
+    /// Per `(layer, class)` slot ([`slot`]): the fill, while the army has units there.
+    fills: [Option<GoalFill>; SLOTS],
+}
+
+impl Default for ArmyFills {
+    fn default() -> Self {
+        Self {
+            built_for: u64::MAX,
+            fills: std::array::from_fn(|_| None),
+        }
+    }
+}
+
+/// Per army (by the index of its first group), layer and size class, the rest order of its
+/// goal (`None`: no unit of the army there, or no goal cell open for the class).
 #[derive(Clone, Debug, Default)]
 pub struct GoalFills {
-    /// Per group and class: the goal change it was built for, and the fill.
-    per_group: Vec<[(u64, Option<GoalFill>); MAX_SIZE_CLASSES as usize]>,
+    per_army: Vec<ArmyFills>,
 }
 
-/// The costs class `class`'s fill is made on: the ground layer's class cost field (class 0:
-/// the ground layer's own), once the map has it.
-fn fill_cost(map: &Map, class: u8) -> Option<&CostField> {
-    map.prepared_class_cost_field(Layer::Ground, class)
+/// What a snapshot saves of one fill: the army (its first group), layer, size class, how
+/// far its box reaches, and the taken cells of its last search.
+pub(crate) type SavedFill = (u16, Layer, u8, u32, Vec<u32>);
+
+/// The costs a fill of `class` on `layer` is made on, once the map has them.
+fn fill_cost(map: &Map, layer: Layer, class: u8) -> Option<&CostField> {
+    map.prepared_class_cost_field(layer, class)
 }
 
-/// A group's fills before any is built: no goal change is built for yet.
-fn unbuilt() -> [(u64, Option<GoalFill>); MAX_SIZE_CLASSES as usize] {
-    std::array::from_fn(|_| (u64::MAX, None))
+/// Whether army `army` (its first group) has units of `(layer, class)`: some group of it
+/// has a field there.
+fn army_has(groups: &Groups, army: u16, layer: Layer, class: u8) -> bool {
+    (0..groups.len() as u16)
+        .filter(|&g| groups.army(g) == army)
+        .filter_map(|g| groups.get(g))
+        .any(|g| g.field(layer, class).is_some())
 }
 
 impl GoalFills {
-    /// What a snapshot saves of group `group`'s fills: per size class, the taken cells of
-    /// its last search, if the fill is still the one for `group`'s goal and `map`'s terrain
-    /// (else the next frame rebuilds it, in the saved run as in the restored one).
-    pub(crate) fn saved_searches(
-        &self,
-        index: usize,
-        group: &Group,
-        map: &Map,
-    ) -> Vec<(u8, Vec<u32>)> {
-        let Some(fills) = self.per_group.get(index) else {
-            return Vec::new();
-        };
-        (0..MAX_SIZE_CLASSES)
-            .zip(fills)
-            .filter_map(|(class, (built_for, fill))| {
-                let fill = fill.as_ref()?;
-                let cost = fill_cost(map, class)?;
-                (*built_for == group.goal_changes && fill.is_current(cost))
-                    .then(|| fill.searched().map(|t| (class, t.to_vec())))
-                    .flatten()
-            })
-            .collect()
+    /// What a snapshot saves: every fill still built for its army's goal and the map's
+    /// terrain, with its searched taken cells (a fill not current is rebuilt by the next
+    /// frame, in the saved run as in the restored one).
+    pub(crate) fn saved(&self, groups: &Groups, map: &Map) -> Vec<SavedFill> {
+        let mut out = Vec::new();
+        for (a, army) in self.per_army.iter().enumerate() {
+            let Some(group) = groups
+                .get(a as u16)
+                .filter(|_| groups.army(a as u16) == a as u16)
+            else {
+                continue;
+            };
+            if army.built_for != group.goal_changes {
+                continue;
+            }
+            for class in 0..MAX_SIZE_CLASSES {
+                for layer in Layer::ALL {
+                    let Some(fill) = &army.fills[slot(layer, class)] else {
+                        continue;
+                    };
+                    let current = fill_cost(map, layer, class).is_some_and(|c| fill.is_current(c));
+                    if let (true, Some(taken)) = (current, fill.searched()) {
+                        out.push((a as u16, layer, class, fill.reach(), taken.to_vec()));
+                    }
+                }
+            }
+        }
+        out
     }
 
-    /// Sets group `group`'s fill for size class `class` as a snapshot saved it: built for
-    /// its goal over `map` and searched with `taken` ([`GoalFill::search_with`]).
+    /// Sets a fill as a snapshot saved it: built for `goal` over `map` with the saved reach
+    /// and searched with its taken cells ([`GoalFill::search_with`]).
     pub(crate) fn restore(
         &mut self,
-        group: u16,
-        class: u8,
+        (army, layer, class, reach, taken): SavedFill,
         goal: &GoalSet,
         map: &Map,
-        taken: Vec<u32>,
     ) -> Result<(), String> {
-        let cost = fill_cost(map, class)
+        let cost = fill_cost(map, layer, class)
             .ok_or_else(|| format!("a fill is saved for size class {class}, which has no units"))?;
-        let mut fill = GoalFill::new(goal, cost).ok_or("a fill is saved for a one-cell goal")?;
+        let mut fill = GoalFill::with_reach(goal, cost, reach)
+            .ok_or("a fill is saved for a goal with no cell open to its units")?;
         fill.search_with(taken)?;
-        let g = usize::from(group);
-        if self.per_group.len() <= g {
-            self.per_group.resize_with(g + 1, unbuilt);
+        let a = usize::from(army);
+        if self.per_army.len() <= a {
+            self.per_army.resize_with(a + 1, ArmyFills::default);
         }
-        let slot = self.per_group[g]
-            .get_mut(usize::from(class))
-            .ok_or_else(|| format!("size class {class} does not exist"))?;
+        let entry = &mut self.per_army[a];
         // Restored groups start with no goal changes.
-        *slot = (0, Some(fill));
+        entry.built_for = 0;
+        entry.fills[slot(layer, class)] = Some(fill);
         Ok(())
     }
 
-    /// The fill of group `group`'s goal for its units of size class `class`, if the goal is
-    /// an area.
+    /// The fill army `army` (its first group's index) has for its units of size class
+    /// `class` on `layer`.
     #[must_use]
-    pub fn get(&self, group: u16, class: u8) -> Option<&GoalFill> {
-        self.per_group
-            .get(usize::from(group))
-            .and_then(|fills| fills.get(usize::from(class)))
-            .and_then(|(_, f)| f.as_ref())
+    pub fn get(&self, army: u16, layer: Layer, class: u8) -> Option<&GoalFill> {
+        self.per_army
+            .get(usize::from(army))
+            .and_then(|a| a.fills.get(slot(layer, class)))
+            .and_then(Option::as_ref)
     }
 }
 
-/// Brings every group's fills up to date with its goal, the terrain and the resting units.
+/// Brings every army's fills up to date with its goal, the terrain and the resting units.
 pub(crate) fn fill_goals(data: &FrameData, _ctx: &StageContext<'_>) {
     let groups = data.groups.read();
     let map = data.map.read();
     let neighbours = data.neighbours.read();
     let mut fills = data.goal_fills.write();
     let grid = map.grid();
-    fills.per_group.resize_with(groups.len(), unbuilt);
-    for (g, (group, per_class)) in groups.list.iter().zip(&mut fills.per_group).enumerate() {
-        for (class, (built_for, fill)) in (0..MAX_SIZE_CLASSES).zip(per_class) {
-            let has_units = Layer::ALL.iter().any(|&l| group.field(l, class).is_some());
-            let Some(cost) = fill_cost(&map, class).filter(|_| has_units) else {
-                *fill = None;
-                *built_for = u64::MAX;
-                continue;
-            };
-            let current = *built_for == group.goal_changes
-                && fill.as_ref().is_none_or(|f| f.is_current(cost));
-            if !current {
-                *fill = GoalFill::new(&group.goal, cost);
-                *built_for = group.goal_changes;
-            }
-            if let Some(fill) = fill {
-                // The area takes the resting units of every group sent to it.
-                let army = groups.army(g as u16);
-                let resting = neighbours
-                    .resting
-                    .iter()
-                    .filter(|&&(a, ..)| a == army)
-                    .map(|&(_, pos, radius)| (pos, radius));
-                fill.update(grid, resting);
+    fills.per_army.resize_with(groups.len(), ArmyFills::default);
+    for (a, army) in fills.per_army.iter_mut().enumerate() {
+        let a16 = a as u16;
+        let Some(group) = groups.get(a16).filter(|_| groups.army(a16) == a16) else {
+            // Not the first group of an army: its army's fills are kept elsewhere.
+            *army = ArmyFills::default();
+            continue;
+        };
+        if army.built_for != group.goal_changes {
+            army.fills = std::array::from_fn(|_| None);
+            army.built_for = group.goal_changes;
+        }
+        for class in 0..MAX_SIZE_CLASSES {
+            for layer in Layer::ALL {
+                let fill = &mut army.fills[slot(layer, class)];
+                let cost =
+                    fill_cost(&map, layer, class).filter(|_| army_has(&groups, a16, layer, class));
+                let Some(cost) = cost else {
+                    *fill = None;
+                    continue;
+                };
+                if fill.as_ref().is_none_or(|f| !f.is_current(cost)) {
+                    let reach = fill
+                        .as_ref()
+                        .map_or(horde_core::FIRST_REACH, GoalFill::reach);
+                    *fill = GoalFill::with_reach(&group.goal, cost, reach);
+                }
+                let resting = || {
+                    neighbours
+                        .resting
+                        .iter()
+                        .filter(|&&(army, ..)| army == a16)
+                        .map(|&(_, pos, radius)| (pos, radius))
+                };
+                if let Some(f) = fill.as_mut() {
+                    f.update(grid, resting());
+                    if f.wants_more_reach() {
+                        let grown = GoalFill::with_reach(&group.goal, cost, f.grown_reach());
+                        if let Some(mut grown) = grown {
+                            grown.update(grid, resting());
+                            *f = grown;
+                        }
+                    }
+                }
             }
         }
     }

@@ -28,6 +28,9 @@ pub struct NeighbourInfo {
     pub army: u16,
     /// Whether it was at rest (arrived or settled) when the frame began.
     pub at_rest: bool,
+    /// Whether and why it gave way in the frame before ([`horde_core::Steering::yielding`]):
+    /// units with the right of way are not held by it and push it aside.
+    pub yields: horde_core::GiveWay,
 }
 
 /// The spatial grid and the units sorted by bucket (`units[k]` is the unit at position `k`

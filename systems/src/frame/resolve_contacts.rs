@@ -75,9 +75,10 @@ struct Body {
     id: u32,
     /// Layer index.
     layer: u8,
-    /// It was at rest (arrived or settled) at the frame's start: it gives way to units
-    /// still on their way.
-    at_rest: bool,
+    /// How it gives way (at the frame's start): 2 at rest (arrived or settled), 1 giving
+    /// way in a jam ([`horde_core::Steering::yielding`]), 0 on its way. Of two touching
+    /// units the one that gives way more takes the whole correction.
+    gives_way: u8,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -212,7 +213,11 @@ fn gather(
             let mut b = storage_bodies[s as usize];
             b.storage = s;
             b.id = info.id;
-            b.at_rest = info.at_rest;
+            b.gives_way = if info.at_rest {
+                2
+            } else {
+                u8::from(info.yields != horde_core::GiveWay::No)
+            };
             *body = b;
         }
     });
@@ -349,10 +354,10 @@ fn pass(ctx: &StageContext<'_>, c: &mut Contacts, map: &Map, relaxation: f32, ch
                 } else {
                     Vec2::NEG_X
                 };
-                let share = match (me.at_rest, o.at_rest) {
-                    (true, false) => 1.0,
-                    (false, true) => 0.0,
-                    _ => me.inv_mass / (me.inv_mass + o.inv_mass),
+                let share = match me.gives_way.cmp(&o.gives_way) {
+                    std::cmp::Ordering::Greater => 1.0,
+                    std::cmp::Ordering::Less => 0.0,
+                    std::cmp::Ordering::Equal => me.inv_mass / (me.inv_mass + o.inv_mass),
                 };
                 push += normal * ((touch - d) * share);
                 touching += 1;

@@ -10,9 +10,10 @@
 
 use glam::Vec2;
 use horde_core::{
-    Agent, Cell, CellMemo, Clearance, Fan, FillWay, GoalFill, Layer, MAX_SIZE_CLASSES, Map,
-    NO_DIRECTION, NavField, Position, Steering, Stun, TurnLimit, UnitId, UnitSpec, Velocity,
-    avoid_walls, blend_and_turn, escape_from, separation_push, unit_noise, without_part_into,
+    Agent, Cell, CellMemo, Clearance, Fan, FillWay, GiveWay, LANE_REACH, Layer, MAX_SIZE_CLASSES,
+    Map, NO_DIRECTION, NavField, Position, Steering, Stun, TurnLimit, UnitId, UnitSpec, Velocity,
+    avoid_walls, blend_and_turn, clear_of_walls, escape_from, lane_near, separation_push,
+    slide_velocity, unit_noise, without_part_into,
 };
 
 use crate::config::Navigation;
@@ -95,15 +96,15 @@ pub(crate) fn steer_units(data: &FrameData, ctx: &StageContext<'_>) {
             velocity.0 = if steers(stun, pos) {
                 frame.steer(id.0, pos.0, agent, steering, fetched)
             } else {
+                // A stunned unit is not held, and gives way to nobody: its stall starts again
+                // when it steers.
+                steering.count_stall(pos.0, agent.radius, frame.data.clock.dt, true);
+                steering.yielding = GiveWay::No;
                 Vec2::ZERO
             };
         }
     });
 }
-
-/// Cells (Chebyshev) from a goal area within which a unit stopped by resting friends slides
-/// on toward room at the area's edge instead of settling.
-const ROOM_REACH: u32 = 4;
 
 /// How many touching bodies a unit's motion is kept out of (the first ones found).
 pub(crate) const BLOCKERS: usize = 4;
@@ -113,34 +114,48 @@ pub(crate) const BLOCKERS: usize = 4;
 /// instead of 98% arriving in `tests/arrival.rs`).
 pub(crate) const TOUCHING: f32 = 1.0;
 
-/// Where the resting friends that touch a unit stand, relative to its way.
-#[derive(Clone, Copy, Debug, Default)]
-struct RestingFriends {
-    /// Within 66 degrees of the way (a unit in the notch between two touching friends has
-    /// them at 60 degrees).
-    ahead: bool,
-    /// Within 30 degrees of the way.
-    right_ahead: bool,
-    /// 30 to 120 degrees to its left (counter-clockwise in world axes) or right.
-    left: bool,
-    right: bool,
-}
-
-impl RestingFriends {
-    /// Adds a friend in direction `to` (unit length) from a unit bound along `way`.
-    #[inline]
-    fn add(&mut self, to: Vec2, way: Vec2) {
-        let (along, across) = (to.dot(way), way.perp_dot(to));
-        self.ahead |= along > 0.4;
-        self.right_ahead |= along > 0.866;
-        self.left |= across > 0.5 && along > -0.5;
-        self.right |= across < -0.5 && along > -0.5;
-    }
-}
-
 /// A resting friend closer than this many times the sum of the radii is in touch for
 /// settling (contacts leave packed bodies a hair apart).
 const SETTLE_TOUCH: f32 = 1.05;
+
+/// Seconds a unit held against its resting army, a step or two from free room, waits before
+/// it rests where it stands: bodies leave it no room there (docs/behaviour.md, "Coming to
+/// rest").
+const HELD_REST: f32 = 1.0;
+
+/// Before a one-cell lane, a unit gives way to a neighbour nearer the lane closer than this
+/// many times the sum of their radii.
+const LANE_YIELD: f32 = 1.1;
+
+/// A unit gives way to a unit of a lower army (and to a friend giving way) within this many
+/// times the sum of their radii, and within 60 degrees of its way ([`ONCOMING_COS`]).
+const YIELD_TOUCH: f32 = 1.15;
+
+/// Clearance (cells to the nearest wall, past the unit's size class) up to which a unit
+/// gives way to the right of way.
+const NARROW_CLEARANCE: u32 = 4;
+
+/// How far back (against its way, as a share of the step aside) a unit giving way moves.
+const ASIDE_BACK: f32 = 0.5;
+
+/// Seconds a unit must be held ([`Steering::stall`]) before it gives way to a unit of a lower
+/// army.
+const YIELD_AFTER: f32 = 0.5;
+
+/// The cosine of the angle from its way within which a unit gives way to another.
+const ONCOMING_COS: f32 = 0.5;
+
+/// The share of its top speed a unit backs away from a lane with ([`LANE_YIELD`]).
+const LANE_BACK_OFF: f32 = 0.5;
+
+/// Rings past the ring the blob fills now (plus the unit's diameter in cells) within which a
+/// held unit may rest ([`HELD_REST`]).
+const HELD_STEPS: u32 = 2;
+
+/// A unit that reached free room walks on to touch the resting friend nearest it when that
+/// friend is closer than this many times the sum of their radii (then rests): the blob
+/// packs instead of resting a cell apart.
+const APPROACH: f32 = 2.5;
 
 /// What the stage reads that is the same for every unit of the frame.
 struct Frame<'a> {
@@ -279,9 +294,9 @@ impl<'a> Frame<'a> {
             class,
         } = *fetched;
 
-        // Where the unit is bound: along the field, or inside its goal area to the cells the
-        // area fills next. `distance` `None`: farther than `near_goal`, so not in the goal
-        // and not slowing down.
+        // Where the unit is bound: along the field, or in its army's rest area to the free
+        // cells to fill next (`horde_core::GoalFill`). `distance` `None`: farther than
+        // `near_goal`, so not in the goal and not slowing down.
         let g = usize::from(agent.group.0);
         let far = self
             .goal_box
@@ -295,34 +310,58 @@ impl<'a> Frame<'a> {
             })
         });
         let in_goal = distance.is_some_and(|d| d <= sc.arrival_distance);
-        // Inside a goal area of more than one cell the area's fill says where to go
-        // (`horde_core::GoalFill`): on to the next free cells to fill, or rest.
+        let army = self.groups.army(agent.group.0);
         let was_resting = steering.arrived || steering.settled;
-        let fill = self
-            .fills
-            .get(agent.group.0, class)
-            .map_or(FillWay::Outside, |f| {
-                f.way(self.map.grid(), pos, was_resting)
-            });
-        let in_area = fill != FillWay::Outside;
-        let (way, distance) = match fill {
+        let grid = self.map.grid();
+        let fill = self.fills.get(army, agent.layer, class);
+        let fill_way = fill.map_or(FillWay::Outside, |f| f.way(grid, pos, was_resting));
+        let (way, distance) = match fill_way {
             FillWay::Toward(point) => ((point - pos).normalize_or_zero(), None),
-            FillWay::Rest => (Vec2::ZERO, None),
+            FillWay::Rest { .. } => (Vec2::ZERO, None),
             FillWay::Outside => (ideal, distance),
         };
-        // A goal cell the fill does not cover (a one-cell goal, or a cell only another layer
-        // can stand in, such as water for hover units): the unit arrives there.
-        let at_goal = fill == FillWay::Rest || (in_goal && !in_area);
 
-        // Step 5: separation, and where resting friends touch us: a loop over contiguous
+        // A one-cell lane ahead (a door, a corridor just wide enough for the body's class):
+        // aim along its centre line, without the fan (its side rays would touch the lane's
+        // walls), and let separation push only along the way: a push across would take the
+        // body off the only line it fits on. Before the lane, a unit touching one nearer the
+        // lane's aim backs away from the lane: pressed from all sides, the crowd at a door
+        // holds every body off the centre line, and none passes; the one nearest the lane
+        // never yields, so one always goes.
+        let lane_reach = u32::from(class) + LANE_REACH as u32 + 1;
+        let lane = (way != Vec2::ZERO && u32::from(clearance) <= lane_reach)
+            .then(|| self.map.prepared_class_cost_field(agent.layer, class))
+            .flatten()
+            .and_then(|cost| lane_near(cost, grid, pos, way));
+        let queue_for = lane
+            .filter(|l| !l.inside)
+            .map(|l| (l.aim, pos.distance_squared(l.aim)));
+        let mut give_way_to: Option<(f32, Vec2)> = None;
+        // Right of way (docs/behaviour.md, "Jams"): a unit of a lower army right ahead of
+        // us (hops 0), or a friend right ahead giving way to one (one hop more than it).
+        let mut head_on: Option<u8> = None;
+
+        // Step 5: separation, and whether a resting friend touches us: a loop over contiguous
         // slices with local accumulators, the hottest of the frame. The square root and
         // the division are taken only inside the range: in a packed crowd most candidates
         // are outside it (nine of thirteen in the 1M lattice), and computing them for every
         // candidate, to keep the loop free of branches, cost more than the branch (LLVM
         // turns the select back into one on x86 anyway).
-        let army = self.groups.army(agent.group.0);
+        let i_yield = steering.yielding != GiveWay::No;
+        // A unit meets the right of way only once it is held (or was giving way already):
+        // flows that cross freely do not stop for each other.
+        // Only in narrow ground (walls within a few cells, for its size): in the open, flows
+        // that meet slide past each other, and making them wait only slows them.
+        let narrow = u32::from(clearance) <= u32::from(class) + NARROW_CLEARANCE;
+        let held_up = narrow
+            && (steering.stall >= YIELD_AFTER
+                || matches!(steering.yielding, GiveWay::RightOfWay(_)));
         let mut separation = Vec2::ZERO;
-        let mut rest = RestingFriends::default();
+        let mut touches_rest = false;
+        // On reaching free room (a unit not yet at rest): the nearest resting friend, to walk
+        // up to it before resting.
+        let approach = matches!(fill_way, FillWay::Rest { .. }) && !was_resting;
+        let mut nearest_friend: Option<(f32, Vec2)> = None;
         let mut stacked = false;
         // The directions (from them to us) of the first few bodies we touch: our own motion
         // may not push into them (contacts would only push us back).
@@ -335,19 +374,55 @@ impl<'a> Frame<'a> {
                 let touch = agent.radius + other.radius;
                 let range = touch * sc.separation_range;
                 let inside = d2 < range * range && other.id != id;
+                if approach && other.at_rest && other.army == army {
+                    let reach = touch * APPROACH;
+                    if d2 < reach * reach && nearest_friend.is_none_or(|(n, _)| d2 < n) {
+                        nearest_friend = Some((d2, -away));
+                    }
+                }
                 if inside {
+                    if let Some((aim, mine)) = queue_for {
+                        let near = touch * LANE_YIELD;
+                        if d2 < near * near
+                            && !other.at_rest
+                            && other.pos.distance_squared(aim) < mine
+                            && give_way_to.is_none_or(|(n, _)| d2 < n)
+                        {
+                            give_way_to = Some((d2, away));
+                        }
+                    }
                     let d = d2.sqrt();
+                    // A unit that gave way in a jam neither holds nor pushes one that did
+                    // not: contacts move it aside.
+                    let yields_to_us = other.yields != GiveWay::No && !i_yield;
                     if d > 1e-6 {
-                        separation += separation_push(away, d, touch, sc);
+                        if !(yields_to_us && matches!(other.yields, GiveWay::RightOfWay(_))) {
+                            separation += separation_push(away, d, touch, sc);
+                        }
                         // Resting units of other armies give way (contacts move them):
                         // they do not block. Resting friends do: they are not pushed aside.
-                        let gives_way = other.at_rest && other.army != army;
+                        let gives_way = (other.at_rest && other.army != army)
+                            || (yields_to_us && other.yields == GiveWay::AtLane);
                         if d < touch * TOUCHING && blocked_by < BLOCKERS && !gives_way {
                             blockers[blocked_by] = away / d;
                             blocked_by += 1;
                         }
-                        if other.at_rest && other.army == army && d < touch * SETTLE_TOUCH {
-                            rest.add(-away / d, way);
+                        touches_rest |=
+                            other.at_rest && other.army == army && d < touch * SETTLE_TOUCH;
+                        let ahead = -away.dot(way) > ONCOMING_COS * d;
+                        if ahead && !other.at_rest && d < touch * YIELD_TOUCH {
+                            let hops = if other.army < army && held_up {
+                                Some(0)
+                            } else if let (true, GiveWay::RightOfWay(h)) =
+                                (other.army == army, other.yields)
+                            {
+                                (h < GiveWay::MAX_HOPS).then_some(h + 1)
+                            } else {
+                                None
+                            };
+                            if let Some(h) = hops {
+                                head_on = Some(head_on.map_or(h, |o| o.min(h)));
+                            }
                         }
                     } else {
                         stacked = true;
@@ -363,51 +438,101 @@ impl<'a> Frame<'a> {
             separation += Vec2::new(n, 1.0 - n.abs()).normalize_or(Vec2::X) * sc.separation_range;
         }
 
-        // Rest (docs/behaviour.md, "Bodies and crowds"): at the goal (a one-cell goal, or where its
-        // area's fill says), or, outside a goal area, where the way on is closed: a resting friend
-        // right ahead, or one within 66 degrees ahead with a side closed by another resting friend
-        // or a wall. A unit stopped ahead with both sides open slides along what stops it (to its
-        // avoidance side), so a blob grows compact. Resting units stand still; contacts and forces
-        // move them, and they rest where they are left (or walk on, once their way opens).
-        let grid = self.map.grid();
-        let cost = self.map.cost_field(agent.layer);
-        let wall = |dir: Vec2| {
-            grid.cell_at(pos + dir * (agent.radius + 0.5 * cell_size))
-                .is_none_or(|c| cost.get(c) == horde_core::WALL)
+        // Rest (docs/behaviour.md, "Coming to rest"): where the army's fill says (a target,
+        // or a supported cell for a unit already at rest), or, held against the resting
+        // army a step or two from a target for `HELD_REST`, where it stands. Without a fill
+        // (no goal cell is open to the unit's class), in a goal cell. Resting units stand
+        // still; contacts and forces move them, and they rest where they are left while
+        // their cell is supported.
+        // Held: its cell comes at most a few rings (and its own diameter) after the ring the
+        // blob fills now, so resting there keeps the blob compact.
+        let held_rings = HELD_STEPS + (2.0 * agent.radius / cell_size).ceil() as u32;
+        let held = matches!(fill_way, FillWay::Toward(_))
+            && steering.stall >= HELD_REST
+            && touches_rest
+            && fill.is_some_and(|f| f.near_frontier(grid, pos, held_rings));
+        // A unit that reached free room but does not touch the resting blob yet walks up to
+        // it first (unless held there).
+        let closing = (approach && !touches_rest && steering.stall < HELD_REST)
+            .then(|| {
+                nearest_friend
+                    .map(|(_, to)| to.normalize_or_zero())
+                    .or_else(|| {
+                        fill.and_then(|f| f.toward_support(grid, pos))
+                            .map(|c| (c - pos).normalize_or_zero())
+                    })
+            })
+            .flatten();
+        let (way, fill_way) = match closing {
+            Some(to) => (to, FillWay::Toward(pos + to)),
+            None => (way, fill_way),
         };
-        let left = way.perp();
-        // Outside a goal area that still has room at its edge, a unit close to the area
-        // walks on: the area takes it; stopped by resting friends, it slides along them
-        // toward that room (the field leads to the nearest goal cells, which may be the
-        // taken ones). Farther out it settles: sliding round a whole blob toward room on
-        // the far side would never end.
-        let near_area = self
-            .goal_box
-            .get(g)
-            .is_some_and(|b| b.chebyshev(cell) <= ROOM_REACH);
-        let room = self
-            .fills
-            .get(agent.group.0, class)
-            .is_some_and(GoalFill::has_room);
-        let walks_on = room && near_area;
-        let may_settle = !in_area && !walks_on;
-        let ahead_closed = rest.ahead && !in_area;
-        let resting = at_goal
-            || (may_settle
-                && (rest.right_ahead
-                    || (rest.ahead && (rest.left || rest.right || wall(left) || wall(-left)))));
-        steering.arrived = resting && (in_goal || in_area);
-        steering.settled = resting && !(in_goal || in_area);
+        let resting = match fill_way {
+            FillWay::Rest { .. } => true,
+            _ => held || (fill.is_none() && in_goal),
+        };
+        // On the goal: its cell is a goal cell, or a big body covers one.
+        let arrived = resting
+            && match (fill_way, fill) {
+                (FillWay::Rest { in_goal: true }, _) => true,
+                (_, Some(f)) => f.covers_goal(grid, pos, agent.radius),
+                (_, None) => in_goal,
+            };
+        steering.arrived = resting && arrived;
+        steering.settled = resting && !arrived;
+        steering.count_stall(pos, agent.radius, self.data.clock.dt, resting);
         if steering.arrived && steering.arrived_frame.is_none() {
             steering.arrived_frame = Some(self.data.clock.frame + 1);
         }
         if resting {
+            steering.yielding = GiveWay::No;
             return Vec2::ZERO;
         }
-        let way = if ahead_closed {
-            left * f32::from(steering.avoid_side)
+
+        // Backing away from a lane, or from a unit with the right of way (back and to the
+        // side, so that two flows pass each other on the same hand): at once, not at the
+        // turn rate.
+        let back_off = match (lane, give_way_to) {
+            (Some(lane), Some(_)) => Some((pos - lane.aim).normalize_or_zero()),
+            _ => match head_on {
+                // Meeting the right of way: aside (the same hand for everyone, so that two
+                // flows pass on the same side), and back a little; to the other hand where a
+                // wall stands there. Behind a friend giving way: hold.
+                Some(0) => {
+                    let cost = self.map.cost_field(agent.layer);
+                    let free = |dir: Vec2| slide_velocity(cost, grid, pos, agent.radius, dir);
+                    let right = free((way.perp() - way * ASIDE_BACK).normalize_or_zero());
+                    let left = free((-way.perp() - way * ASIDE_BACK).normalize_or_zero());
+                    Some(if right.length_squared() >= 0.25 {
+                        right
+                    } else {
+                        left
+                    })
+                }
+                Some(_) => Some(Vec2::ZERO),
+                None => None,
+            },
+        };
+        let (way, separation) = match (lane, give_way_to) {
+            (Some(lane), None) => {
+                let along = (lane.aim - pos).normalize_or(way);
+                (along, along * separation.dot(along))
+            }
+            _ => (way, separation),
+        };
+        // Against a wall, the crowd's push does not drive a body into it: that would only
+        // turn its heading away from its way and pin it there.
+        let near_wall = !clear_of_walls(grid, clearance, agent.radius * 1.05, 0.0);
+        let separation = if near_wall && separation != Vec2::ZERO {
+            slide_velocity(
+                self.map.cost_field(agent.layer),
+                grid,
+                pos,
+                agent.radius,
+                separation,
+            )
         } else {
-            way
+            separation
         };
 
         // Steps 2-4: probe only near walls (the clearance field says how far they are). The
@@ -417,7 +542,7 @@ impl<'a> Frame<'a> {
         let ahead = agent.radius + sc.probe_length;
         let aside = agent.radius * sc.probe_inflate;
         let reach = (ahead * ahead + aside * aside).sqrt() / cell_size;
-        let avoid = if way == Vec2::ZERO || f32::from(clearance) > reach + 1.0 {
+        let avoid = if way == Vec2::ZERO || lane.is_some() || f32::from(clearance) > reach + 1.0 {
             way
         } else {
             let (dir, side) = avoid_walls(
@@ -454,7 +579,17 @@ impl<'a> Frame<'a> {
         // motion, so it never exceeds the top speed (docs/behaviour.md, "Bodies and crowds").
         let own = steering.heading * speed
             + separation.clamp_length_max(2.0) * (agent.max_speed * sc.separation_push);
-        let mut own = own.clamp_length_max(agent.max_speed);
+        steering.yielding = match (back_off, head_on) {
+            (None, _) => GiveWay::No,
+            (Some(_), Some(hops)) if give_way_to.is_none() || lane.is_none() => {
+                GiveWay::RightOfWay(hops)
+            }
+            (Some(_), _) => GiveWay::AtLane,
+        };
+        let mut own = match back_off {
+            Some(back) => back * (agent.max_speed * LANE_BACK_OFF),
+            None => own.clamp_length_max(agent.max_speed),
+        };
         // A body we touch is not walked into: the part of the motion toward it goes.
         for &normal in &blockers[..blocked_by] {
             own = without_part_into(own, normal);

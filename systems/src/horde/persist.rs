@@ -3,8 +3,8 @@
 
 use hecs::World;
 use horde_core::{
-    ExternalForce, ForceManager, Layer, MAX_SIZE_CLASSES, SpatialGrid, Steering, Stun, UnitId,
-    Velocity,
+    ExternalForce, ForceManager, GiveWay, Layer, MAX_SIZE_CLASSES, SpatialGrid, Steering, Stun,
+    UnitId, Velocity,
 };
 
 use crate::frame::Neighbours;
@@ -13,8 +13,8 @@ use crate::unit::{QuarantinedComponents, Unit, UnitComponents, UnitRef};
 use crate::{Horde, SimError};
 
 use crate::snapshot::record::{
-    self, ConfigRecord, ForceEntryRecord, ForceRecord, GroupRecord, MapRecord, OriginRecord,
-    SectorCacheRecord, SnapshotRecord, SpecRecord, UnitRecord, v2, vec2,
+    self, ConfigRecord, FillRecord, ForceEntryRecord, ForceRecord, GroupRecord, MapRecord,
+    OriginRecord, SectorCacheRecord, SnapshotRecord, SpecRecord, UnitRecord, v2, vec2,
 };
 use crate::snapshot::{FileError, FileKind, Origin, Snapshot, cache, map_from};
 
@@ -83,6 +83,7 @@ impl Horde {
         let grid = map.grid();
         let groups = self.data.groups.read();
         let fills = self.data.goal_fills.read();
+        let saved_fills = fills.saved(&groups, &map);
         let forces = self.data.forces.read();
         let sector_caches = self
             .data
@@ -143,7 +144,15 @@ impl Horde {
                     .map(|(i, g)| GroupRecord {
                         goal: record::cells(&g.goal),
                         goal_frame: g.goal_frame,
-                        fill_searched: fills.saved_searches(i, g, &map),
+                        fills: (saved_fills.iter())
+                            .filter(|f| usize::from(f.0) == i)
+                            .map(|(_, layer, class, reach, taken)| FillRecord {
+                                layer: *layer as u8,
+                                class: *class,
+                                reach: *reach,
+                                taken: taken.clone(),
+                            })
+                            .collect(),
                         fields: (0..MAX_SIZE_CLASSES)
                             .flat_map(|c| Layer::ALL.map(|l| (l, c)))
                             .filter(|&(l, c)| g.field(l, c).is_some())
@@ -194,16 +203,21 @@ impl Horde {
                     }
                 }
             }
-            // After the fields: a class's fill is made on the class's costs.
-            for (class, taken) in &g.fill_searched {
-                let goal = &horde.data.groups.get_mut().list[usize::from(group.0)].goal;
+        }
+        // After every group's fields: a fill is made on its class's costs, which the map
+        // prepares once some group has units of the class.
+        for (i, g) in r.groups.iter().enumerate() {
+            for f in &g.fills {
+                let layer = record::layer(f.layer).map_err(invalid)?;
+                let goal = &horde.data.groups.get_mut().list[i].goal;
                 let map = horde.data.map.get_mut();
+                let saved = (i as u16, layer, f.class, f.reach, f.taken.clone());
                 horde
                     .data
                     .goal_fills
                     .get_mut()
-                    .restore(group.0, *class, goal, map, taken.clone())
-                    .map_err(|e| invalid(format!("group {}: {e}", group.0)))?;
+                    .restore(saved, goal, map)
+                    .map_err(|e| invalid(format!("group {i}: {e}")))?;
             }
         }
         let entries = r
@@ -225,6 +239,9 @@ impl Horde {
                 avoid_side: u.avoid_side,
                 arrived: u.arrived,
                 settled: u.settled,
+                stall: u.stall,
+                anchor: vec2(u.anchor),
+                yielding: GiveWay::from_u8(u.yielding).unwrap_or_default(),
                 arrived_frame: u.arrived_frame,
             };
             let unit = Unit {
@@ -275,6 +292,9 @@ fn unit_record(u: UnitRef<'_>, quarantined: Option<u64>) -> UnitRecord {
         avoid_side: st.avoid_side,
         arrived: st.arrived,
         settled: st.settled,
+        stall: st.stall,
+        anchor: v2(st.anchor),
+        yielding: st.yielding.to_u8(),
         arrived_frame: st.arrived_frame,
         quarantined,
     }

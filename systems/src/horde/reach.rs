@@ -22,10 +22,15 @@ use crate::groups::Groups;
 pub enum UnitStatus {
     /// On its way (or pushed off its rest and on its way back).
     Moving,
-    /// At rest in its goal: in the goal area, on the cells the area's fill gave it.
+    /// Not at rest and held in place: it has stayed within a body radius of one spot for
+    /// [`horde_core::BLOCKED_AFTER`] seconds (behind a jam, pressed in a corridor). It keeps
+    /// trying, and is `Moving` again once it gets on.
+    Blocked,
+    /// At rest on a cell of its goal.
     Arrived,
-    /// At rest outside its goal, behind resting units of its group (a group bigger than its
-    /// goal forms a blob around it).
+    /// At rest outside its goal, in its army's resting blob: joined to the goal through
+    /// resting units of its army, where no free room nearer the goal was within its reach
+    /// (docs/behaviour.md, "Coming to rest").
     Settled,
     /// No walk leads from where it stands to any goal cell on its layer, or none where its
     /// body fits (its size class's cost field, docs/behaviour.md, "Unit sizes": a goal
@@ -51,8 +56,10 @@ pub struct GroupStatus {
     pub group: GroupId,
     /// Its units.
     pub units: usize,
-    /// Units by [`UnitStatus`]; the four add up to `units`.
+    /// Units by [`UnitStatus`]; the five add up to `units`.
     pub moving: usize,
+    /// See [`UnitStatus::Blocked`].
+    pub blocked: usize,
     /// See [`UnitStatus::Arrived`].
     pub arrived: usize,
     /// See [`UnitStatus::Settled`].
@@ -255,6 +262,7 @@ impl Horde {
             s.units += 1;
             match status(&test, pos.0, agent, steering) {
                 UnitStatus::Moving => s.moving += 1,
+                UnitStatus::Blocked => s.blocked += 1,
                 UnitStatus::Arrived => {
                     s.arrived += 1;
                     if let Some(f) = steering.arrived_frame {
@@ -272,7 +280,8 @@ impl Horde {
 }
 
 /// A unit's status: arrived and settled as its steering says, unreachable before settled (a
-/// unit resting against friends in a sealed pocket is still cut off), moving otherwise.
+/// unit resting against friends in a sealed pocket is still cut off), then blocked or
+/// moving.
 pub(crate) fn status(
     test: &ReachTest<'_>,
     pos: glam::Vec2,
@@ -285,6 +294,8 @@ pub(crate) fn status(
         UnitStatus::Unreachable
     } else if steering.settled {
         UnitStatus::Settled
+    } else if steering.is_blocked() {
+        UnitStatus::Blocked
     } else {
         UnitStatus::Moving
     }

@@ -22,7 +22,7 @@ mod replay;
 use std::path::Path;
 
 use horde_core::hierarchy::DEFAULT_SECTOR_SIZE;
-use horde_core::{GoalFill, Grid, Layer, Map, SectorCache, SectorGrid, SpatialGrid, Terrain};
+use horde_core::{GoalFill, Grid, Map, SectorCache, SectorGrid, SpatialGrid, Terrain};
 
 pub use container::{FileError, FileKind, MAX_SNAPSHOT_FILE_BYTES, write_atomic};
 use record::{MapRecord, OriginRecord, SectorCacheRecord, SnapshotRecord, UnitRecord, vec2};
@@ -33,7 +33,7 @@ pub use replay::{REPLAY_VERSION, Replay};
 /// also hold their fields' distances, which arrival uses; 3: the contact settings; 6: the
 /// [`Origin`], and quarantined units saved whatever they hold; 7: the size classes, and
 /// sector caches per size class).
-pub const SNAPSHOT_VERSION: u32 = 7;
+pub const SNAPSHOT_VERSION: u32 = 8;
 
 /// The longest [`Origin::name`] a snapshot holds, in bytes (longer names are cut).
 pub const MAX_ORIGIN_NAME_BYTES: usize = 256;
@@ -199,7 +199,10 @@ pub(crate) fn validate(r: &SnapshotRecord) -> Result<(), String> {
                 g.fields
             ));
         }
-        check_fills(g).map_err(|e| format!("group {i}: {e}"))?;
+        let first_of_army = r.groups[..i]
+            .iter()
+            .all(|o| record::goal(&o.goal) != record::goal(&g.goal));
+        check_fills(g, first_of_army, &grid).map_err(|e| format!("group {i}: {e}"))?;
     }
     let sectors = SectorGrid::new(grid.width(), grid.height(), DEFAULT_SECTOR_SIZE)
         .map_err(|e| format!("sectors: {e}"))?;
@@ -262,25 +265,27 @@ pub(crate) fn cache(c: &SectorCacheRecord) -> SectorCache {
 }
 
 /// A saved goal that is a goal set with every cell on the map.
-/// A group's saved fills: per size class in increasing order, each for a class the group
-/// has a field of (whose ground costs the map then prepares), with taken cells a fill of
-/// its goal accepts ([`GoalFill::check_taken`]).
-fn check_fills(g: &record::GroupRecord) -> Result<(), String> {
-    if !g.fill_searched.windows(2).all(|w| w[0].0 < w[1].0) {
-        return Err("fills are not saved in increasing size class order".into());
+/// A group's saved fills: only on the first group of its army, in increasing (size class,
+/// layer) order, each for a valid layer and class, with taken cells a fill of its goal
+/// with the saved reach accepts ([`GoalFill::check_taken`]). Whether the army has units
+/// of that class (so the map prepares its costs) is checked when the fill is restored.
+fn check_fills(g: &record::GroupRecord, first_of_army: bool, grid: &Grid) -> Result<(), String> {
+    if g.fills.is_empty() {
+        return Ok(());
     }
-    for (class, taken) in &g.fill_searched {
-        let class = record::size_class(*class)?;
-        if !Layer::ALL
-            .iter()
-            .any(|&l| g.fields & record::field_bit(l, class) != 0)
-        {
-            return Err(format!(
-                "a fill is saved for size class {class}, which has no field"
-            ));
-        }
-        GoalFill::check_taken(&record::goal(&g.goal)?, taken)
-            .map_err(|e| format!("size class {class}'s fill: {e}"))?;
+    if !first_of_army {
+        return Err("fills are saved for a group that is not the first of its army".into());
+    }
+    let key = |f: &record::FillRecord| (f.class, f.layer);
+    if !g.fills.windows(2).all(|w| key(&w[0]) < key(&w[1])) {
+        return Err("fills are not saved in increasing size class and layer order".into());
+    }
+    let goal = record::goal(&g.goal)?;
+    for f in &g.fills {
+        let layer = record::layer(f.layer)?;
+        let class = record::size_class(f.class)?;
+        GoalFill::check_taken(&goal, f.reach, (grid.width(), grid.height()), &f.taken)
+            .map_err(|e| format!("the {} fill of size class {class}: {e}", layer.name()))?;
     }
     Ok(())
 }
@@ -327,9 +332,18 @@ fn validate_unit(
         stun: u.stun,
         heading: vec2(u.heading),
         avoid_side: u.avoid_side,
+        stall: u.stall,
+        anchor: vec2(u.anchor),
         arrived_frame: u.arrived_frame,
     };
     crate::unit_check::unit_problem(&view, &rules)?;
+    if horde_core::GiveWay::from_u8(u.yielding).is_none() {
+        return Err(format!(
+            "giving way {} names no kind (0 ..= {})",
+            u.yielding,
+            2 + horde_core::GiveWay::MAX_HOPS
+        ));
+    }
     let group = &r.groups[usize::from(spec.group.0)];
     let class = config.size_class(spec.radius, grid.cell_size());
     if group.fields & record::field_bit(spec.layer, class) == 0 {

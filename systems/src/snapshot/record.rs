@@ -279,9 +279,20 @@ pub(crate) struct GroupRecord {
     pub fields: u16,
     /// The frame counter when its goal was last set.
     pub goal_frame: u64,
-    /// Per size class with a fill, a goal area's taken cells when that fill was last
-    /// searched (`GoalFill::searched`; snapshot version 7, one fill per group before).
-    pub fill_searched: Vec<(u8, Vec<u32>)>,
+    /// The fills of the army this group is the first of (empty for the other groups of an
+    /// army), in increasing (size class, layer) order (snapshot version 8: per army, with
+    /// the rings around the goal; per group and size class inside goal areas before).
+    pub fills: Vec<FillRecord>,
+}
+
+/// An army's rest order for one layer and size class (`GoalFill`): how far its box reaches
+/// and its taken cells when it was last searched.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) struct FillRecord {
+    pub layer: u8,
+    pub class: u8,
+    pub reach: u32,
+    pub taken: Vec<u32>,
 }
 
 /// What a force field does.
@@ -420,6 +431,11 @@ pub(crate) struct UnitRecord {
     pub avoid_side: i8,
     pub arrived: bool,
     pub settled: bool,
+    /// Seconds held in one spot, that spot, and whether it gave way (snapshot version 8).
+    pub stall: f32,
+    pub anchor: V2,
+    /// `GiveWay` as its byte.
+    pub yielding: u8,
     pub arrived_frame: Option<u64>,
     /// The frame it was quarantined in, if it was.
     pub quarantined: Option<u64>,

@@ -1,0 +1,190 @@
+//! Armies that reach their goal (docs/behaviour.md, "Coming to rest"), checked on families of
+//! generated scenarios rather than on hand-picked layouts: Moving AI maps with groups spawned
+//! around random cells, generated levels over seeds and sizes, RVO2's Circle and Blocks over
+//! radii, and head-on and crossing flows through gaps of every width. The properties are
+//! listed in `tests/crowd/mod.rs`.
+//!
+//! The plain run takes a few members of each family. `cargo test --release --test
+//! crowd_families -- --ignored --nocapture` runs many more and prints each family's pass
+//! rate and worst member; `HORDE_FAMILY=name` runs only the members whose name contains it,
+//! and `HORDE_FAMILY_WRITE=1` writes every member run to `target/families/` as a scenario
+//! file (`horde render target/families/X.toml --out x.png --status` shows it).
+
+mod crowd;
+
+use crowd::*;
+
+/// Judges every member, prints its figures and returns the failures.
+fn judge_all(family: &str, members: Vec<Member>, threads: usize) -> Vec<(Figures, Vec<String>)> {
+    let filter = std::env::var("HORDE_FAMILY").ok();
+    let write = std::env::var_os("HORDE_FAMILY_WRITE").is_some();
+    let mut results = Vec::new();
+    for m in members {
+        if filter
+            .as_ref()
+            .is_some_and(|f| !m.name.contains(f.as_str()))
+        {
+            continue;
+        }
+        if write {
+            write_out(&m);
+        }
+        let figures = judge(&m, threads);
+        let failures = figures.failures();
+        println!(
+            "{}{}",
+            figures.line(),
+            if failures.is_empty() {
+                String::new()
+            } else {
+                format!("\n  FAILS: {}", failures.join("; "))
+            }
+        );
+        if !failures.is_empty() {
+            println!("  written to {}", write_out(&m).display());
+        }
+        results.push((figures, failures));
+    }
+    let failed = results.iter().filter(|(_, f)| !f.is_empty()).count();
+    let worst = results
+        .iter()
+        .min_by(|a, b| a.0.resting_share().total_cmp(&b.0.resting_share()));
+    println!(
+        "{family}: {} of {} members pass{}",
+        results.len() - failed,
+        results.len(),
+        worst.map_or(String::new(), |(w, _)| format!(
+            "; worst {} ({:.1}% at rest)",
+            w.name,
+            100.0 * w.resting_share()
+        ))
+    );
+    results
+}
+
+fn assert_all_pass(results: &[(Figures, Vec<String>)]) {
+    let failed: Vec<String> = results
+        .iter()
+        .filter(|(_, f)| !f.is_empty())
+        .map(|(m, f)| format!("{}: {}", m.name, f.join("; ")))
+        .collect();
+    assert!(failed.is_empty(), "members fail:\n{}", failed.join("\n"));
+}
+
+#[test]
+fn moving_ai_maps() {
+    let names = movingai_names();
+    if names.is_empty() {
+        eprintln!("SKIP: ../shared/data/movingai not found; the Moving AI family is not run");
+        return;
+    }
+    let members = ["den520d", "random512-10-0", "16room_000"]
+        .iter()
+        .enumerate()
+        .filter_map(|(k, name)| {
+            movingai(
+                name,
+                k as u64 + 1,
+                4,
+                100,
+                [1, 60, 600][k],
+                0.5,
+                Some(150.0),
+            )
+        })
+        .collect();
+    assert_all_pass(&judge_all("moving ai (ci)", members, 2));
+}
+
+#[test]
+fn generated_levels() {
+    let members = [(1, 24, 150, 1), (2, 32, 200, 100), (3, 20, 120, 2000)]
+        .iter()
+        .map(|&(seed, tiles, per, goal)| generated(seed, tiles, per, goal))
+        .collect();
+    assert_all_pass(&judge_all("generated (ci)", members, 2));
+}
+
+#[test]
+fn rvo2_circle_and_blocks() {
+    let members = vec![
+        circle(1, 0.4, 20, 1),
+        circle(2, 1.5, 20, 9),
+        blocks(1, 0.4, 1),
+        blocks(2, 2.0, 1),
+    ];
+    assert_all_pass(&judge_all("rvo2 (ci)", members, 2));
+}
+
+#[test]
+fn flows_through_gaps() {
+    let members = vec![
+        gap(1, 4, 0.4, 150, true, 300),
+        gap(2, 3, 0.5, 120, false, 1),
+        gap(3, 8, 1.5, 30, true, 100),
+    ];
+    assert_all_pass(&judge_all("gaps (ci)", members, 2));
+}
+
+/// Many members of every family (about an hour on two cores).
+#[test]
+#[ignore]
+fn families_long() {
+    let mut all = Vec::new();
+    let names = movingai_names();
+    let mut members = Vec::new();
+    for (k, name) in names.iter().enumerate() {
+        for s in 0..3u64 {
+            let seed = 100 + k as u64 * 10 + s;
+            let groups = [4, 12, 40][s as usize];
+            let per = [500, 200, 100][s as usize];
+            let goal = [1, groups * per / 4, groups * per * 3 / 2][(seed % 3) as usize];
+            members.extend(movingai(name, seed, groups, per, goal, 0.5, None));
+        }
+    }
+    all.extend(judge_all("moving ai", members, 2));
+    let mut members = Vec::new();
+    for seed in 0..12u64 {
+        let tiles = [16, 24, 32, 48][(seed % 4) as usize];
+        let per = [100, 250, 500][(seed % 3) as usize];
+        let goal = [1, 20, per, per * 3][(seed / 3 % 4) as usize];
+        members.push(generated(seed, tiles, per, goal));
+    }
+    all.extend(judge_all("generated", members, 2));
+    let mut members = Vec::new();
+    for (k, r) in [0.4f32, 0.7, 1.0, 1.5, 2.0].into_iter().enumerate() {
+        members.push(circle(k as u64, r, 31, 1));
+        members.push(circle(
+            k as u64 + 10,
+            r,
+            31,
+            (31.0 * 4.0 * r * r) as usize * 2,
+        ));
+        members.push(blocks(k as u64, r, 1));
+        members.push(blocks(
+            k as u64 + 10,
+            r,
+            (25.0 * 4.0 * r * r * 2.0) as usize,
+        ));
+    }
+    all.extend(judge_all("rvo2", members, 2));
+    let mut members = Vec::new();
+    for g in 2..=8u32 {
+        for (k, r) in [0.4f32, 0.5, 1.0, 1.5, 2.0].into_iter().enumerate() {
+            let class = ((r - 0.5).ceil().max(0.0)) as u32;
+            if 2 * class + 1 > g {
+                continue;
+            }
+            let per = (600.0 / (r * r * 4.0)).min(400.0) as usize;
+            members.push(gap(g as u64 * 10 + k as u64, g, r, per, true, 1));
+            members.push(gap(g as u64 * 10 + k as u64 + 5, g, r, per, false, per * 2));
+        }
+    }
+    all.extend(judge_all("gaps", members, 2));
+    let failed = all.iter().filter(|(_, f)| !f.is_empty()).count();
+    println!(
+        "all families: {} of {} members pass",
+        all.len() - failed,
+        all.len()
+    );
+}
