@@ -290,7 +290,7 @@ impl Canvas {
         let horde = sim.horde();
         let groups = horde.groups();
         let mut goal = vec![false; sim.map().grid().len()];
-        let grid = sim.map().grid().clone();
+        let grid = *sim.map().grid();
         for g in 0..groups.len() as u16 {
             if let Some(group) = groups.get(g) {
                 for &c in group.goal.cells() {

@@ -108,7 +108,7 @@ fn trace_writes_every_unit_every_k_frames() {
     );
     assert!(
         rows.iter()
-            .all(|r| r.len() == 11 && r[3].parse::<f32>().is_ok() && (r[9] == "0" || r[9] == "1"))
+            .all(|r| r.len() == 12 && r[3].parse::<f32>().is_ok() && (r[9] == "0" || r[9] == "1"))
     );
     assert_eq!(rows[0][0], "0");
     assert_eq!(rows[120][0], "10");

@@ -54,23 +54,21 @@ pub const FIRST_REACH: u32 = 16;
 /// The largest reach a fill grows to (cells past the goal's bounding box).
 pub const MAX_REACH: u32 = 4096;
 
-/// The most cells a fill's box grows to for a way round outside it, between the army's
-/// free goal cells and a part of the rest area that has none (a goal area whose far rooms
-/// are reached through other doors than the one its resting units hold).
-pub const SPLIT_BOX_CELLS: u64 = 1 << 20;
-
 /// From how many targets on a search waits for a quarter of them to be taken (below, for
 /// one): a few targets are taken one by one, and a stale one sends units to rest beside it.
 const THROTTLE_FROM: usize = 64;
 
-/// Free cells a piece inside the goal needs to be a room that draws the resting units beside
+/// Free cells a piece within the blob needs to be a room that draws the resting units beside
 /// it (a smaller piece is a hole left by a pushed unit: the blob does not shift for it).
 const PASS_PIECE: usize = 8;
 
-/// A unit past the rest area takes the way round to free goal cells when its steps to them
-/// exceed this many times its rings from them, plus [`DETOUR_SLACK`].
-const DETOUR_FACTOR: u32 = 2;
-const DETOUR_SLACK: u32 = 8;
+/// Ranks by which a piece's room must come before where newcomers arrive for the resting
+/// army to flow into it.
+const FLOW_SLACK: u32 = 4;
+
+/// A piece holding at least one in this many of the army's units still coming (and at least
+/// one) is where the army arrives.
+const ARRIVING_SHARE: u32 = 10;
 
 /// The rank of a cell outside the rest order (a wall, or past the box's reach).
 const UNRANKED: u32 = u32::MAX;
@@ -123,14 +121,12 @@ pub struct GoalFill {
     /// The targets of that search, and the lowest rank among them.
     targets: Vec<u32>,
     low_target: Option<u32>,
-    /// Whether that search found the army's free room split from where it comes to rest
-    /// (see `search`).
-    split: bool,
-    /// The map's width and height.
-    map_size: (u32, u32),
     /// Per box cell: the piece of free cells it belongs to in that search (`u32::MAX`: none).
     piece: Vec<u32>,
-    /// The pieces of that search that are rooms (sorted; see `search`).
+    /// Per piece of that search: its lowest rank and its cells.
+    piece_low: Vec<u32>,
+    piece_cells: Vec<u32>,
+    /// This frame's rooms (sorted; see `find_rooms`).
     rooms: Vec<u32>,
     /// Per box cell: taken in that search.
     is_taken: Vec<bool>,
@@ -185,9 +181,9 @@ impl GoalFill {
             searched: None,
             targets: Vec::new(),
             low_target: None,
-            split: false,
-            map_size: (cost.width(), cost.height()),
             piece: vec![u32::MAX; size],
+            piece_low: Vec::new(),
+            piece_cells: Vec::new(),
             rooms: Vec::new(),
             is_taken: Vec::new(),
         };
@@ -339,27 +335,7 @@ impl GoalFill {
     /// reach should replace this one ([`Self::grown`]).
     #[must_use]
     pub fn wants_more_reach(&self) -> bool {
-        if self.reach >= MAX_REACH {
-            return false;
-        }
-        let near_edge = self.active().saturating_add(REST_MARGIN) > self.last_rank();
-        near_edge || (self.split && self.can_grow_for_split())
-    }
-
-    /// Whether a box with the grown reach would reach more of the map and stay within
-    /// [`SPLIT_BOX_CELLS`].
-    fn can_grow_for_split(&self) -> bool {
-        let (mw, mh) = self.map_size;
-        let whole = self.min.x == 0
-            && self.min.y == 0
-            && self.min.x + self.width >= mw
-            && self.min.y + self.height >= mh;
-        let grow = u64::from(self.grown_reach() - self.reach);
-        let (w, h) = (
-            (u64::from(self.width) + 2 * grow).min(u64::from(mw)),
-            (u64::from(self.height) + 2 * grow).min(u64::from(mh)),
-        );
-        !whole && w * h <= SPLIT_BOX_CELLS
+        self.reach < MAX_REACH && self.active().saturating_add(REST_MARGIN) > self.last_rank()
     }
 
     /// The reach a fill replacing this one gets.
@@ -368,10 +344,21 @@ impl GoalFill {
         self.reach.saturating_mul(2).min(MAX_REACH)
     }
 
-    /// This frame's targets, steps and supported cells from the units resting as the frame
-    /// began (`resting`: each one's position and radius; the caller passes the units of the
-    /// fill's army).
-    pub fn update(&mut self, grid: &Grid, resting: impl IntoIterator<Item = (Vec2, f32)>) {
+    /// This frame's targets, steps, supported cells and rooms from the units of the fill's
+    /// army as the frame began: `resting` (each one's position and radius) and `coming`
+    /// (the positions of the others).
+    pub fn update(
+        &mut self,
+        grid: &Grid,
+        resting: impl IntoIterator<Item = (Vec2, f32)>,
+        coming: impl IntoIterator<Item = Vec2>,
+    ) {
+        self.take_cells(grid, resting);
+        self.find_rooms(grid, coming);
+    }
+
+    /// The covered, supported and taken cells, and a new search when they call for one.
+    fn take_cells(&mut self, grid: &Grid, resting: impl IntoIterator<Item = (Vec2, f32)>) {
         for &i in &self.touched {
             self.covered[i as usize] = 0.0;
         }
@@ -561,13 +548,11 @@ impl GoalFill {
         // The free cells in pieces (4-connected): each piece's targets are its cells of the
         // lowest rank, so a free hole left deep inside a filled part does not draw every unit.
         let (w, h) = (self.width, self.height);
-        let goal_ranks = self.goal_ranks;
         let (rank, is_taken) = (&self.rank, &self.is_taken);
         self.to_target.fill(u32::MAX);
         self.piece.fill(u32::MAX);
-        // Per piece: its lowest-rank cells, how many of its cells are free goal cells, and
-        // whether it holds cells outside the goal.
-        let mut pieces: Vec<(Vec<u32>, usize, bool)> = Vec::new();
+        // Per piece: its lowest-rank cells and how many cells it has.
+        let mut pieces: Vec<(Vec<u32>, usize)> = Vec::new();
         for start in 0..rank.len() {
             if self.to_target[start] != u32::MAX || !free(start, rank, is_taken) {
                 continue;
@@ -583,47 +568,29 @@ impl GoalFill {
             let lowest = (self.queue.iter().copied())
                 .filter(|&i| Some(rank[i as usize]) == level)
                 .collect();
-            let goal_cells = (self.queue.iter())
-                .filter(|&&i| rank[i as usize] < goal_ranks)
-                .count();
-            let apron = goal_cells < self.queue.len();
+            let cells = self.queue.len();
             for &i in &self.queue {
                 self.to_target[i as usize] = u32::MAX - 1;
                 self.piece[i as usize] = pieces.len() as u32;
             }
-            pieces.push((lowest, goal_cells, apron));
+            pieces.push((lowest, cells));
         }
         for t in self.to_target.iter_mut() {
             if *t == u32::MAX - 1 {
                 *t = u32::MAX;
             }
         }
-        // A piece entirely inside the goal with at least `PASS_PIECE` free cells is a
-        // *room*: cut off from the outside by the army's resting units (a goal area whose
-        // deep part lies beyond a door they hold), it draws the resting units beside it in
-        // (see `way`), and the blob flows into it until the way in opens.
         let mut seeds = Vec::new();
-        self.rooms.clear();
-        let mut split_pieces = (false, None::<u32>);
-        for (k, (lowest, goal_cells, apron)) in pieces.into_iter().enumerate() {
-            if goal_cells > 0 {
-                split_pieces.0 = true;
-            } else if let Some(&first) = lowest.first() {
-                let low = self.rank[first as usize];
-                split_pieces.1 = Some(split_pieces.1.map_or(low, |l: u32| l.min(low)));
-            }
-            if !apron && goal_cells >= PASS_PIECE {
-                self.rooms.push(k as u32);
-            }
+        self.piece_low.clear();
+        self.piece_cells.clear();
+        for (lowest, cells) in pieces {
+            self.piece_low
+                .push(lowest.first().map_or(u32::MAX, |&i| self.rank[i as usize]));
+            self.piece_cells.push(cells as u32);
             seeds.extend(lowest);
         }
         seeds.sort_unstable();
         self.low_target = seeds.iter().map(|&i| self.rank[i as usize]).min();
-        // Split: free goal cells in some piece, and a piece without any that reaches into
-        // the rest area (its units would settle there while the goal has room). The way
-        // between them may lie outside the box: a box with a longer reach may join them.
-        let active = self.active();
-        self.split = split_pieces.0 && split_pieces.1.is_some_and(|low| low <= active);
         self.queue.clear();
         self.queue.extend(seeds.iter().copied());
         for &i in &seeds {
@@ -681,6 +648,50 @@ impl GoalFill {
         false
     }
 
+    /// This frame's rooms. The pieces where the army's units still coming stand (`coming`;
+    /// at least one in [`ARRIVING_SHARE`] of those in the box) are where it arrives; the lowest of their
+    /// lowest ranks is the edge the blob grows at now (without units coming: the resting
+    /// blob's far edge). A piece where the army does not arrive, of at least `PASS_PIECE`
+    /// free cells, whose lowest rank comes `FLOW_SLACK` or more before that edge is a
+    /// *room*: nearer the goal, but cut off from the units coming by the army's resting
+    /// units (a side room whose door the blob reached first, the deep part of a goal area
+    /// beyond a door). It draws the resting units beside it in (see `way`), and the blob
+    /// flows into it until the way in opens.
+    fn find_rooms(&mut self, grid: &Grid, coming: impl IntoIterator<Item = Vec2>) {
+        self.rooms.clear();
+        if self.piece_low.is_empty() {
+            return;
+        }
+        let mut count = vec![0u32; self.piece_low.len()];
+        let mut total = 0u32;
+        for pos in coming {
+            if let Some(i) = self.index_of(grid, pos) {
+                total += 1;
+                if let Some(n) = count.get_mut(self.piece[i] as usize) {
+                    *n += 1;
+                }
+            }
+        }
+        // A few stragglers in a piece do not make it where the army arrives.
+        let arriving = (total / ARRIVING_SHARE).max(1);
+        let reached: Vec<bool> = count.iter().map(|&n| n >= arriving).collect();
+        let arrival = (self.piece_low.iter().zip(&reached))
+            .filter(|&(_, &r)| r)
+            .map(|(&low, _)| low)
+            .min()
+            .or_else(|| self.far_supported.map(|f| f.saturating_add(1)));
+        let Some(arrival) = arrival else {
+            return;
+        };
+        for (k, ((&low, &cells), &r)) in
+            (self.piece_low.iter().zip(&self.piece_cells).zip(&reached)).enumerate()
+        {
+            if !r && cells as usize >= PASS_PIECE && low.saturating_add(FLOW_SLACK) <= arrival {
+                self.rooms.push(k as u32);
+            }
+        }
+    }
+
     /// Whether the cell of `pos` comes at most `rings` ranks after the lowest target: the
     /// blob's edge where it fills now (a unit held there may rest; farther out, or outside
     /// a goal area that still has room, it may not).
@@ -690,43 +701,57 @@ impl GoalFill {
             .is_some_and(|i| self.at_frontier(i, rings))
     }
 
+    /// Whether no free cell nearer the goal (of a lower rank) than the cell of `pos` lies
+    /// within `reach` moves of it (8 neighbours through cells in the order, no corner
+    /// cutting): nowhere nearer to go within its reach.
+    #[must_use]
+    pub fn nothing_nearer(&self, grid: &Grid, pos: Vec2, reach: u32) -> bool {
+        let Some(start) = self.index_of(grid, pos) else {
+            return false;
+        };
+        let (w, h) = (i64::from(self.width), i64::from(self.height));
+        let mine = self.rank[start];
+        // A small search: at most (2 reach + 1)^2 cells, so a list, not a map.
+        let mut seen = vec![(start, 0u32)];
+        let mut head = 0;
+        while head < seen.len() {
+            let (i, d) = seen[head];
+            head += 1;
+            if i != start && self.rank[i] < mine && self.covered[i] < TAKEN {
+                return false;
+            }
+            if d == reach {
+                continue;
+            }
+            let (x, y) = ((i as i64) % w, (i as i64) / w);
+            for (dx, dy) in NEIGHBOURS {
+                let (nx, ny) = (x + dx, y + dy);
+                if !((0..w).contains(&nx) && (0..h).contains(&ny)) {
+                    continue;
+                }
+                let j = (ny * w + nx) as usize;
+                let diagonal_blocked = dx != 0
+                    && dy != 0
+                    && (self.rank[(y * w + nx) as usize] == UNRANKED
+                        || self.rank[(ny * w + x) as usize] == UNRANKED);
+                if self.rank[j] == UNRANKED || diagonal_blocked || seen.iter().any(|&(k, _)| k == j)
+                {
+                    continue;
+                }
+                seen.push((j, d + 1));
+            }
+        }
+        true
+    }
+
     fn at_frontier(&self, i: usize, rings: u32) -> bool {
         let low = self.low_target.unwrap_or(0);
         self.rank[i] != UNRANKED && self.rank[i] <= low.saturating_add(rings)
     }
 
-    /// Whether `pos` is in this frame's rest area (see the module docs).
-    #[must_use]
-    pub fn in_rest_area(&self, grid: &Grid, pos: Vec2) -> bool {
-        self.index_of(grid, pos).is_some_and(|i| self.in_area(i))
-    }
-
     fn in_area(&self, i: usize) -> bool {
         let rank = self.rank[i];
-        rank != UNRANKED && (rank < self.goal_ranks || rank <= self.active() || self.detour(i))
-    }
-
-    /// Whether a unit on box cell `i` (past the rest area) takes the way round to room in
-    /// the goal: the targets are goal cells, and the steps to them are much longer than its
-    /// distance to them (its field leads it to goal cells that are full, and the room left
-    /// lies round through other doors).
-    fn detour(&self, i: usize) -> bool {
-        let Some(low) = self.low_target.filter(|&low| low < self.goal_ranks) else {
-            return false;
-        };
-        let steps = self.to_target[i];
-        let rings = self.rank[i].saturating_sub(low);
-        steps != u32::MAX && steps > rings.saturating_mul(DETOUR_FACTOR) + DETOUR_SLACK
-    }
-
-    /// Whether the cell of `pos` or one of its 8 neighbours is supported: a unit there
-    /// touches the resting blob.
-    #[must_use]
-    pub fn next_to_support(&self, grid: &Grid, pos: Vec2) -> bool {
-        let Some(i) = self.index_of(grid, pos) else {
-            return false;
-        };
-        self.supported[i] || self.neighbours(i).any(|j| self.supported[j])
+        rank != UNRANKED && (rank < self.goal_ranks || rank <= self.active())
     }
 
     /// The centre of the supported cell beside the cell of `pos` (8 neighbours) that comes
@@ -742,7 +767,7 @@ impl GoalFill {
     }
 
     /// Where a unit resting on box cell `i` walks on to instead of staying: a free cell
-    /// beside it (4 neighbours) in a room of the goal (see `search`), or a target two ranks
+    /// beside it (4 neighbours) in a room (see `search`), or a target two ranks
     /// or more before its own cell (the blob closes holes in it, nearest the goal first).
     fn drawn_to(&self, i: usize) -> Option<usize> {
         let (w, h) = (i64::from(self.width), i64::from(self.height));
@@ -766,6 +791,16 @@ impl GoalFill {
         best.map(|(_, j)| j)
     }
 
+    /// Whether a step from box cell `i` to its neighbour `j` is legal: a diagonal step needs
+    /// both cells beside it in the order (no corner cutting).
+    fn legal_step(&self, i: usize, j: usize) -> bool {
+        let w = self.width as usize;
+        let (xi, yi, xj, yj) = (i % w, i / w, j % w, j / w);
+        xi == xj
+            || yi == yj
+            || (self.rank[yi * w + xj] != UNRANKED && self.rank[yj * w + xi] != UNRANKED)
+    }
+
     /// The box cells around box cell `i` (8 neighbours, inside the box).
     fn neighbours(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
         let (w, h) = (i64::from(self.width), i64::from(self.height));
@@ -774,6 +809,22 @@ impl GoalFill {
             let (nx, ny) = (x + dx, y + dy);
             ((0..w).contains(&nx) && (0..h).contains(&ny)).then(|| (ny * w + nx) as usize)
         })
+    }
+
+    /// For a unit at `pos` outside the rest area but in the fill's box: the centre of the
+    /// free cell beside it nearest a target through free cells, if one is (`None`: no way
+    /// to a target from there within the box). A blocked unit takes this way round instead
+    /// of its field's way into the back of the jam.
+    #[must_use]
+    pub fn way_round(&self, grid: &Grid, pos: Vec2) -> Option<Vec2> {
+        let i = self.index_of(grid, pos)?;
+        let own = self.to_target[i];
+        self.neighbours(i)
+            .filter(|&j| self.legal_step(i, j))
+            .filter(|&j| self.covered[j] < TAKEN && self.to_target[j] != u32::MAX)
+            .filter(|&j| own == u32::MAX || self.to_target[j] < own)
+            .min_by_key(|&j| (self.to_target[j], j))
+            .map(|j| grid.cell_centre(self.cell(j)))
     }
 
     /// What a unit at `pos` does (see the module docs); `resting`: it rested as the frame
@@ -945,7 +996,7 @@ mod tests {
     fn an_area_fills_from_its_middle_out() {
         let (grid, cost, goal) = area(20, 20, (5..10).flat_map(|x| (5..10).map(move |y| (x, y))));
         let mut fill = GoalFill::new(&goal, &cost).unwrap();
-        fill.update(&grid, []);
+        fill.update(&grid, [], []);
         // The middle cell is the deepest: the only target.
         let middle = at(&grid, 7, 7);
         assert_eq!(
@@ -962,7 +1013,7 @@ mod tests {
             FillWay::Toward(_)
         ));
         // Once a unit rests in the middle, the ring around it is next.
-        fill.update(&grid, [(middle, 0.45)]);
+        fill.update(&grid, [(middle, 0.45)], []);
         assert_eq!(
             fill.way(&grid, middle, true),
             FillWay::Rest { in_goal: true }
@@ -989,7 +1040,7 @@ mod tests {
             .iter()
             .map(|&c| (grid.cell_centre(c), 0.45))
             .collect();
-        fill.update(&grid, all.iter().copied());
+        fill.update(&grid, all.iter().copied(), []);
         for &c in goal.cells() {
             assert_eq!(
                 fill.way(&grid, grid.cell_centre(c), true),
@@ -1017,7 +1068,7 @@ mod tests {
     fn a_one_cell_goal_fills_its_cell_then_the_rings_around_it() {
         let (grid, cost, goal) = area(40, 40, [(20, 20)].into_iter());
         let mut fill = GoalFill::new(&goal, &cost).unwrap();
-        fill.update(&grid, []);
+        fill.update(&grid, [], []);
         let goal_cell = at(&grid, 20, 20);
         assert_eq!(
             fill.way(&grid, goal_cell, false),
@@ -1027,7 +1078,7 @@ mod tests {
             fill.way(&grid, at(&grid, 22, 20), false),
             FillWay::Toward(at(&grid, 21, 20))
         );
-        fill.update(&grid, [(goal_cell, 0.5)]);
+        fill.update(&grid, [(goal_cell, 0.5)], []);
         assert_eq!(
             fill.way(&grid, at(&grid, 21, 20), false),
             FillWay::Rest { in_goal: false }
@@ -1049,7 +1100,9 @@ mod tests {
         let mut fill = GoalFill::new(&goal, &cost).unwrap();
         // A queue from the goal along +x: (10..=16, 15) all resting.
         let queue: Vec<(Vec2, f32)> = (10..=16).map(|x| (at(&grid, x, 15), 0.5)).collect();
-        fill.update(&grid, queue.iter().copied());
+        // Units still coming stand farther out.
+        let coming = [at(&grid, 22, 15)];
+        fill.update(&grid, queue.iter().copied(), coming);
         // The unit behind the queue's end does not rest there: room beside the queue is
         // nearer the goal.
         let behind = at(&grid, 17, 15);
@@ -1058,15 +1111,23 @@ mod tests {
             "{:?}",
             fill.way(&grid, behind, false)
         );
-        // The queue's tail is supported (it touches the goal through resting units).
+        // The queue's tail is supported (it touches the goal through resting units): while
+        // units come in it stays.
         assert_eq!(
             fill.way(&grid, at(&grid, 16, 15), true),
             FillWay::Rest { in_goal: false }
         );
+        // With nobody coming, the open room beside the queue, nearer the goal than its tail,
+        // draws it: the queue flows into a blob.
+        fill.update(&grid, queue.iter().copied(), []);
+        assert!(matches!(
+            fill.way(&grid, at(&grid, 16, 15), true),
+            FillWay::Toward(_)
+        ));
         // A unit resting away from the blob is not supported: it walks on.
         let mut resting = queue.clone();
         resting.push((at(&grid, 14, 19), 0.5));
-        fill.update(&grid, resting.iter().copied());
+        fill.update(&grid, resting.iter().copied(), coming);
         assert!(matches!(
             fill.way(&grid, at(&grid, 14, 19), true),
             FillWay::Toward(_)
@@ -1078,7 +1139,7 @@ mod tests {
         let (grid, cost, goal) = area(200, 200, [(100, 100)].into_iter());
         let mut fill = GoalFill::new(&goal, &cost).unwrap();
         assert_eq!(fill.reach(), FIRST_REACH);
-        fill.update(&grid, []);
+        fill.update(&grid, [], []);
         assert!(!fill.wants_more_reach());
         // A resting disc of 12 cells' radius around the goal.
         let blob: Vec<(Vec2, f32)> = (88..=112)
@@ -1086,10 +1147,10 @@ mod tests {
             .filter(|&(x, y)| (x as i32 - 100).pow(2) + (y as i32 - 100).pow(2) <= 144)
             .map(|(x, y)| (at(&grid, x, y), 0.5))
             .collect();
-        fill.update(&grid, blob.iter().copied());
+        fill.update(&grid, blob.iter().copied(), []);
         assert!(fill.wants_more_reach());
         let mut bigger = GoalFill::with_reach(&goal, &cost, fill.grown_reach()).unwrap();
-        bigger.update(&grid, blob.iter().copied());
+        bigger.update(&grid, blob.iter().copied(), []);
         assert!(!bigger.wants_more_reach());
         assert_eq!(
             bigger.way(&grid, at(&grid, 100, 100), true),
@@ -1102,7 +1163,7 @@ mod tests {
         let (grid, cost, goal) = area(30, 30, (3..20).flat_map(|x| (4..15).map(move |y| (x, y))));
         let mut fill = GoalFill::new(&goal, &cost).unwrap();
         let resting: Vec<(Vec2, f32)> = (5..12).map(|x| (at(&grid, x, 9), 0.45)).collect();
-        fill.update(&grid, resting.iter().copied());
+        fill.update(&grid, resting.iter().copied(), []);
         let taken = fill.searched().unwrap().to_vec();
         assert_eq!(taken.len(), 7);
         GoalFill::check_taken(&goal, fill.reach(), (30, 30), &taken).unwrap();
@@ -1130,5 +1191,85 @@ mod tests {
         let (_, mut cost, goal) = area(10, 10, [(3, 3)].into_iter());
         cost.set(Cell::new(3, 3), WALL);
         assert!(GoalFill::new(&goal, &cost).is_none());
+    }
+
+    #[test]
+    fn a_room_cut_off_by_the_blob_draws_the_resting_units_beside_it() {
+        // A goal area of two rooms joined by a door at (10, 5); the army came in from the
+        // west and holds the west room and the door: the east room is cut off.
+        let grid = Grid::new(22, 11).unwrap();
+        let mut cost = CostField::filled(&grid, 1);
+        for y in 0..11 {
+            if y != 5 {
+                cost.set(Cell::new(10, y), WALL);
+            }
+        }
+        let goal =
+            GoalSet::new((1..21).flat_map(|x| (1..10).map(move |y| Cell::new(x, y)))).unwrap();
+        let mut fill = GoalFill::new(&goal, &cost).unwrap();
+        let west: Vec<(Vec2, f32)> = (1..11)
+            .flat_map(|x| (1..10).map(move |y| (x, y)))
+            .filter(|&(x, y)| x < 10 || y == 5)
+            .map(|(x, y)| (at(&grid, x, y), 0.5))
+            .collect();
+        // Units still coming stand west of the goal.
+        fill.update(&grid, west.iter().copied(), [at(&grid, 0, 5)]);
+        // The unit resting in the door walks on into the east room.
+        assert!(
+            matches!(fill.way(&grid, at(&grid, 10, 5), true), FillWay::Toward(p) if p.x > 10.5)
+        );
+        // One deep in the west room stays.
+        assert_eq!(
+            fill.way(&grid, at(&grid, 3, 3), true),
+            FillWay::Rest { in_goal: true }
+        );
+    }
+
+    #[test]
+    fn nothing_nearer_looks_only_where_a_unit_can_step() {
+        // A corridor along y = 2, the goal at its west end; the parallel corridor y = 4 is
+        // behind a wall and holds free cells of lower rank.
+        let grid = Grid::new(12, 7).unwrap();
+        let mut cost = CostField::filled(&grid, 1);
+        for x in 0..12 {
+            for y in [1, 3, 5] {
+                cost.set(Cell::new(x, y), WALL);
+            }
+        }
+        cost.set(Cell::new(0, 3), 1);
+        let goal = GoalSet::single(Cell::new(0, 2));
+        let mut fill = GoalFill::with_reach(&goal, &cost, 16).unwrap();
+        let queue: Vec<(Vec2, f32)> = (0..5).map(|x| (at(&grid, x, 2), 0.5)).collect();
+        fill.update(&grid, queue.iter().copied(), []);
+        // Behind the queue's tail nothing nearer is in reach (the other corridor is behind a
+        // wall), though its cells are nearer the goal.
+        assert!(fill.nothing_nearer(&grid, at(&grid, 5, 2), 2));
+        // Beside an open cell of a lower rank there is.
+        assert!(!fill.nothing_nearer(&grid, at(&grid, 1, 4), 1));
+    }
+
+    #[test]
+    fn the_way_round_does_not_cut_corners() {
+        let grid = Grid::new(30, 30).unwrap();
+        let mut cost = CostField::filled(&grid, 1);
+        cost.set(Cell::new(14, 15), WALL);
+        let goal = GoalSet::single(Cell::new(5, 5));
+        let mut fill = GoalFill::new(&goal, &cost).unwrap();
+        fill.update(&grid, [], []);
+        // From (15, 15), the step to (14, 14) would cut the wall's corner.
+        let to = fill.way_round(&grid, at(&grid, 15, 15)).unwrap();
+        assert_ne!(to, at(&grid, 14, 14));
+        assert!(fill.to_target(&grid, to) < fill.to_target(&grid, at(&grid, 15, 15)));
+    }
+
+    #[test]
+    fn a_big_body_covering_a_goal_cell_stands_on_the_goal() {
+        let (grid, cost, _) = area(20, 20, [(10, 10)].into_iter());
+        let goal = GoalSet::single(Cell::new(10, 10));
+        let fill = GoalFill::new(&goal, &cost).unwrap();
+        let beside = at(&grid, 11, 10);
+        assert!(!fill.covers_goal(&grid, beside, 0.4));
+        assert!(fill.covers_goal(&grid, beside, 1.5));
+        assert!(fill.covers_goal(&grid, at(&grid, 10, 10), 0.4));
     }
 }

@@ -424,7 +424,8 @@ fn lane_axis(cost: &CostField, x: i64, y: i64) -> Option<(i64, i64)> {
 
 /// The one-cell lane a unit at `pos` bound along `way` enters next, if one is within
 /// [`LANE_REACH`] cells: its own cell, or else the nearest lane cell ahead of it (the
-/// offset to it has a positive part along `way`).
+/// offset to it has a positive part along `way`) that it sees (no wall on the straight line
+/// between the cells).
 ///
 /// A body as wide as a lane fits it only on its centre line, so a unit aims there instead
 /// of along its field: at the lane cell's centre, or, standing in the lane, at the centre of
@@ -462,7 +463,10 @@ pub fn lane_near(cost: &CostField, grid: &Grid, pos: Vec2, way: Vec2) -> Option<
             let c = centre(cx, cy);
             let to = c - pos;
             let d = to.length_squared();
-            if to.dot(way) > 0.0 && best.is_none_or(|(b, _)| d < b) {
+            // Only a lane it sees: not one beyond a wall beside it.
+            let seen =
+                || crate::segment_is_clear(cost, cell, crate::Cell::new(cx as u32, cy as u32));
+            if to.dot(way) > 0.0 && best.is_none_or(|(b, _)| d < b) && seen() {
                 best = Some((d, c));
             }
         }
@@ -724,5 +728,68 @@ mod tests {
         let mean = a.iter().sum::<f32>() / 1000.0;
         assert!(mean.abs() < 0.1);
         assert_ne!(unit_noise(7, 1, 3), unit_noise(7, 1, 4));
+    }
+
+    #[test]
+    fn a_lane_is_aimed_at_only_where_the_unit_sees_it() {
+        // A wall along x = 10 with a one-cell door at (10, 5).
+        let grid = Grid::new(20, 11).unwrap();
+        let mut cost = CostField::filled(&grid, 1);
+        for y in 0..11 {
+            if y != 5 {
+                cost.set(crate::Cell::new(10, y), WALL);
+            }
+        }
+        let centre = |x: u32, y: u32| grid.cell_centre(crate::Cell::new(x, y));
+        // Approaching the door from the west, off its centre line: aim at its centre.
+        let lane = lane_near(&cost, &grid, Vec2::new(8.5, 4.2), Vec2::X).unwrap();
+        assert_eq!(
+            lane,
+            Lane {
+                aim: centre(10, 5),
+                inside: false
+            }
+        );
+        // In the door: aim at the next cell along it, the way the unit goes.
+        let lane = lane_near(&cost, &grid, centre(10, 5), Vec2::X).unwrap();
+        assert_eq!(
+            lane,
+            Lane {
+                aim: centre(11, 5),
+                inside: true
+            }
+        );
+        // Bound away from it (behind the unit): none.
+        assert!(lane_near(&cost, &grid, Vec2::new(8.5, 5.5), -Vec2::X).is_none());
+        // Beside the wall on the far side of another wall piece: not through the wall.
+        let mut walled = cost.clone();
+        walled.set(crate::Cell::new(9, 4), WALL);
+        walled.set(crate::Cell::new(9, 5), WALL);
+        walled.set(crate::Cell::new(9, 6), WALL);
+        assert!(lane_near(&walled, &grid, Vec2::new(8.5, 5.5), Vec2::X).is_none());
+    }
+
+    #[test]
+    fn a_head_on_slide_keeps_the_way() {
+        // A unit heading straight at a wall ahead, with a tiny sideways part: the slide does
+        // not turn the rounding into a sideways direction.
+        let grid = Grid::new(10, 10).unwrap();
+        let mut cost = CostField::filled(&grid, 1);
+        cost.set(crate::Cell::new(5, 3), WALL);
+        let way = Vec2::new(-0.001, -1.0).normalize();
+        let config = SteeringConfig {
+            fan_steps: 0,
+            ..SteeringConfig::default()
+        };
+        let (dir, _) = avoid_walls(
+            &cost,
+            &grid,
+            Vec2::new(5.5, 4.5),
+            way,
+            0.5,
+            1,
+            &Fan::new(&config),
+        );
+        assert!(dir.dot(way) > 0.99, "{dir}");
     }
 }

@@ -77,6 +77,9 @@ pub struct Steering {
     /// away, and in the next frame units with the right of way are not held by it and push
     /// it aside.
     pub yielding: GiveWay,
+    /// The unit, blocked on its field's way, takes the way round its army's resting blob to
+    /// free room (docs/behaviour.md, "Jams"), until it reaches the rest area or rests.
+    pub detour: bool,
     /// The frame (the number the simulation's frame counter had once it ran) in which the
     /// unit first arrived since its group's goal was last set; `None` until it arrives.
     pub arrived_frame: Option<u64>,
@@ -92,6 +95,7 @@ impl Default for Steering {
             stall: 0.0,
             anchor: Vec2::ZERO,
             yielding: GiveWay::No,
+            detour: false,
             arrived_frame: None,
         }
     }
@@ -434,5 +438,36 @@ mod tests {
             Err(SpawnError::Blocked { .. })
         ));
         assert_eq!(at(2.5, 2.5).with_layer(Layer::Hover).validate(&map), Ok(()));
+    }
+
+    #[test]
+    fn giving_way_round_trips_through_its_byte() {
+        for g in [
+            GiveWay::No,
+            GiveWay::AtLane,
+            GiveWay::RightOfWay(0),
+            GiveWay::RightOfWay(GiveWay::MAX_HOPS),
+        ] {
+            assert_eq!(GiveWay::from_u8(g.to_u8()), Some(g));
+        }
+        assert_eq!(GiveWay::from_u8(3 + GiveWay::MAX_HOPS), None);
+    }
+
+    #[test]
+    fn a_unit_held_in_one_spot_is_blocked_after_a_second() {
+        let mut s = Steering::default();
+        let p = Vec2::new(3.0, 3.0);
+        s.count_stall(p, 0.5, 0.0, false);
+        for _ in 0..29 {
+            s.count_stall(p + Vec2::X * 0.1, 0.5, 1.0 / 30.0, false);
+        }
+        assert!(!s.is_blocked());
+        s.count_stall(p, 0.5, 1.0 / 30.0, false);
+        assert!(s.is_blocked());
+        // Getting a radius away, or resting, ends it.
+        s.count_stall(p + Vec2::X, 0.5, 1.0 / 30.0, false);
+        assert!(!s.is_blocked());
+        s.settled = true;
+        assert!(!s.is_blocked());
     }
 }

@@ -78,11 +78,11 @@
 // `clockwise` says which way (clockwise as seen with world +y pointing down).
 #define HORDE_FORCE_VORTEX 3
 
-// `HordeUnit::flags` bit: the unit is at rest in its goal area.
+// `HordeUnit::flags` bit: the unit is at rest on a cell of its goal.
 #define HORDE_UNIT_ARRIVED 1
 
-// `HordeUnit::flags` bit: the unit is at rest outside its goal, behind resting units of its
-// group.
+// `HordeUnit::flags` bit: the unit is at rest outside its goal, in its army's resting blob
+// (joined to the goal through resting units of the groups sharing that goal).
 #define HORDE_UNIT_SETTLED 2
 
 // `HordeUnit::flags` bit: the unit is quarantined: its state stopped being finite, so horde
@@ -91,6 +91,11 @@
 
 // `HordeUnit::flags` bit: the unit is player-controlled.
 #define HORDE_UNIT_CONTROLLABLE 8
+
+// `HordeUnit::flags` bit: the unit is blocked: not at rest, and held within a body radius of
+// one spot for a second or more (behind a jam, pressed in a corridor). It keeps trying; the
+// bit clears once it gets on.
+#define HORDE_UNIT_BLOCKED 16
 
 // The length of `HordeStageTime::name`, its terminating NUL included.
 #define HORDE_STAGE_NAME_LEN 32
@@ -254,9 +259,9 @@ typedef struct HordeUnit {
   uint8_t layer;
   // Always 0.
   uint8_t reserved;
-  // Bits: `HORDE_UNIT_ARRIVED`, `HORDE_UNIT_SETTLED`, `HORDE_UNIT_QUARANTINED`,
-  // `HORDE_UNIT_CONTROLLABLE`. A unit with neither `ARRIVED` nor `SETTLED` is on its way
-  // (or cannot reach its goal).
+  // Bits: `HORDE_UNIT_ARRIVED`, `HORDE_UNIT_SETTLED`, `HORDE_UNIT_BLOCKED`,
+  // `HORDE_UNIT_QUARANTINED`, `HORDE_UNIT_CONTROLLABLE`. A unit with none of `ARRIVED`,
+  // `SETTLED` and `BLOCKED` is on its way (or cannot reach its goal).
   uint32_t flags;
   // Centre, world units.
   float x;

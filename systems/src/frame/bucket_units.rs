@@ -76,6 +76,7 @@ pub(crate) fn bucket_units(data: &FrameData, ctx: &StageContext<'_>) {
                 army: groups.army(agent.group.0),
                 at_rest: steering.arrived || steering.settled,
                 yields: steering.yielding,
+                heading: NeighbourInfo::pack_heading(steering.heading),
             };
             // A unit whose position is not finite (it will be quarantined this frame) is
             // nobody's neighbour: its NaN must not spread through separation.

@@ -168,12 +168,18 @@ pub(crate) fn fill_goals(data: &FrameData, _ctx: &StageContext<'_>) {
                         .filter(|&&(army, ..)| army == a16)
                         .map(|&(_, pos, radius)| (pos, radius))
                 };
+                let coming = || {
+                    let large = neighbours.large.as_ref().map_or(&[][..], |l| &l.units[..]);
+                    (neighbours.units.iter().chain(large))
+                        .filter(|u| u.army == a16 && !u.at_rest)
+                        .map(|u| u.pos)
+                };
                 if let Some(f) = fill.as_mut() {
-                    f.update(grid, resting());
+                    f.update(grid, resting(), coming());
                     if f.wants_more_reach() {
                         let grown = GoalFill::with_reach(&group.goal, cost, f.grown_reach());
                         if let Some(mut grown) = grown {
-                            grown.update(grid, resting());
+                            grown.update(grid, resting(), coming());
                             *f = grown;
                         }
                     }

@@ -31,6 +31,28 @@ pub struct NeighbourInfo {
     /// Whether and why it gave way in the frame before ([`horde_core::Steering::yielding`]):
     /// units with the right of way are not held by it and push it aside.
     pub yields: horde_core::GiveWay,
+    /// Its heading as the frame began, each axis times 127 ([`NeighbourInfo::heading`]):
+    /// whether it comes toward a unit it meets.
+    pub heading: [i8; 2],
+}
+
+impl NeighbourInfo {
+    /// `heading` (a unit vector or zero) as [`Self::heading`] stores it.
+    #[must_use]
+    pub fn pack_heading(heading: Vec2) -> [i8; 2] {
+        let axis = |v: f32| (v.clamp(-1.0, 1.0) * 127.0).round() as i8;
+        if heading.is_finite() {
+            [axis(heading.x), axis(heading.y)]
+        } else {
+            [0, 0]
+        }
+    }
+
+    /// Its heading, to within 1/127 on each axis.
+    #[must_use]
+    pub fn heading(&self) -> Vec2 {
+        Vec2::new(f32::from(self.heading[0]), f32::from(self.heading[1])) / 127.0
+    }
 }
 
 /// The spatial grid and the units sorted by bucket (`units[k]` is the unit at position `k`

@@ -100,6 +100,7 @@ pub(crate) fn steer_units(data: &FrameData, ctx: &StageContext<'_>) {
                 // when it steers.
                 steering.count_stall(pos.0, agent.radius, frame.data.clock.dt, true);
                 steering.yielding = GiveWay::No;
+                steering.detour = false;
                 Vec2::ZERO
             };
         }
@@ -141,6 +142,10 @@ const ASIDE_BACK: f32 = 0.5;
 /// Seconds a unit must be held ([`Steering::stall`]) before it gives way to a unit of a lower
 /// army.
 const YIELD_AFTER: f32 = 0.5;
+
+/// Within an army, of two units meeting head-on the one bound more along this direction has
+/// the right of way (any fixed direction not along a grid axis would do).
+const PRIORITY_WAY: Vec2 = Vec2::new(0.8, 0.6);
 
 /// The cosine of the angle from its way within which a unit gives way to another.
 const ONCOMING_COS: f32 = 0.5;
@@ -315,6 +320,13 @@ impl<'a> Frame<'a> {
         let grid = self.map.grid();
         let fill = self.fills.get(army, agent.layer, class);
         let fill_way = fill.map_or(FillWay::Outside, |f| f.way(grid, pos, was_resting));
+        // Blocked on its field's way, outside the rest area: the way round to free room, if
+        // the fill sees one (and on it until it reaches the rest area).
+        let round = (fill_way == FillWay::Outside && (steering.detour || steering.is_blocked()))
+            .then(|| fill.and_then(|f| f.way_round(grid, pos)))
+            .flatten();
+        steering.detour = round.is_some();
+        let fill_way = round.map_or(fill_way, FillWay::Toward);
         let (way, distance) = match fill_way {
             FillWay::Toward(point) => ((point - pos).normalize_or_zero(), None),
             FillWay::Rest { .. } => (Vec2::ZERO, None),
@@ -411,7 +423,15 @@ impl<'a> Frame<'a> {
                             other.at_rest && other.army == army && d < touch * SETTLE_TOUCH;
                         let ahead = -away.dot(way) > ONCOMING_COS * d;
                         if ahead && !other.at_rest && d < touch * YIELD_TOUCH {
-                            let hops = if other.army < army && held_up {
+                            // Right of way: to a lower army, and within an army (one part
+                            // walking round to room as another comes in) to the one bound
+                            // more along `PRIORITY_WAY`: the same side passes first at
+                            // every door, whoever meets whom.
+                            let oncoming = other.heading().dot(away) > ONCOMING_COS * d;
+                            let before = other.army < army
+                                || (other.army == army
+                                    && other.heading().dot(PRIORITY_WAY) > way.dot(PRIORITY_WAY));
+                            let hops = if oncoming && before && held_up {
                                 Some(0)
                             } else if let (true, GiveWay::RightOfWay(h)) =
                                 (other.army == army, other.yields)
@@ -445,12 +465,16 @@ impl<'a> Frame<'a> {
         // still; contacts and forces move them, and they rest where they are left while
         // their cell is supported.
         // Held: its cell comes at most a few rings (and its own diameter) after the ring the
-        // blob fills now, so resting there keeps the blob compact.
+        // blob fills now, or no free cell nearer the goal is within its reach (it presses on
+        // the blob where the way round is closed), so resting there keeps the blob compact.
         let held_rings = HELD_STEPS + (2.0 * agent.radius / cell_size).ceil() as u32;
         let held = matches!(fill_way, FillWay::Toward(_))
             && steering.stall >= HELD_REST
             && touches_rest
-            && fill.is_some_and(|f| f.near_frontier(grid, pos, held_rings));
+            && fill.is_some_and(|f| {
+                f.near_frontier(grid, pos, held_rings)
+                    || f.nothing_nearer(grid, pos, (agent.radius / cell_size).ceil() as u32 + 1)
+            });
         // A unit that reached free room but does not touch the resting blob yet walks up to
         // it first (unless held there).
         let closing = (approach && !touches_rest && steering.stall < HELD_REST)
@@ -496,20 +520,24 @@ impl<'a> Frame<'a> {
             (Some(lane), Some(_)) => Some((pos - lane.aim).normalize_or_zero()),
             _ => match head_on {
                 // Meeting the right of way: aside (the same hand for everyone, so that two
-                // flows pass on the same side), and back a little; to the other hand where a
-                // wall stands there. Behind a friend giving way: hold.
-                Some(0) => {
+                // flows pass on the same side) and back a little; to the other hand where a
+                // wall stands there. Behind a friend giving way: straight back (in a corridor
+                // one body wide there is no aside: the whole file backs out).
+                Some(hops) => {
                     let cost = self.map.cost_field(agent.layer);
                     let free = |dir: Vec2| slide_velocity(cost, grid, pos, agent.radius, dir);
-                    let right = free((way.perp() - way * ASIDE_BACK).normalize_or_zero());
-                    let left = free((-way.perp() - way * ASIDE_BACK).normalize_or_zero());
-                    Some(if right.length_squared() >= 0.25 {
-                        right
+                    Some(if hops > 0 {
+                        free(-way)
                     } else {
-                        left
+                        let right = free((way.perp() - way * ASIDE_BACK).normalize_or_zero());
+                        let left = free((-way.perp() - way * ASIDE_BACK).normalize_or_zero());
+                        if right.length_squared() >= 0.25 {
+                            right
+                        } else {
+                            left
+                        }
                     })
                 }
-                Some(_) => Some(Vec2::ZERO),
                 None => None,
             },
         };
@@ -573,6 +601,24 @@ impl<'a> Frame<'a> {
             0.0
         } else {
             agent.max_speed * slow
+        };
+        // Bound for a point near it (the next free cell of the fill): no faster than its turn
+        // rate lets it reach the point from its heading, or it circles the point for ever (on a
+        // circle of radius speed / turn rate, 0.64 cells at the defaults, passes a point
+        // `d` away at an angle `a` off the heading once the radius exceeds d / (2 sin a)).
+        let speed = match fill_way {
+            FillWay::Toward(point) => {
+                let d = pos.distance(point);
+                let to = (point - pos) / d.max(1e-6);
+                // Facing away, it must turn through the side first.
+                let sin = if steering.heading.dot(to) < 0.0 {
+                    1.0
+                } else {
+                    steering.heading.perp_dot(to).abs()
+                };
+                speed.min(agent.turn_rate * d / (2.0 * sin).max(1e-3))
+            }
+            _ => speed,
         };
         // Separation also pushes directly (not only by turning the heading): in a jam
         // everyone heads the same way, and the push spreads it. The sum is the unit's own

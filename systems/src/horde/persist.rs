@@ -242,6 +242,7 @@ impl Horde {
                 stall: u.stall,
                 anchor: vec2(u.anchor),
                 yielding: GiveWay::from_u8(u.yielding).unwrap_or_default(),
+                detour: u.detour,
                 arrived_frame: u.arrived_frame,
             };
             let unit = Unit {
@@ -295,6 +296,7 @@ fn unit_record(u: UnitRef<'_>, quarantined: Option<u64>) -> UnitRecord {
         stall: st.stall,
         anchor: v2(st.anchor),
         yielding: st.yielding.to_u8(),
+        detour: st.detour,
         arrived_frame: st.arrived_frame,
         quarantined,
     }

@@ -119,7 +119,7 @@ impl UnitHasher {
 
 /// Parts 1 and 2 of [`state_hash`]: the simulated units, then the quarantined ones.
 fn units_hash(world: &World, h: &mut UnitHasher) {
-    let rows: Vec<(u32, [u32; 17])> = world
+    let rows: Vec<(u32, [u32; 18])> = world
         .query::<UnitComponents<'_>>()
         .iter()
         .map(|parts| {
@@ -151,6 +151,7 @@ fn units_hash(world: &World, h: &mut UnitHasher) {
                     st.anchor.x.to_bits(),
                     st.anchor.y.to_bits(),
                     u32::from(st.yielding.to_u8()),
+                    u32::from(st.detour),
                     // Frames past u32::MAX wrap: a hash, not a record.
                     st.arrived_frame.map_or(u32::MAX, |f| f as u32),
                 ],

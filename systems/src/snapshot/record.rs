@@ -436,6 +436,7 @@ pub(crate) struct UnitRecord {
     pub anchor: V2,
     /// `GiveWay` as its byte.
     pub yielding: u8,
+    pub detour: bool,
     pub arrived_frame: Option<u64>,
     /// The frame it was quarantined in, if it was.
     pub quarantined: Option<u64>,

@@ -20,8 +20,9 @@ use crate::command::Command;
 /// The replay format version this build reads and writes (2: its snapshot holds the contact
 /// settings; 5: its snapshot holds the origin, and the recorded state hashes cover the
 /// terrain, the force fields, the goals and the quarantined units; 6: its snapshot holds
-/// the size classes).
-pub const REPLAY_VERSION: u32 = 6;
+/// the size classes; 7: its snapshot holds each army's rest order and each unit's stall and
+/// giving way).
+pub const REPLAY_VERSION: u32 = 7;
 
 /// One command given to a [`Simulation`].
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
