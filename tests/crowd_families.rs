@@ -71,6 +71,11 @@ fn assert_all_pass(results: &[(Figures, Vec<String>)]) {
     assert!(failed.is_empty(), "members fail:\n{}", failed.join("\n"));
 }
 
+// The plain run's members are drawn from `families_sample`, one per kind of member
+// (goal sizes, map kinds, radii, flows): they guard what holds today. The ignored tests
+// measure the families' pass rates (docs/behaviour.md, "Coming to rest", says which kinds
+// still fail).
+
 #[test]
 fn moving_ai_maps() {
     let names = movingai_names();
@@ -78,29 +83,22 @@ fn moving_ai_maps() {
         eprintln!("SKIP: ../shared/data/movingai not found; the Moving AI family is not run");
         return;
     }
-    let members = ["den520d", "random512-10-0", "16room_000"]
-        .iter()
-        .enumerate()
-        .filter_map(|(k, name)| {
-            movingai(
-                name,
-                k as u64 + 1,
-                4,
-                100,
-                [1, 60, 600][k],
-                0.5,
-                Some(150.0),
-            )
-        })
-        .collect();
+    let members = [
+        ("AR0011SR", 201, 100),
+        ("Berlin_1_512", 205, 600),
+        ("Cauldron", 206, 1),
+    ]
+    .iter()
+    .filter_map(|&(name, seed, goal)| movingai(name, seed, 4, 75, goal, 0.5, Some(120.0)))
+    .collect();
     assert_all_pass(&judge_all("moving ai (ci)", members, 2));
 }
 
 #[test]
 fn generated_levels() {
-    let members = [(1, 24, 150, 1), (2, 32, 200, 100), (3, 20, 120, 2000)]
+    let members = [(301, 32, 1), (303, 48, 30), (306, 40, 800)]
         .iter()
-        .map(|&(seed, tiles, per, goal)| generated(seed, tiles, per, goal))
+        .map(|&(seed, tiles, goal)| generated(seed, tiles, 100, goal))
         .collect();
     assert_all_pass(&judge_all("generated (ci)", members, 2));
 }
@@ -119,9 +117,10 @@ fn rvo2_circle_and_blocks() {
 #[test]
 fn flows_through_gaps() {
     let members = vec![
-        gap(1, 4, 0.4, 150, true, 300),
-        gap(2, 3, 0.5, 120, false, 1),
-        gap(3, 8, 1.5, 30, true, 100),
+        gap(501, 3, 0.5, 80, false, 200),
+        gap(502, 4, 0.4, 80, true, 1),
+        gap(503, 5, 1.0, 80, false, 200),
+        gap(504, 6, 0.5, 80, true, 1),
     ];
     assert_all_pass(&judge_all("gaps (ci)", members, 2));
 }
@@ -184,6 +183,61 @@ fn families_long() {
     let failed = all.iter().filter(|(_, f)| !f.is_empty()).count();
     println!(
         "all families: {} of {} members pass",
+        all.len() - failed,
+        all.len()
+    );
+}
+
+/// A middle-sized sample of every family (about ten minutes on two cores): what changes to
+/// the rules are measured on before the long run.
+#[test]
+#[ignore]
+fn families_sample() {
+    let mut all = Vec::new();
+    let mut members = Vec::new();
+    for (k, name) in movingai_names().iter().enumerate() {
+        let seed = 200 + k as u64;
+        let goal = [1, 100, 600][k % 3];
+        members.extend(movingai(name, seed, 4, 75, goal, 0.5, Some(120.0)));
+    }
+    all.extend(judge_all("moving ai", members, 2));
+    let members = (0..8u64)
+        .map(|s| {
+            generated(
+                300 + s,
+                [24, 32, 40, 48][(s % 4) as usize],
+                100,
+                [1, 30, 150, 800][(s / 2 % 4) as usize],
+            )
+        })
+        .collect();
+    all.extend(judge_all("generated", members, 2));
+    let mut members = Vec::new();
+    for (k, r) in [0.4f32, 0.7, 1.0, 1.5, 2.0].into_iter().enumerate() {
+        members.push(circle(400 + k as u64, r, 15, 1));
+        members.push(blocks(400 + k as u64, r, 1));
+    }
+    all.extend(judge_all("rvo2", members, 2));
+    let mut members = Vec::new();
+    for (k, (g, r)) in [
+        (2, 0.4f32),
+        (3, 0.5),
+        (4, 0.4),
+        (5, 1.0),
+        (6, 0.5),
+        (7, 1.5),
+        (8, 2.0),
+        (8, 0.5),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        members.push(gap(500 + k as u64, g, r, 80, k % 2 == 0, [1, 200][k % 2]));
+    }
+    all.extend(judge_all("gaps", members, 2));
+    let failed = all.iter().filter(|(_, f)| !f.is_empty()).count();
+    println!(
+        "sample: {} of {} members pass",
         all.len() - failed,
         all.len()
     );

@@ -534,7 +534,7 @@ pub fn judge(member: &Member, threads: usize) -> Figures {
     let army_of: Vec<usize> = (0..goals.len())
         .map(|g| goals.iter().position(|o| *o == goals[g]).unwrap())
         .collect();
-    let config = plan.sim.horde().config().clone();
+    let config = *plan.sim.horde().config();
     let class_of = |u: &UnitState| config.size_class(u.radius, cell_size);
     let mut dist = Distances::new();
     let phi = |u: &UnitState, dist: &mut Distances| -> Option<f64> {
