@@ -21,7 +21,7 @@ pub struct Demo {
     pub units: u32,
     /// Seed of the level and of the per-unit randomness (default 1).
     pub seed: u64,
-    /// Frames to run (default 900, 30 seconds at 30 frames a simulated second).
+    /// Frames to run (default 2700, 90 seconds at 30 frames a simulated second).
     pub frames: u32,
     /// Worker threads, the caller included (default: every core, see
     /// [`default_threads`](crate::default_threads)).
@@ -33,7 +33,7 @@ impl Default for Demo {
         Self {
             units: 6000,
             seed: 1,
-            frames: 900,
+            frames: 2700,
             threads: crate::default_threads(),
         }
     }
@@ -228,9 +228,10 @@ fn demo_events(sim: &Simulation) -> Result<Vec<TimedEvent>, DemoError> {
         frame: 180,
         command: Command::AddForce(vortex),
     });
-    // Group 2 is sent to the middle of the map instead.
-    let map_centre = sim.map().grid().clamped_cell_at(centre);
-    let cells = open_cells_near(sim, sim.map().grid().cell_centre(map_centre), 64, |_| true);
+    // Group 2 is sent to hold the open ground east of the lair instead: an area of 1600
+    // cells, room for most of it.
+    let east = sim.map().grid().clamped_cell_at(Vec2::new(104.5, 96.5));
+    let cells = open_cells_near(sim, sim.map().grid().cell_centre(east), 1600, |_| true);
     let goal = GoalSet::new(cells).map_err(setup)?;
     events.push(TimedEvent {
         frame: 240,
