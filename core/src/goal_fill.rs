@@ -332,7 +332,7 @@ impl GoalFill {
     }
 
     /// Whether the resting army has come so near the box's edge that a fill with a longer
-    /// reach should replace this one ([`Self::grown`]).
+    /// reach should replace this one ([`Self::grown_reach`]).
     #[must_use]
     pub fn wants_more_reach(&self) -> bool {
         self.reach < MAX_REACH && self.active().saturating_add(REST_MARGIN) > self.last_rank()
