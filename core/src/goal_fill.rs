@@ -692,18 +692,24 @@ impl GoalFill {
         }
     }
 
-    /// Whether the cell of `pos` comes at most `rings` ranks after the lowest target: the
-    /// blob's edge where it fills now (a unit held there may rest; farther out, or outside
-    /// a goal area that still has room, it may not).
+    /// Whether the cell of `pos` comes at most `rings` ranks after the lowest target of the
+    /// free piece it stands in (of all pieces, on a taken cell): the blob's edge where it
+    /// fills now (a unit held there may rest; farther out, or outside a goal area that
+    /// still has room, it may not). A hole left inside the blob, too small for a body, is a
+    /// piece of its own and does not hold the front back.
     #[must_use]
     pub fn near_frontier(&self, grid: &Grid, pos: Vec2, rings: u32) -> bool {
         self.index_of(grid, pos)
-            .is_some_and(|i| self.at_frontier(i, rings))
+            .is_some_and(|i| match self.piece_low.get(self.piece[i] as usize) {
+                Some(&low) => self.rank[i] != UNRANKED && self.rank[i] <= low.saturating_add(rings),
+                None => self.at_frontier(i, rings),
+            })
     }
 
     /// Whether no free cell nearer the goal (of a lower rank) than the cell of `pos` lies
     /// within `reach` moves of it (8 neighbours through cells in the order, no corner
-    /// cutting): nowhere nearer to go within its reach.
+    /// cutting) in the free piece it stands in (any piece, from a taken cell): nowhere
+    /// nearer to go within its reach.
     #[must_use]
     pub fn nothing_nearer(&self, grid: &Grid, pos: Vec2, reach: u32) -> bool {
         let Some(start) = self.index_of(grid, pos) else {
@@ -717,7 +723,8 @@ impl GoalFill {
         while head < seen.len() {
             let (i, d) = seen[head];
             head += 1;
-            if i != start && self.rank[i] < mine && self.covered[i] < TAKEN {
+            let own_piece = self.piece[start] == u32::MAX || self.piece[i] == self.piece[start];
+            if i != start && self.rank[i] < mine && self.covered[i] < TAKEN && own_piece {
                 return false;
             }
             if d == reach {
