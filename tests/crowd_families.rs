@@ -86,7 +86,7 @@ fn moving_ai_maps() {
     let members = [
         ("AR0011SR", 201, 100),
         ("Berlin_1_512", 205, 600),
-        ("Cauldron", 206, 1),
+        ("Aftershock", 203, 1),
     ]
     .iter()
     .filter_map(|&(name, seed, goal)| movingai(name, seed, 4, 75, goal, 0.5, Some(120.0)))

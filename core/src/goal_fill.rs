@@ -895,11 +895,16 @@ impl GoalFill {
                 FillWay::Rest { in_goal }
             }
             // Farther out the steps are stale (cells on its way were taken since the last
-            // search): on to the free cell beside it nearest a target.
-            Some((_, j)) => FillWay::Toward(grid.cell_centre(self.cell(j))),
-            // Hemmed in by resting units: in the goal it rests, outside it follows its field.
-            None if in_goal => FillWay::Rest { in_goal },
-            None => FillWay::Outside,
+            // search): on to the free cell beside it nearest a target, if that comes before
+            // its own cell in (steps, rank): a strict order, so two units never send each
+            // other back and forth between two cells.
+            Some((steps, j)) if (steps, self.rank[j]) < (self.to_target[i], self.rank[i]) => {
+                FillWay::Toward(grid.cell_centre(self.cell(j)))
+            }
+            // Hemmed in by resting units, or nowhere better beside it: in the goal it rests,
+            // outside it follows its field (into the blob, where it is held and rests).
+            _ if in_goal => FillWay::Rest { in_goal },
+            _ => FillWay::Outside,
         }
     }
 }
