@@ -715,7 +715,6 @@ impl GoalFill {
         let Some(start) = self.index_of(grid, pos) else {
             return false;
         };
-        let (w, h) = (i64::from(self.width), i64::from(self.height));
         let mine = self.rank[start];
         // A small search: at most (2 reach + 1)^2 cells, so a list, not a map.
         let mut seen = vec![(start, 0u32)];
@@ -730,18 +729,10 @@ impl GoalFill {
             if d == reach {
                 continue;
             }
-            let (x, y) = ((i as i64) % w, (i as i64) / w);
-            for (dx, dy) in NEIGHBOURS {
-                let (nx, ny) = (x + dx, y + dy);
-                if !((0..w).contains(&nx) && (0..h).contains(&ny)) {
-                    continue;
-                }
-                let j = (ny * w + nx) as usize;
-                let diagonal_blocked = dx != 0
-                    && dy != 0
-                    && (self.rank[(y * w + nx) as usize] == UNRANKED
-                        || self.rank[(ny * w + x) as usize] == UNRANKED);
-                if self.rank[j] == UNRANKED || diagonal_blocked || seen.iter().any(|&(k, _)| k == j)
+            for j in self.neighbours(i) {
+                if self.rank[j] == UNRANKED
+                    || !self.legal_step(i, j)
+                    || seen.iter().any(|&(k, _)| k == j)
                 {
                     continue;
                 }
