@@ -52,7 +52,7 @@ pub mod prelude {
 pub mod components {
     pub use horde_core::{
         Agent, BLOCKED_AFTER, ExternalForce, GiveWay, MAX_RADIUS, MAX_SPEED, Mass, Position,
-        Quarantined, Steering, Stun, UnitId, Velocity,
+        Quarantined, SLEEP_AFTER, Steering, Stun, UnitId, Velocity,
     };
 }
 
@@ -118,8 +118,8 @@ pub mod forces {
 pub mod level {
     pub use horde_core::{Level, LevelConfig, LevelError, LevelWeights, generate_level};
     pub use horde_systems::{
-        ArmyPhase, BENCH_DT, BenchError, BenchLevel, Crowd, DenseArmy, FrameTimes, Layout,
-        PhaseReport,
+        ArmyPhase, BENCH_DT, BenchError, BenchLevel, Crowd, DenseArmy, FrameTimes, Garrison,
+        Layout, PhaseReport,
     };
 }
 

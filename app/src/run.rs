@@ -335,7 +335,7 @@ fn write_trace(
     for u in units {
         writeln!(
             w,
-            "{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{}",
             frame,
             u.id.0,
             u.group.0,
@@ -347,7 +347,8 @@ fn write_trace(
             u.stun,
             u8::from(u.arrived),
             u8::from(u.settled),
-            u8::from(u.status == horde_systems::UnitStatus::Blocked)
+            u8::from(u.status == horde_systems::UnitStatus::Blocked),
+            u8::from(u.asleep)
         )
         .map_err(|e| AppError::Failed(format!("{}: {e}", path.display())))?;
     }
@@ -419,7 +420,7 @@ pub fn run_plan(mut plan: Plan, args: &RunArgs, setup: Duration) -> Result<(), A
             let mut w = create(path)?;
             writeln!(
                 w,
-                "frame,unit,group,x,y,vx,vy,external_speed,stun,arrived,settled,blocked"
+                "frame,unit,group,x,y,vx,vy,external_speed,stun,arrived,settled,blocked,asleep"
             )
             .map_err(|e| AppError::Failed(format!("{}: {e}", path.display())))?;
             // The state before the first frame.

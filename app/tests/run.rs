@@ -98,7 +98,7 @@ fn trace_writes_every_unit_every_k_frames() {
     let mut lines = text.lines();
     assert_eq!(
         lines.next(),
-        Some("frame,unit,group,x,y,vx,vy,external_speed,stun,arrived,settled,blocked")
+        Some("frame,unit,group,x,y,vx,vy,external_speed,stun,arrived,settled,blocked,asleep")
     );
     let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
     assert_eq!(
@@ -108,7 +108,7 @@ fn trace_writes_every_unit_every_k_frames() {
     );
     assert!(
         rows.iter()
-            .all(|r| r.len() == 12 && r[3].parse::<f32>().is_ok() && (r[9] == "0" || r[9] == "1"))
+            .all(|r| r.len() == 13 && r[3].parse::<f32>().is_ok() && (r[9] == "0" || r[9] == "1"))
     );
     assert_eq!(rows[0][0], "0");
     assert_eq!(rows[120][0], "10");

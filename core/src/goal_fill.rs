@@ -364,12 +364,17 @@ impl GoalFill {
         }
         self.touched.clear();
         let size = grid.cell_size();
+        // Most units of a crowd share a radius: its share is worked out once.
+        let mut share = (f32::NAN, 0.0);
         for (pos, radius) in resting {
             let Some(i) = self.index_of(grid, pos) else {
                 continue;
             };
             if radius <= 0.5 * size || !radius.is_finite() {
-                self.cover(i, cell_share(radius, size));
+                if share.0.to_bits() != radius.to_bits() {
+                    share = (radius, cell_share(radius, size));
+                }
+                self.cover(i, share.1);
                 continue;
             }
             // A body wider than a cell takes every cell whose centre lies within half a

@@ -85,5 +85,5 @@ pub use steering::{
 pub use terrain::{CostTable, Layer, OPEN, Terrain, TerrainProps, WALL, ZeroCost};
 pub use unit::{
     Agent, BLOCKED_AFTER, ExternalForce, GiveWay, GroupId, MAX_RADIUS, MAX_SPEED, Mass, Position,
-    Quarantined, SpawnError, Steering, Stun, UnitId, UnitSpec, Velocity,
+    Quarantined, SLEEP_AFTER, SpawnError, Steering, Stun, UnitId, UnitSpec, Velocity,
 };

@@ -97,6 +97,12 @@
 // bit clears once it gets on.
 #define HORDE_UNIT_BLOCKED 16
 
+// `HordeUnit::flags` bit: the unit is asleep: at rest among still neighbours, it costs
+// nothing until something reaches it (a unit walking near, a force, a terrain edit within
+// two cells, a goal change, a despawn beside it, its position set; docs/behaviour.md,
+// "Sleeping"). Arrived or settled stays set.
+#define HORDE_UNIT_ASLEEP 32
+
 // The length of `HordeStageTime::name`, its terminating NUL included.
 #define HORDE_STAGE_NAME_LEN 32
 
@@ -260,8 +266,8 @@ typedef struct HordeUnit {
   // Always 0.
   uint8_t reserved;
   // Bits: `HORDE_UNIT_ARRIVED`, `HORDE_UNIT_SETTLED`, `HORDE_UNIT_BLOCKED`,
-  // `HORDE_UNIT_QUARANTINED`, `HORDE_UNIT_CONTROLLABLE`. A unit with none of `ARRIVED`,
-  // `SETTLED` and `BLOCKED` is on its way (or cannot reach its goal).
+  // `HORDE_UNIT_QUARANTINED`, `HORDE_UNIT_CONTROLLABLE`, `HORDE_UNIT_ASLEEP`. A unit with
+  // none of `ARRIVED`, `SETTLED` and `BLOCKED` is on its way (or cannot reach its goal).
   uint32_t flags;
   // Centre, world units.
   float x;

@@ -43,6 +43,7 @@ fn gather_units(h: &mut HordeSim) {
         bit(steering.arrived, HORDE_UNIT_ARRIVED)
             | bit(steering.settled, HORDE_UNIT_SETTLED)
             | bit(steering.is_blocked(), HORDE_UNIT_BLOCKED)
+            | bit(steering.asleep.is_some(), HORDE_UNIT_ASLEEP)
             | bit(controllable, HORDE_UNIT_CONTROLLABLE)
     };
     type Parts<'a> = (

@@ -81,6 +81,11 @@ pub const HORDE_UNIT_CONTROLLABLE: u32 = 8;
 /// one spot for a second or more (behind a jam, pressed in a corridor). It keeps trying; the
 /// bit clears once it gets on.
 pub const HORDE_UNIT_BLOCKED: u32 = 16;
+/// `HordeUnit::flags` bit: the unit is asleep: at rest among still neighbours, it costs
+/// nothing until something reaches it (a unit walking near, a force, a terrain edit within
+/// two cells, a goal change, a despawn beside it, its position set; docs/behaviour.md,
+/// "Sleeping"). Arrived or settled stays set.
+pub const HORDE_UNIT_ASLEEP: u32 = 32;
 
 /// The length of `HordeStageTime::name`, its terminating NUL included.
 pub const HORDE_STAGE_NAME_LEN: usize = 32;
@@ -418,8 +423,8 @@ pub struct HordeUnit {
     /// Always 0.
     pub reserved: u8,
     /// Bits: `HORDE_UNIT_ARRIVED`, `HORDE_UNIT_SETTLED`, `HORDE_UNIT_BLOCKED`,
-    /// `HORDE_UNIT_QUARANTINED`, `HORDE_UNIT_CONTROLLABLE`. A unit with none of `ARRIVED`,
-    /// `SETTLED` and `BLOCKED` is on its way (or cannot reach its goal).
+    /// `HORDE_UNIT_QUARANTINED`, `HORDE_UNIT_CONTROLLABLE`, `HORDE_UNIT_ASLEEP`. A unit with
+    /// none of `ARRIVED`, `SETTLED` and `BLOCKED` is on its way (or cannot reach its goal).
     pub flags: u32,
     /// Centre, world units.
     pub x: f32,

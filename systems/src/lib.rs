@@ -17,6 +17,7 @@ mod error;
 mod frame;
 mod frame_bench;
 mod frame_times;
+mod garrison;
 mod groups;
 mod hierarchy_nav;
 mod horde;
@@ -35,6 +36,7 @@ pub use dense_army::{ArmyPhase, DenseArmy, PhaseReport};
 pub use error::{ReplayError, SimError, StageError};
 pub use frame_bench::{BENCH_DT, BenchError, BenchLevel, Crowd, Layout};
 pub use frame_times::FrameTimes;
+pub use garrison::Garrison;
 pub use groups::{Group, Groups};
 pub use horde::{GroupReach, GroupStatus, Horde, UnitState, UnitStatus, state_hash};
 pub use job_graph::{

@@ -172,17 +172,11 @@ impl Simulation {
     }
 
     /// Removes a unit (a unit that died, say), quarantined or not: it is gone from the
-    /// next frame on, and its id is never given again. Returns its id. While recording, the
+    /// next frame on, its id is never given again, and sleeping units beside it wake
+    /// ([`Horde::despawn`]). Returns its id. While recording, the
     /// removal is recorded (by id, so a replay removes the same unit).
     pub fn despawn(&mut self, entity: Entity) -> Result<UnitId, SimError> {
-        let id = self
-            .world
-            .get::<&UnitId>(entity)
-            .map(|id| *id)
-            .map_err(|_| SimError::NoSuchUnit(entity))?;
-        self.world
-            .despawn(entity)
-            .map_err(|_| SimError::NoSuchUnit(entity))?;
+        let id = self.horde.despawn(&mut self.world, entity)?;
         self.record(&Command::Despawn(id));
         Ok(id)
     }

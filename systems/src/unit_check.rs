@@ -9,8 +9,13 @@
 //! saved as it is and the loader accepts it whatever it holds (no stage reads it), so every
 //! snapshot taken after a frame loads.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use glam::Vec2;
 use hecs::{Entity, World};
+use parking_lot::Mutex;
+
+use crate::job_graph::{JobPanic, WorkerPool};
 use horde_core::{Agent, ExternalForce, Grid, Position, Steering, Stun, UnitId, UnitSpec};
 
 /// What [`unit_problem`] needs to know about the simulation.
@@ -37,6 +42,8 @@ pub(crate) struct UnitView {
     pub stall: f32,
     pub anchor: Vec2,
     pub arrived_frame: Option<u64>,
+    pub still: f32,
+    pub asleep: Option<Vec2>,
 }
 
 /// Why a simulated unit breaks the rules, or `Ok`: its id is below the counter, its group
@@ -89,6 +96,12 @@ pub(crate) fn unit_problem(u: &UnitView, rules: &Rules<'_>) -> Result<(), String
         return Err(format!("stall {} must be finite and >= 0", u.stall));
     }
     finite("stall anchor", u.anchor)?;
+    if !(u.still.is_finite() && u.still >= 0.0) {
+        return Err(format!("still {} must be finite and >= 0", u.still));
+    }
+    if let Some(at) = u.asleep {
+        finite("sleeping point", at)?;
+    }
     Ok(())
 }
 
@@ -98,18 +111,105 @@ pub(crate) fn unit_problem(u: &UnitView, rules: &Rules<'_>) -> Result<(), String
 pub(crate) struct Found {
     pub bad: Vec<Entity>,
     pub fields: Vec<(horde_core::GroupId, horde_core::Layer, u8)>,
+    /// Simulated units checked (the bad ones included).
+    pub units: usize,
+    /// Rule-abiding units awake after the check.
+    pub awake: usize,
+}
+
+/// Discs that wake the sleeping units they overlap (terrain edits, removed units), sorted
+/// into square buckets twice as wide as the widest disc, so a unit no wider than that disc
+/// tests only the discs of the 3x3 buckets around it (a wider one tests them all).
+#[derive(Debug, Default)]
+pub(crate) struct WakeDiscs {
+    discs: Vec<(Vec2, f32)>,
+    /// The widest disc's radius (at least 1); buckets are twice as wide. `discs` are sorted
+    /// by bucket, `buckets` holds its (bucket, start) runs.
+    widest: f32,
+    buckets: Vec<((i64, i64), usize)>,
+}
+
+impl WakeDiscs {
+    /// Adds a disc (centre, radius), both finite.
+    pub fn push(&mut self, centre: Vec2, radius: f32) {
+        if centre.is_finite() && radius.is_finite() {
+            self.discs.push((centre, radius));
+            self.buckets.clear();
+        }
+    }
+
+    /// The discs, (centre, radius).
+    pub fn discs(&self) -> &[(Vec2, f32)] {
+        &self.discs
+    }
+
+    pub fn clear(&mut self) {
+        self.discs.clear();
+        self.buckets.clear();
+    }
+
+    fn bucket(&self, p: Vec2) -> (i64, i64) {
+        let b = (p / (2.0 * self.widest)).floor();
+        (b.x as i64, b.y as i64)
+    }
+
+    /// Sorts the discs into buckets (before [`Self::wakes`]).
+    fn prepare(&mut self) {
+        if self.discs.is_empty() || !self.buckets.is_empty() {
+            return;
+        }
+        self.widest = self.discs.iter().map(|d| d.1).fold(1.0, f32::max);
+        let mut discs = std::mem::take(&mut self.discs);
+        discs.sort_by_key(|d| self.bucket(d.0));
+        self.discs = discs;
+        for (i, d) in self.discs.iter().enumerate() {
+            let b = self.bucket(d.0);
+            if self.buckets.last().is_none_or(|&(last, _)| last != b) {
+                self.buckets.push((b, i));
+            }
+        }
+    }
+
+    /// Whether a unit at `pos` of `radius` overlaps a disc.
+    fn wakes(&self, pos: Vec2, radius: f32) -> bool {
+        let overlaps =
+            |&(c, r): &(Vec2, f32)| c.distance_squared(pos) < (r + radius) * (r + radius);
+        if self.discs.is_empty() {
+            return false;
+        }
+        // Within one bucket of the unit's when it is no wider than the widest disc.
+        if radius > self.widest || !pos.is_finite() {
+            return self.discs.iter().any(overlaps);
+        }
+        let (bx, by) = self.bucket(pos);
+        (by - 1..=by + 1).any(|y| {
+            (bx - 1..=bx + 1).any(|x| {
+                let Ok(k) = self.buckets.binary_search_by_key(&(x, y), |b| b.0) else {
+                    return false;
+                };
+                let end = self.buckets.get(k + 1).map_or(self.discs.len(), |b| b.1);
+                self.discs[self.buckets[k].1..end].iter().any(overlaps)
+            })
+        })
+    }
 }
 
 /// Checks every simulated unit of `world`: those that break [`unit_problem`], and every
-/// unit after the first (in storage order) with an id another one has, are `bad`.
-/// `lacks_field(group, layer, radius)` says which size class's field a unit of that group,
-/// layer and radius needs when its group has none yet (`None`: it has one).
+/// unit after the first (in storage order) with an id another one has, are `bad`. A sleeping
+/// unit that a caller moved from where it fell asleep, or took out of rest, wakes
+/// (docs/behaviour.md, "Sleeping"). `lacks_field(group, layer, radius)` says which size
+/// class's field a unit of that group, layer and radius needs when its group has none yet
+/// (`None`: it has one). The units are checked in batches of `batch_size` on `pool`; the
+/// result does not depend on the thread count.
 pub(crate) fn check_world(
-    world: &World,
+    world: &mut World,
     rules: &Rules<'_>,
-    lacks_field: impl Fn(horde_core::GroupId, horde_core::Layer, f32) -> Option<u8>,
-    seen: &mut Vec<u64>,
-) -> Found {
+    lacks_field: impl Fn(horde_core::GroupId, horde_core::Layer, f32) -> Option<u8> + Sync,
+    seen: &mut Vec<AtomicU64>,
+    discs: &mut WakeDiscs,
+    pool: &WorkerPool,
+    batch_size: usize,
+) -> Result<Found, JobPanic> {
     let mut found = Found::default();
     let mut query = world.query::<(
         Entity,
@@ -119,63 +219,122 @@ pub(crate) fn check_world(
         &Stun,
         &horde_core::Mass,
         &Agent,
-        &Steering,
+        &mut Steering,
     )>();
-    let count = query.iter().len();
+    let batch_size = batch_size.clamp(1, u32::MAX as usize) as u32;
+    let batches: Vec<_> = query
+        .iter_batched(batch_size)
+        .map(|b| Mutex::new(Some(b)))
+        .collect();
     // Duplicate ids: a bit per id below the counter when that is not far more than the
-    // units (the usual case), else a sort.
-    let bitmap = u64::from(rules.next_unit) <= 16 * count as u64 + (1 << 20);
+    // units (the usual case), else a sort. Each batch marks its ids; a bit found already
+    // set means some id may be twice, and the ids are then sorted to tell which unit is
+    // the second.
+    let units_hint = batches.len() * batch_size as usize;
+    let bitmap = u64::from(rules.next_unit) <= 16 * units_hint as u64 + (1 << 20);
     if bitmap {
-        seen.clear();
-        seen.resize((rules.next_unit as usize).div_ceil(64), 0);
-    }
-    let mut ids: Vec<(u32, u32, Entity)> = Vec::new();
-    for (order, (entity, id, p, e, s, m, a, st)) in (0u32..).zip(query.iter()) {
-        let view = UnitView {
-            id: id.0,
-            spec: UnitSpec {
-                position: p.0,
-                radius: a.radius,
-                max_speed: a.max_speed,
-                turn_rate: a.turn_rate,
-                mass: m.0,
-                layer: a.layer,
-                group: a.group,
-                controllable: a.controllable,
-            },
-            external: e.0,
-            stun: s.0,
-            heading: st.heading,
-            avoid_side: st.avoid_side,
-            stall: st.stall,
-            anchor: st.anchor,
-            arrived_frame: st.arrived_frame,
-        };
-        if unit_problem(&view, rules).is_err() {
-            found.bad.push(entity);
-            continue;
+        let words = (rules.next_unit as usize).div_ceil(64);
+        seen.truncate(words);
+        for word in seen.iter_mut() {
+            *word.get_mut() = 0;
         }
-        if bitmap {
-            let (word, bit) = ((id.0 / 64) as usize, id.0 % 64);
-            if seen[word] >> bit & 1 == 1 {
-                found.bad.push(entity);
+        seen.resize_with(words, AtomicU64::default);
+    }
+    let seen = &*seen;
+    discs.prepare();
+    let discs = &*discs;
+    let parts = pool.map_batches(batches.len(), 1, |i, _| {
+        let batch = batches[i].lock().take().expect("each batch runs once");
+        let mut part = BatchFound::default();
+        for (entity, id, p, e, s, m, a, st) in batch {
+            part.units += 1;
+            let view = UnitView {
+                id: id.0,
+                spec: UnitSpec {
+                    position: p.0,
+                    radius: a.radius,
+                    max_speed: a.max_speed,
+                    turn_rate: a.turn_rate,
+                    mass: m.0,
+                    layer: a.layer,
+                    group: a.group,
+                    controllable: a.controllable,
+                },
+                external: e.0,
+                stun: s.0,
+                heading: st.heading,
+                avoid_side: st.avoid_side,
+                stall: st.stall,
+                anchor: st.anchor,
+                arrived_frame: st.arrived_frame,
+                still: st.still,
+                asleep: st.asleep,
+            };
+            if unit_problem(&view, rules).is_err() {
+                part.bad.push(entity);
                 continue;
             }
-            seen[word] |= 1 << bit;
-        } else {
-            ids.push((id.0, order, entity));
+            if bitmap {
+                let bit = 1u64 << (id.0 % 64);
+                let before = seen[(id.0 / 64) as usize].fetch_or(bit, Ordering::Relaxed);
+                part.twice |= before & bit != 0;
+            }
+            part.ids.push((id.0, entity));
+            if let Some(class) = lacks_field(a.group, a.layer, a.radius)
+                && !part.fields.contains(&(a.group, a.layer, class))
+            {
+                part.fields.push((a.group, a.layer, class));
+            }
+            if st.asleep.is_some_and(|at| at != p.0)
+                || !(st.arrived || st.settled)
+                || (st.asleep.is_some() && discs.wakes(p.0, a.radius))
+            {
+                st.wake();
+            }
+            part.awake += usize::from(st.asleep.is_none());
         }
-        if let Some(class) = lacks_field(a.group, a.layer, a.radius)
-            && !found.fields.contains(&(a.group, a.layer, class))
-        {
-            found.fields.push((a.group, a.layer, class));
+        part
+    })?;
+    drop(batches);
+    drop(query);
+    let twice = !bitmap || parts.iter().any(|p| p.twice);
+    let mut ids: Vec<(u32, u32, Entity)> = Vec::new();
+    for part in parts {
+        found.units += part.units;
+        found.awake += part.awake;
+        found.bad.extend(part.bad);
+        for field in part.fields {
+            if !found.fields.contains(&field) {
+                found.fields.push(field);
+            }
+        }
+        if twice {
+            let order = ids.len() as u32;
+            ids.extend((order..).zip(part.ids).map(|(o, (id, e))| (id, o, e)));
         }
     }
-    if !bitmap {
+    if twice {
+        // Storage order decides which of two units with one id is the second.
         ids.sort_unstable_by_key(|&(id, order, _)| (id, order));
-        found
-            .bad
-            .extend(ids.windows(2).filter(|w| w[0].0 == w[1].0).map(|w| w[1].2));
+        let second: Vec<Entity> = ids
+            .windows(2)
+            .filter(|w| w[0].0 == w[1].0)
+            .map(|w| w[1].2)
+            .collect();
+        found.bad.extend(second);
     }
-    found
+    Ok(found)
+}
+
+/// What one batch of [`check_world`] found.
+#[derive(Default)]
+struct BatchFound {
+    units: usize,
+    awake: usize,
+    bad: Vec<Entity>,
+    fields: Vec<(horde_core::GroupId, horde_core::Layer, u8)>,
+    /// The ids of its rule-abiding units, in storage order.
+    ids: Vec<(u32, Entity)>,
+    /// Whether one of its ids had been marked already.
+    twice: bool,
 }

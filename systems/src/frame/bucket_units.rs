@@ -56,17 +56,18 @@ pub(crate) fn bucket_units(data: &FrameData, ctx: &StageContext<'_>) {
         usize,
         usize,
         Vec<(NeighbourInfo, u32)>,
+        usize,
     );
     let tallies: Vec<Mutex<BatchTally>> = jobs
         .iter()
-        .map(|_| Mutex::new((Vec::new(), 0, 0, Vec::new())))
+        .map(|_| Mutex::new((Vec::new(), 0, 0, Vec::new(), 0)))
         .collect();
     ctx.for_each_batch(jobs.len(), 1, |i, _| {
         let Some((batch, units, unit_buckets, offset)) = jobs[i].lock().take() else {
             return;
         };
         let (mut resting, mut large) = (Vec::new(), Vec::new());
-        let (mut far, mut small, mut previous_row) = (0, 0, None);
+        let (mut far, mut small, mut asleep, mut previous_row) = (0, 0, 0, None);
         let items = batch.zip(units).zip(unit_buckets).zip(offset..);
         for ((((id, pos, agent, steering), unit), bucket), storage) in items {
             *unit = NeighbourInfo {
@@ -75,6 +76,8 @@ pub(crate) fn bucket_units(data: &FrameData, ctx: &StageContext<'_>) {
                 id: id.0,
                 army: groups.army(agent.group.0),
                 at_rest: steering.arrived || steering.settled,
+                calm: steering.is_calm(),
+                asleep: steering.asleep.is_some(),
                 yields: steering.yielding,
                 heading: NeighbourInfo::pack_heading(steering.heading),
             };
@@ -98,22 +101,25 @@ pub(crate) fn bucket_units(data: &FrameData, ctx: &StageContext<'_>) {
             if unit.at_rest {
                 resting.push((unit.army, unit.pos, unit.radius));
             }
+            asleep += usize::from(unit.asleep);
             far += usize::from(previous_row.is_some_and(|r: u32| r.abs_diff(y) > FAR_ROWS));
             previous_row = Some(y);
         }
-        *tallies[i].lock() = (resting, far, small, large);
+        *tallies[i].lock() = (resting, far, small, large, asleep);
     });
     drop(jobs);
     drop(query);
     n.far_jumps = 0;
     n.resting.clear();
     n.small = 0;
+    n.asleep = 0;
     let mut large = Vec::new();
     for tally in tallies {
-        let (batch_resting, far, small, batch_large) = tally.into_inner();
+        let (batch_resting, far, small, batch_large, asleep) = tally.into_inner();
         n.resting.extend(batch_resting);
         n.far_jumps += far;
         n.small += small;
+        n.asleep += asleep;
         large.extend(batch_large);
     }
     let chunk = data.config.batch_size.max(1) * 4;

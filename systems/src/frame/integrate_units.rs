@@ -33,6 +33,7 @@ pub(crate) fn integrate_units(data: &FrameData, ctx: &StageContext<'_>) {
             &Agent,
             &Stun,
             &Memo,
+            &Steering,
             &mut Position,
             &mut Velocity,
             &mut ExternalForce,
@@ -42,7 +43,15 @@ pub(crate) fn integrate_units(data: &FrameData, ctx: &StageContext<'_>) {
         // Steering read most units' clearance this frame, at the same position: its memo
         // has it.
         let mut clear = [0u8; UNIT_CHUNK];
-        for (c, (agent, _, memo, pos, _, _)) in clear.iter_mut().zip(chunk.iter()) {
+        // A sleeping unit that no force reached (no external velocity) stays put.
+        let sleeps = |steering: &Steering, external: &ExternalForce| {
+            steering.asleep.is_some() && external.0 == Vec2::ZERO
+        };
+        for (c, (agent, _, memo, steering, pos, _, external)) in clear.iter_mut().zip(chunk.iter())
+        {
+            if sleeps(steering, external) {
+                continue;
+            }
             if let Some(cell) = grid.cell_at(pos.0) {
                 let layer = &clearance[agent.layer as usize];
                 let index = grid.index(cell) as u32;
@@ -52,9 +61,12 @@ pub(crate) fn integrate_units(data: &FrameData, ctx: &StageContext<'_>) {
                     .unwrap_or_else(|| layer.get(cell.x, cell.y));
             }
         }
-        for (&clear, (agent, stun, _, pos, velocity, external)) in
+        for (&clear, (agent, stun, _, steering, pos, velocity, external)) in
             clear.iter().zip(chunk.iter_mut())
         {
+            if sleeps(steering, external) {
+                continue;
+            }
             let own = if stun.0 > 0.0 { Vec2::ZERO } else { velocity.0 };
             let delta = (own + external.0) * dt;
             // Fast path: a disc whose cells, and those it can move into this frame, are

@@ -3,7 +3,7 @@
 //! ```text
 //!   update_forces ──────────────────────────────────────────────┐
 //!   rebuild_fields ───────────────────┐                         v
-//!                                     ├──> steer_units ──> apply_forces ──> integrate_units ──> resolve_contacts
+//!                                     ├──> steer_units ──> apply_forces ──> integrate_units ──> resolve_contacts ──> sleep_units
 //!   bucket_units ──> fill_goals ──────┘          │                               ^
 //!                                                └───────────────────────────────┘
 //! ```
@@ -20,6 +20,7 @@ mod integrate_units;
 mod neighbours;
 mod rebuild_fields;
 mod resolve_contacts;
+mod sleep_units;
 mod steer_units;
 mod update_forces;
 mod update_hierarchy;
@@ -43,7 +44,9 @@ pub use crate::error::StageError;
 pub use fill_goals::GoalFills;
 pub(crate) use neighbours::FAR_ROWS;
 pub use neighbours::{NeighbourInfo, Neighbours, bucket_side};
+pub(crate) use resolve_contacts::CONTACT_MARGIN;
 pub use resolve_contacts::Contacts;
+pub use sleep_units::Sleep;
 
 /// Per-frame values, fixed while the frame runs.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -89,6 +92,8 @@ pub struct FrameData {
     pub contacts: RwLock<Contacts>,
     /// Which cells of each goal area to fill next.
     pub goal_fills: RwLock<GoalFills>,
+    /// How many units are awake (not asleep) after the frame.
+    pub sleep: RwLock<Sleep>,
     /// How many units stood inside a wall with no way out this frame (walled in by an edit).
     pub walled_in: Mutex<usize>,
 }
@@ -281,6 +286,7 @@ pub(crate) fn build_graph() -> Result<JobGraph<FrameData>, GraphBuildError> {
                 .read::<Agent>()
                 .read::<Stun>()
                 .read::<Memo>()
+                .read::<Steering>()
                 .read::<Neighbours>()
                 .read::<Map>()
                 .read::<Clearance>()
@@ -305,6 +311,23 @@ pub(crate) fn build_graph() -> Result<JobGraph<FrameData>, GraphBuildError> {
                 .write::<Contacts>(),
             &["integrate_units"],
             resolve_contacts::resolve_contacts,
+        )
+        .stage(
+            "sleep_units",
+            Access::new()
+                .read::<Position>()
+                .read::<Agent>()
+                .read::<UnitId>()
+                .read::<Stun>()
+                .read::<Neighbours>()
+                .read::<Contacts>()
+                .read::<Map>()
+                .write::<Velocity>()
+                .write::<ExternalForce>()
+                .write::<Steering>()
+                .write::<Sleep>(),
+            &["resolve_contacts"],
+            sleep_units::sleep_units,
         )
         .build()
 }

@@ -28,6 +28,13 @@ pub struct NeighbourInfo {
     pub army: u16,
     /// Whether it was at rest (arrived or settled) when the frame began.
     pub at_rest: bool,
+    /// Whether it was calm when the frame began: asleep, or still long enough to fall
+    /// asleep ([`horde_core::Steering::is_calm`]). A unit falls asleep only among calm
+    /// neighbours.
+    pub calm: bool,
+    /// Whether it was asleep when the frame began: it does not move this frame, and a
+    /// unit that is not at rest and touches it wakes it.
+    pub asleep: bool,
     /// Whether and why it gave way in the frame before ([`horde_core::Steering::yielding`]):
     /// units with the right of way are not held by it and push it aside.
     pub yields: horde_core::GiveWay,
@@ -76,6 +83,8 @@ pub struct Neighbours {
     /// How many units need at most half a bucket of [`Self::grid`] ([`bucket_side`]): the
     /// buckets are at least twice as wide as they need.
     pub small: usize,
+    /// How many units were asleep as the frame began.
+    pub asleep: usize,
     /// Which world buckets hold one small unit and which more, while the grid folds its
     /// rows (see [`Occupancy`]).
     pub occupancy: Occupancy,
@@ -286,6 +295,7 @@ impl Neighbours {
             resting: Vec::new(),
             large: None,
             small: 0,
+            asleep: 0,
             occupancy: Occupancy::default(),
             occupancy_from: OCCUPANCY_FROM,
             scratch: Vec::new(),

@@ -11,6 +11,11 @@
 //!   resting units give way, so a group passing through a resting one is not held. The sum
 //!   is scaled by `relaxation / contacts` when the unit has more contacts than that, so a
 //!   unit squeezed from several sides does not overshoot.
+//! - A unit asleep (`Steering::asleep`) does not move: it has no contacts of its own, and a
+//!   unit touching it takes the whole correction. A unit not at rest within its separation
+//!   range, or one the passes pushed into it, wakes it for the next frame (`sleep_units`).
+//! - The passes stop early once no unit moved more than [`CONTACT_SLOP`] cells in one: what
+//!   is left to correct is below what anyone sees.
 //! - Passes are Jacobi passes: every unit's correction is computed from the positions
 //!   before the pass and the contacts are summed in the snapshot's bucket order, so the
 //!   result does not depend on thread count or batch order.
@@ -29,6 +34,7 @@ use horde_core::{
 };
 use parking_lot::Mutex;
 
+use crate::frame::sleep_units::{wake_query, wake_reach};
 use crate::frame::{FrameData, Neighbours};
 use crate::job_graph::StageContext;
 
@@ -39,7 +45,10 @@ pub const MAX_CONTACTS: usize = 8;
 
 /// A pair is kept as a contact when its gap is within this fraction of the sum of radii, so
 /// that units that come into touch during the passes are pushed too.
-const CONTACT_MARGIN: f32 = 0.05;
+pub(crate) const CONTACT_MARGIN: f32 = 0.05;
+
+/// Contact passes stop once the largest move of a pass is below this many cells.
+pub const CONTACT_SLOP: f32 = 0.0005;
 
 /// The stage's scratch buffers, kept between frames.
 #[derive(Debug, Default)]
@@ -61,6 +70,26 @@ pub struct Contacts {
     /// Per active slot, its free drift (see [`Body`]) and its position after a pass.
     drift: Vec<f32>,
     after: Vec<Vec2>,
+    /// Per storage index: whether a unit not at rest overlapped it while it slept, which
+    /// wakes it (read by `sleep_units`).
+    woken: Vec<bool>,
+    /// How many passes the last frame ran.
+    passes_run: u32,
+}
+
+impl Contacts {
+    /// Whether the unit at storage index `storage` (the frame's unit query order) was
+    /// touched while asleep by a unit not at rest this frame.
+    pub(crate) fn woken(&self, storage: usize) -> bool {
+        self.woken.get(storage).copied().unwrap_or(false)
+    }
+
+    /// How many contact passes the last frame ran (at most `ContactConfig::passes`; fewer
+    /// once the crowd was resolved).
+    #[cfg(test)]
+    pub(crate) fn passes_run(&self) -> u32 {
+        self.passes_run
+    }
 }
 
 /// What the passes know about one unit.
@@ -75,9 +104,10 @@ struct Body {
     id: u32,
     /// Layer index.
     layer: u8,
-    /// How it gives way (at the frame's start): 2 at rest (arrived or settled), 1 giving
-    /// way in a jam ([`horde_core::Steering::yielding`]), 0 on its way. Of two touching
-    /// units the one that gives way more takes the whole correction.
+    /// How it gives way (at the frame's start): 3 at rest (arrived or settled), 2 giving
+    /// way in a jam ([`horde_core::Steering::yielding`]), 1 on its way, 0 asleep (it does
+    /// not move). Of two touching units the one that gives way more takes the whole
+    /// correction.
     gives_way: u8,
 }
 
@@ -90,14 +120,16 @@ struct ContactList {
 /// Resolves the frame's contacts (see the module docs).
 pub(crate) fn resolve_contacts(data: &FrameData, ctx: &StageContext<'_>) {
     let passes = data.config.contacts.passes;
+    let mut guard = data.contacts.write();
+    let c = &mut *guard;
+    c.passes_run = 0;
+    c.woken.clear();
     if passes == 0 {
         return;
     }
     let neighbours = data.neighbours.read();
     let map = data.map.read();
     let clearance = data.clearance.read();
-    let mut guard = data.contacts.write();
-    let c = &mut *guard;
     let chunk = data.config.batch_size.max(1) * 4;
     gather(data, ctx, c, &neighbours, chunk);
     if c.bodies.is_empty() {
@@ -108,6 +140,14 @@ pub(crate) fn resolve_contacts(data: &FrameData, ctx: &StageContext<'_>) {
         c,
         &neighbours,
         data.config.steering.separation_range,
+        chunk,
+    );
+    wake_near_walkers(
+        ctx,
+        c,
+        &neighbours,
+        data.config.steering.separation_range,
+        map.grid().cell_size(),
         chunk,
     );
     c.active.clear();
@@ -123,12 +163,23 @@ pub(crate) fn resolve_contacts(data: &FrameData, ctx: &StageContext<'_>) {
     }
     free_drifts(ctx, c, &map, &clearance, chunk);
     let relaxation = data.config.contacts.relaxation;
+    let slop = CONTACT_SLOP * map.grid().cell_size();
     for _ in 0..passes {
         pass(ctx, c, &map, relaxation, chunk);
+        c.passes_run += 1;
+        let mut largest = 0f32;
         for (&slot, &at) in c.active.iter().zip(&c.after) {
-            c.before[slot as usize] = at;
+            let before = &mut c.before[slot as usize];
+            largest = largest.max((at - *before).abs().max_element());
+            *before = at;
+        }
+        // The largest move does not depend on the order it is taken in: the same number
+        // of passes on every thread count.
+        if largest < slop {
+            break;
         }
     }
+    wake_pushed_against(ctx, c, &neighbours, data.clock.dt, chunk);
     write_back(data, ctx, c);
 }
 
@@ -213,10 +264,12 @@ fn gather(
             let mut b = storage_bodies[s as usize];
             b.storage = s;
             b.id = info.id;
-            b.gives_way = if info.at_rest {
-                2
+            b.gives_way = if info.asleep {
+                0
+            } else if info.at_rest {
+                3
             } else {
-                u8::from(info.yields != horde_core::GiveWay::No)
+                1 + u8::from(info.yields != horde_core::GiveWay::No)
             };
             *body = b;
         }
@@ -250,6 +303,10 @@ fn find_contacts(
         for (slot, list) in range.zip(out.iter_mut()) {
             list.len = 0;
             let me = &bodies[slot];
+            if me.gives_way == 0 {
+                // Asleep: it does not move, so it needs no contacts of its own.
+                continue;
+            }
             let at = before[slot];
             // The deepest `MAX_CONTACTS`, by gap over the sum of radii (ties keep candidate
             // order, so the list is the same on every run).
@@ -291,6 +348,105 @@ fn find_contacts(
             n.for_each_candidate_slots(seen, me.radius, separation_range, near, consider);
         }
     });
+}
+
+/// Marks the sleeping units within reach of a unit not at rest ([`Contacts::woken`]): within
+/// its separation range (`(r_a + r_b) * separation_range`, at least its contact reach), the
+/// range its steering keeps from what it walks into. They wake after this frame and, at
+/// rest, make room as resting units do; a walker held short of a sleeping crowd by its own
+/// steering would otherwise never touch it. Only while some unit sleeps; one neighbour walk
+/// per unit not at rest.
+fn wake_near_walkers(
+    ctx: &StageContext<'_>,
+    c: &mut Contacts,
+    n: &Neighbours,
+    separation_range: f32,
+    cell: f32,
+    chunk: usize,
+) {
+    c.woken.clear();
+    if n.asleep == 0 {
+        return;
+    }
+    let (bodies, before) = (&c.bodies, &c.before);
+    let fine = n.units.len();
+    let found: Vec<Vec<u32>> = ctx.map_batches(bodies.len(), chunk, |_, slots| {
+        let mut found = Vec::new();
+        for slot in slots {
+            let me = &bodies[slot];
+            if !(me.gives_way == 1 || me.gives_way == 2) {
+                continue;
+            }
+            let at = before[slot];
+            let seen = if slot < fine {
+                n.units[slot].pos
+            } else {
+                n.large.as_ref().map_or(at, |l| l.units[slot - fine].pos)
+            };
+            let near = n.near_spans(seen);
+            let (query, range) = wake_query(me.radius, separation_range, cell);
+            n.for_each_candidate_slots(seen, query, range, near, |(start, end)| {
+                for other in start as usize..end as usize {
+                    let o = &bodies[other];
+                    let reach = wake_reach(me.radius, o.radius, separation_range, cell);
+                    if o.gives_way == 0 && at.distance_squared(before[other]) < reach * reach {
+                        found.push(o.storage);
+                    }
+                }
+            });
+        }
+        found
+    });
+    if found.iter().all(Vec::is_empty) {
+        return;
+    }
+    c.woken.resize(c.storage.len(), false);
+    for storage in found.into_iter().flatten() {
+        c.woken[storage as usize] = true;
+    }
+}
+
+/// Marks the sleeping units that a unit the passes pushed touches (pushed faster than a
+/// still unit drifts, [`Steering::still_speed`], over the frame of `dt` seconds):
+/// a push spreads through a crowd, so the sleeping units it reaches wake and give way in
+/// turn, a layer a frame, instead of standing as a wall. Only while some unit sleeps.
+fn wake_pushed_against(
+    ctx: &StageContext<'_>,
+    c: &mut Contacts,
+    n: &Neighbours,
+    dt: f32,
+    chunk: usize,
+) {
+    if n.asleep == 0 {
+        return;
+    }
+    let (bodies, before, contacts, storage) = (&c.bodies, &c.before, &c.contacts, &c.storage);
+    let active = &c.active;
+    let found: Vec<Vec<u32>> = ctx.map_batches(active.len(), chunk, |_, range| {
+        let mut found = Vec::new();
+        for &slot in &active[range] {
+            let me = &bodies[slot as usize];
+            let pushed = before[slot as usize] - storage[me.storage as usize];
+            if pushed.length() <= Steering::still_speed(me.radius) * dt {
+                continue;
+            }
+            let list = &contacts[slot as usize];
+            for &other in &list.slots[..usize::from(list.len)] {
+                let o = &bodies[other as usize];
+                if o.gives_way == 0 {
+                    found.push(o.storage);
+                }
+            }
+        }
+        found
+    });
+    if found.iter().all(Vec::is_empty) {
+        return;
+    }
+    c.woken.resize(c.storage.len(), false);
+    for s in found.into_iter().flatten() {
+        c.woken[s as usize] = true;
+    }
 }
 
 /// Each active slot's free drift: how far (world units, per axis) it may drift from where
@@ -503,5 +659,27 @@ mod tests {
             hashes.push(sim.state_hash());
         }
         assert!(hashes.windows(2).all(|w| w[0] == w[1]), "{hashes:x?}");
+    }
+
+    /// The passes stop once the largest move is below the slop: a pile needs every pass at
+    /// first, a spread one almost none, on every thread count alike.
+    #[test]
+    fn contact_passes_stop_once_the_crowd_is_resolved() {
+        let masses = [1.0; 30];
+        let mut runs = Vec::new();
+        for threads in [1, 2] {
+            let mut sim = pile(threads, &masses);
+            let passes = |sim: &Simulation| sim.horde().data.contacts.read().passes_run();
+            sim.step(1.0 / 30.0).unwrap();
+            let first = passes(&sim);
+            for _ in 0..90 {
+                sim.step(1.0 / 30.0).unwrap();
+            }
+            runs.push((first, passes(&sim), sim.state_hash()));
+        }
+        let configured = crate::ContactConfig::default().passes;
+        assert_eq!(runs[0].0, configured, "{runs:?}");
+        assert!(runs[0].1 < configured, "{runs:?}");
+        assert_eq!(runs[0], runs[1]);
     }
 }

@@ -85,14 +85,20 @@ pub(crate) fn steer_units(data: &FrameData, ctx: &StageContext<'_>) {
         // velocity garbage).
         let steers = |stun: &Stun, pos: &Position| stun.0 <= 0.0 && pos.0.is_finite();
         let mut fetched = [Fetched::default(); UNIT_CHUNK];
-        for (slot, (_, pos, agent, stun, _, _, memo)) in fetched.iter_mut().zip(chunk.iter_mut()) {
-            if steers(stun, pos) {
+        for (slot, (_, pos, agent, stun, _, steering, memo)) in
+            fetched.iter_mut().zip(chunk.iter_mut())
+        {
+            if steering.asleep.is_none() && steers(stun, pos) {
                 *slot = frame.fetch(pos.0, agent, &mut memo.0);
             }
         }
         for (fetched, (id, pos, agent, stun, velocity, steering, _)) in
             fetched.iter().zip(chunk.iter_mut())
         {
+            // A unit asleep costs nothing: it keeps its (zero) velocity and its state.
+            if steering.asleep.is_some() {
+                continue;
+            }
             velocity.0 = if steers(stun, pos) {
                 frame.steer(id.0, pos.0, agent, steering, fetched)
             } else {

@@ -43,14 +43,34 @@ pub struct Horde {
     last_report: Option<FrameReport>,
     last_quarantined: Vec<UnitId>,
     /// Scratch of the unit check before each frame (a bit per unit id).
-    seen_ids: Vec<u64>,
+    seen_ids: Vec<std::sync::atomic::AtomicU64>,
     /// Where it came from (saved in snapshots).
     pub(crate) origin: crate::snapshot::Origin,
     /// The name the storage sort has in frame reports.
     sort_step: Arc<str>,
     /// Each layer's connected regions, for [`Horde::reachability`].
     pub(crate) regions: reach::RegionCache,
+    /// What callers did between frames that wakes sleeping units (see [`Wake`]).
+    pub(crate) wake: Wake,
 }
+
+/// What wakes sleeping units between frames (docs/behaviour.md, "Sleeping"), gathered by
+/// the calls that cause it and spent by the next [`Horde::step`].
+#[derive(Debug, Default)]
+pub(crate) struct Wake {
+    /// Every sleeping unit whose disc overlaps one of these wakes: terrain edits add one
+    /// around each edited cell, [`Horde::despawn`] one around the unit it removed.
+    pub(crate) discs: crate::unit_check::WakeDiscs,
+    /// Whether the terrain changed since the last frame that ran the stages.
+    pub(crate) edited: bool,
+}
+
+/// How far from an edited cell (in cells, beyond the unit's radius) sleeping units wake.
+const EDIT_WAKE_CELLS: f32 = 2.0;
+
+/// How far beyond the disc of a unit that left the world (in cells) sleeping units wake:
+/// the ones that may move into the room it left.
+const VANISHED_WAKE_CELLS: f32 = 1.0;
 
 impl std::fmt::Debug for Horde {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -89,6 +109,7 @@ impl Horde {
             contacts: RwLock::new(crate::frame::Contacts::default()),
             walled_in: Mutex::new(0),
             goal_fills: RwLock::new(GoalFills::default()),
+            sleep: RwLock::new(crate::frame::Sleep::default()),
         };
         Ok(Self {
             data,
@@ -104,6 +125,7 @@ impl Horde {
             },
             sort_step: Arc::from("sort_units"),
             regions: reach::RegionCache::default(),
+            wake: Wake::default(),
         })
     }
 
@@ -231,6 +253,11 @@ impl Horde {
             fields.mark_moved(id);
             *groups.list[usize::from(group.0)].slot_mut(layer, class) = Some(id);
         }
+        // The group's army before and after the change wakes: its rest order changes.
+        let old_goal = &groups.list[usize::from(group.0)].goal;
+        let wakes: Vec<bool> = (groups.list.iter())
+            .map(|g| g.goal == *old_goal || g.goal == goal)
+            .collect();
         groups.list[usize::from(group.0)].goal = goal;
         groups.list[usize::from(group.0)].goal_changes += 1;
         groups.list[usize::from(group.0)].goal_frame = self.data.clock.frame;
@@ -244,6 +271,9 @@ impl Horde {
                 steering.arrived = false;
                 steering.settled = false;
                 steering.arrived_frame = None;
+            }
+            if wakes.get(usize::from(agent.group.0)) == Some(&true) {
+                steering.wake();
             }
         }
         let mut reach = self.reachability(world);
@@ -292,6 +322,28 @@ impl Horde {
         let id = UnitId(self.next_unit);
         self.next_unit = next;
         Ok(world.spawn(Unit::at_rest(id, spec.position, spec.mass, spec.agent()).bundle()))
+    }
+
+    /// Removes a unit from `world` (a unit that died, say), quarantined or not, and wakes the
+    /// sleeping units beside it, which may move into the room it leaves (docs/behaviour.md,
+    /// "Sleeping"). Returns its id. `world.despawn` removes a unit as well, but wakes nobody.
+    pub fn despawn(&mut self, world: &mut World, entity: Entity) -> Result<UnitId, SimError> {
+        let id = (world.get::<&UnitId>(entity).map(|id| *id))
+            .map_err(|_| SimError::NoSuchUnit(entity))?;
+        let disc = world
+            .query_one_mut::<(&horde_core::Position, &Agent)>(entity)
+            .ok()
+            .map(|(pos, agent)| (pos.0, agent.radius));
+        world
+            .despawn(entity)
+            .map_err(|_| SimError::NoSuchUnit(entity))?;
+        if let Some((pos, radius)) = disc {
+            let size = self.data.map.get_mut().grid().cell_size();
+            self.wake
+                .discs
+                .push(pos, radius + size * VANISHED_WAKE_CELLS);
+        }
+        Ok(id)
     }
 
     /// Makes sure units of `group` on `layer` and of size class `class` have a field to
@@ -344,6 +396,10 @@ impl Horde {
                 log.record(layer, cost.version(), cell, before[layer as usize]);
             }
         }
+        let size = map.grid().cell_size();
+        let centre = map.grid().cell_centre(cell);
+        self.wake.discs.push(centre, size * (EDIT_WAKE_CELLS + 0.5));
+        self.wake.edited = true;
         Ok(())
     }
 
@@ -363,11 +419,20 @@ impl Horde {
         puffin::profile_function!();
         self.data.clock.dt = dt;
         self.last_quarantined.clear();
-        self.check_units(world)?;
+        let awake = self.check_units(world)?;
+        if awake == 0 && self.is_quiet() {
+            // Every unit sleeps and nothing reaches them: the frame would change nothing.
+            self.data.sleep.get_mut().awake = 0;
+            self.data.clock.frame += 1;
+            let mut report = self.graph.idle_report();
+            report.push_step(Arc::clone(&self.sort_step), Duration::ZERO);
+            return Ok(self.last_report.insert(report));
+        }
         std::mem::swap(&mut self.data.world, world);
         let outcome = self.graph.run(&self.pool, &self.data);
         std::mem::swap(&mut self.data.world, world);
         let mut report = outcome?;
+        self.wake.edited = false;
         let found = std::mem::take(self.data.quarantine.get_mut());
         self.quarantine(world, found);
         self.last_quarantined.sort_unstable();
@@ -395,10 +460,18 @@ impl Horde {
         Ok(self.last_report.insert(report))
     }
 
+    /// Whether a frame with every unit asleep would change nothing: no force field (they
+    /// age, and may reach units) and no terrain edit since the stages last ran.
+    fn is_quiet(&mut self) -> bool {
+        self.data.forces.get_mut().is_empty() && !self.wake.edited
+    }
+
     /// Before a frame: quarantines every unit that breaks the rules of
     /// [`crate::unit_check`] (a caller wrote an impossible value into it, or gave it an id
-    /// another unit has), and gives a group a field on a layer a caller moved its units to.
-    fn check_units(&mut self, world: &mut World) -> Result<(), SimError> {
+    /// another unit has), gives a group a field on a layer a caller moved its units to, and
+    /// wakes the sleeping units callers reached since the last frame. Returns how many
+    /// units are awake.
+    fn check_units(&mut self, world: &mut World) -> Result<usize, SimError> {
         let found = {
             let map = self.data.map.read();
             let groups = self.data.groups.read();
@@ -418,13 +491,19 @@ impl Horde {
                     (!has).then_some(class)
                 },
                 &mut self.seen_ids,
+                &mut self.wake.discs,
+                &self.pool,
+                self.data.config.batch_size,
             )
-        };
+        }
+        .map_err(SimError::Frame)?;
+        let awake = found.awake;
+        self.wake.discs.clear();
         for (group, layer, class) in found.fields {
             self.ensure_field(group, layer, class)?;
         }
         self.quarantine(world, found.bad);
-        Ok(())
+        Ok(awake)
     }
 
     /// Takes the units `found` out of the simulation (found non-finite by a frame, or
@@ -458,6 +537,13 @@ impl Horde {
     #[must_use]
     pub fn body_stats(&self, world: &World) -> crate::BodyStats {
         crate::BodyStats::measure(world, &self.data.map.read(), |_| {})
+    }
+
+    /// How many units were awake after the last frame: not asleep (docs/behaviour.md,
+    /// "Sleeping"). A frame in which none is awake and nothing reaches them runs no stage.
+    #[must_use]
+    pub fn awake_units(&self) -> usize {
+        self.data.sleep.read().awake
     }
 
     /// How many units the last frame found inside a wall with no open cell within reach of
@@ -518,6 +604,7 @@ impl Horde {
                     arrived: u.steering.arrived,
                     settled: u.steering.settled,
                     arrived_frame: u.steering.arrived_frame,
+                    asleep: u.steering.asleep.is_some(),
                     status: reach::status(&test, u.position.0, u.agent, u.steering),
                 }
             })
@@ -558,6 +645,9 @@ pub struct UnitState {
     /// ([`Steering::arrived_frame`](horde_core::Steering)); with
     /// [`Horde::group_goal_frame`], its arrival time.
     pub arrived_frame: Option<u64>,
+    /// Asleep: at rest among still neighbours, not simulated until something reaches it
+    /// (docs/behaviour.md, "Sleeping"; [`Steering::asleep`]).
+    pub asleep: bool,
     /// Where it stands with its goal (moving, arrived, settled, or unable to reach it).
     pub status: crate::UnitStatus,
 }

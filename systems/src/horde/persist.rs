@@ -169,6 +169,10 @@ impl Horde {
                     })
                     .collect(),
                 sector_caches,
+                wake_discs: (self.wake.discs.discs().iter())
+                    .map(|&(c, r)| (v2(c), r))
+                    .collect(),
+                terrain_edited: self.wake.edited,
                 units,
             },
         }
@@ -244,6 +248,8 @@ impl Horde {
                 yielding: GiveWay::from_u8(u.yielding).unwrap_or_default(),
                 detour: u.detour,
                 arrived_frame: u.arrived_frame,
+                still: u.still,
+                asleep: u.asleep.map(vec2),
             };
             let unit = Unit {
                 velocity: Velocity(vec2(u.velocity)),
@@ -275,6 +281,10 @@ impl Horde {
         horde.data.hierarchy.get_mut().restore_caches(caches, map);
         horde.data.clock.frame = r.frame;
         horde.next_unit = r.next_unit;
+        for &(centre, radius) in &r.wake_discs {
+            horde.wake.discs.push(vec2(centre), radius);
+        }
+        horde.wake.edited = r.terrain_edited;
         horde.origin = Origin::from_record(&r.origin);
         Ok(horde)
     }
@@ -298,6 +308,8 @@ fn unit_record(u: UnitRef<'_>, quarantined: Option<u64>) -> UnitRecord {
         yielding: st.yielding.to_u8(),
         detour: st.detour,
         arrived_frame: st.arrived_frame,
+        still: st.still,
+        asleep: st.asleep.map(v2),
         quarantined,
     }
 }

@@ -119,7 +119,7 @@ impl UnitHasher {
 
 /// Parts 1 and 2 of [`state_hash`]: the simulated units, then the quarantined ones.
 fn units_hash(world: &World, h: &mut UnitHasher) {
-    let rows: Vec<(u32, [u32; 18])> = world
+    let rows: Vec<(u32, [u32; 21])> = world
         .query::<UnitComponents<'_>>()
         .iter()
         .map(|parts| {
@@ -154,6 +154,9 @@ fn units_hash(world: &World, h: &mut UnitHasher) {
                     u32::from(st.detour),
                     // Frames past u32::MAX wrap: a hash, not a record.
                     st.arrived_frame.map_or(u32::MAX, |f| f as u32),
+                    st.still.to_bits(),
+                    st.asleep.map_or(u32::MAX, |a| a.x.to_bits()),
+                    st.asleep.map_or(u32::MAX, |a| a.y.to_bits()),
                 ],
             )
         })

@@ -350,6 +350,20 @@ impl<C: ?Sized> JobGraph<C> {
 }
 
 impl<C: ?Sized + Sync> JobGraph<C> {
+    /// The report of a run that ran no stage (every stage listed, at zero time).
+    #[must_use]
+    pub fn idle_report(&self) -> FrameReport {
+        FrameReport {
+            total: Duration::ZERO,
+            stages: (self.stages.iter())
+                .map(|stage| StageTime {
+                    name: Arc::clone(&stage.name),
+                    duration: Duration::ZERO,
+                })
+                .collect(),
+        }
+    }
+
     /// Runs every stage once on `pool`, each after all its dependencies, stages without an order
     /// between them possibly at the same time on different threads. The calling thread runs stages
     /// too. Each stage is a puffin scope named after the stage.

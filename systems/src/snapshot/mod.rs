@@ -32,8 +32,9 @@ pub use replay::{REPLAY_VERSION, Replay};
 /// The snapshot format version this build reads and writes (2: hierarchical sector caches
 /// also hold their fields' distances, which arrival uses; 3: the contact settings; 6: the
 /// [`Origin`], and quarantined units saved whatever they hold; 7: the size classes, and
-/// sector caches per size class).
-pub const SNAPSHOT_VERSION: u32 = 8;
+/// sector caches per size class; 8: each army's rest order, each unit's stall and giving
+/// way; 9: each unit's stillness and sleep).
+pub const SNAPSHOT_VERSION: u32 = 9;
 
 /// The longest [`Origin::name`] a snapshot holds, in bytes (longer names are cut).
 pub const MAX_ORIGIN_NAME_BYTES: usize = 256;
@@ -227,6 +228,14 @@ pub(crate) fn validate(r: &SnapshotRecord) -> Result<(), String> {
             .check(&sectors)
             .map_err(|e| format!("{what}: {e}"))?;
     }
+    for &(centre, radius) in &r.wake_discs {
+        if !(vec2(centre).is_finite() && radius.is_finite() && radius >= 0.0) {
+            return Err(format!(
+                "a waking disc at {:?} of radius {radius} is not finite",
+                centre
+            ));
+        }
+    }
     let mut previous = None;
     for f in &r.forces {
         f.field
@@ -335,6 +344,8 @@ fn validate_unit(
         stall: u.stall,
         anchor: vec2(u.anchor),
         arrived_frame: u.arrived_frame,
+        still: u.still,
+        asleep: u.asleep.map(vec2),
     };
     crate::unit_check::unit_problem(&view, &rules)?;
     if horde_core::GiveWay::from_u8(u.yielding).is_none() {

@@ -438,6 +438,9 @@ pub(crate) struct UnitRecord {
     pub yielding: u8,
     pub detour: bool,
     pub arrived_frame: Option<u64>,
+    /// Seconds still at rest, and where it fell asleep if it sleeps (snapshot version 9).
+    pub still: f32,
+    pub asleep: Option<V2>,
     /// The frame it was quarantined in, if it was.
     pub quarantined: Option<u64>,
 }
@@ -469,6 +472,11 @@ pub(crate) struct SnapshotRecord {
     pub forces: Vec<ForceEntryRecord>,
     /// The sector caches of hierarchical navigation (empty with flat navigation).
     pub sector_caches: Vec<SectorCacheRecord>,
+    /// What callers did since the last frame that wakes sleeping units at the next one:
+    /// discs (centre, radius) around terrain edits and despawned units, and whether the
+    /// terrain changed (snapshot version 9).
+    pub wake_discs: Vec<(V2, f32)>,
+    pub terrain_edited: bool,
     /// Units in the world's iteration order (which the stages' results depend on), the
     /// quarantined ones last.
     pub units: Vec<UnitRecord>,

@@ -21,8 +21,8 @@ use crate::command::Command;
 /// settings; 5: its snapshot holds the origin, and the recorded state hashes cover the
 /// terrain, the force fields, the goals and the quarantined units; 6: its snapshot holds
 /// the size classes; 7: its snapshot holds each army's rest order and each unit's stall and
-/// giving way).
-pub const REPLAY_VERSION: u32 = 7;
+/// giving way; 8: its snapshot holds each unit's stillness and sleep).
+pub const REPLAY_VERSION: u32 = 8;
 
 /// One command given to a [`Simulation`].
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
