@@ -9,7 +9,7 @@ use common::{assert_success, read_json, scratch};
 
 use serde_json::Value;
 
-const TABLES: [&str; 5] = ["frame", "orca", "neighbours", "fields", "seed"];
+const TABLES: [&str; 6] = ["frame", "rest", "orca", "neighbours", "fields", "seed"];
 
 /// Runs `horde bench --quick --json FILE` plus `extra`; returns the JSON and stdout.
 fn bench(dir: &std::path::Path, extra: &[&str]) -> (Value, String) {

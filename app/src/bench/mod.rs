@@ -1,6 +1,6 @@
 //! `horde bench`: horde against the crates users would pick instead, on the same machine, in
-//! one run, with the same maps and units, and the dense army's life phase by phase. Six
-//! tables (one module each), printed and optionally written as JSON; `--plot` draws ms per
+//! one run, with the same maps and units, the dense army's life phase by phase, and an army
+//! at rest. Seven tables (one module each), printed and optionally written as JSON; `--plot` draws ms per
 //! frame against units (log-log).
 //!
 //! Every time is the median of several repetitions measured in this run.
@@ -11,6 +11,7 @@ mod frame;
 mod neighbours;
 mod orca;
 mod plot;
+mod rest;
 mod scenario;
 mod seed;
 
@@ -118,7 +119,7 @@ pub fn row<const N: usize>(pairs: [(&str, Value); N]) -> Row {
 pub fn run(args: &BenchArgs) -> Result<(), AppError> {
     let started = Instant::now();
     let progress = if std::io::stderr().is_terminal() {
-        let bar = ProgressBar::with_draw_target(Some(7), ProgressDrawTarget::stderr());
+        let bar = ProgressBar::with_draw_target(Some(8), ProgressDrawTarget::stderr());
         bar.set_style(
             ProgressStyle::with_template("{bar:30} {pos}/{len}  {elapsed}  {msg}")
                 .map_err(|e| AppError::Failed(e.to_string()))?,
@@ -151,9 +152,10 @@ pub fn run(args: &BenchArgs) -> Result<(), AppError> {
 
     let mut tables: Vec<(&str, Vec<Row>)> = Vec::new();
     type Table = fn(&Ctx) -> Result<Vec<Row>, AppError>;
-    let all: [(&str, Table); 6] = [
+    let all: [(&str, Table); 7] = [
         ("frame", frame::run),
         ("dense", dense::run),
+        ("rest", rest::run),
         ("orca", orca::run),
         ("neighbours", neighbours::run),
         ("fields", fields::run),
