@@ -53,5 +53,28 @@ fn main() {
         s.moving,
         sim.horde().awake_units()
     );
+    why_awake(&sim);
     println!("state_hash {:016x}", sim.state_hash());
+}
+
+#[allow(dead_code)]
+fn why_awake(sim: &Simulation) {
+    use horde::components::{ExternalForce, Steering};
+    let (mut zero, mut partial, mut calm, mut fast) = (0, 0, 0, 0);
+    for (s, e) in sim.world().query::<(&Steering, &ExternalForce)>().iter() {
+        if s.asleep.is_some() {
+            continue;
+        }
+        if s.still == 0.0 {
+            zero += 1;
+            if e.0.length() >= Steering::still_speed(0.45) {
+                fast += 1;
+            }
+        } else if s.still < horde::components::SLEEP_AFTER {
+            partial += 1;
+        } else {
+            calm += 1;
+        }
+    }
+    println!("awake: still 0: {zero} (external fast {fast}), counting: {partial}, calm: {calm}");
 }

@@ -125,7 +125,7 @@ pub struct ContactConfig {
     /// Passes per frame at most (default 4; 0 turns contacts off, and bodies overlap as
     /// steering leaves them). Each pass resolves a unit's overlaps as they stood before the
     /// pass; more passes settle a packed crowd deeper in, at about one neighbour scan each.
-    /// The passes stop early once no unit moved more than 0.0005 cells in one.
+    /// The passes stop early once one moves no unit (the rest would change nothing).
     pub passes: u32,
     /// Scale of the summed correction of a unit with several contacts, divided by their
     /// count (default 1.5; in `0.5..=2`): 1 moves it by the average of its contacts'

@@ -57,10 +57,11 @@ pub(crate) fn bucket_units(data: &FrameData, ctx: &StageContext<'_>) {
         usize,
         Vec<(NeighbourInfo, u32)>,
         usize,
+        Vec<u16>,
     );
     let tallies: Vec<Mutex<BatchTally>> = jobs
         .iter()
-        .map(|_| Mutex::new((Vec::new(), 0, 0, Vec::new(), 0)))
+        .map(|_| Mutex::new((Vec::new(), 0, 0, Vec::new(), 0, Vec::new())))
         .collect();
     ctx.for_each_batch(jobs.len(), 1, |i, _| {
         let Some((batch, units, unit_buckets, offset)) = jobs[i].lock().take() else {
@@ -68,6 +69,8 @@ pub(crate) fn bucket_units(data: &FrameData, ctx: &StageContext<'_>) {
         };
         let (mut resting, mut large) = (Vec::new(), Vec::new());
         let (mut far, mut small, mut asleep, mut previous_row) = (0, 0, 0, None);
+        // The armies with a settled unit in this batch.
+        let mut settling: Vec<u16> = Vec::new();
         let items = batch.zip(units).zip(unit_buckets).zip(offset..);
         for ((((id, pos, agent, steering), unit), bucket), storage) in items {
             *unit = NeighbourInfo {
@@ -102,10 +105,13 @@ pub(crate) fn bucket_units(data: &FrameData, ctx: &StageContext<'_>) {
                 resting.push((unit.army, unit.pos, unit.radius));
             }
             asleep += usize::from(unit.asleep);
+            if steering.settled && !settling.contains(&unit.army) {
+                settling.push(unit.army);
+            }
             far += usize::from(previous_row.is_some_and(|r: u32| r.abs_diff(y) > FAR_ROWS));
             previous_row = Some(y);
         }
-        *tallies[i].lock() = (resting, far, small, large, asleep);
+        *tallies[i].lock() = (resting, far, small, large, asleep, settling);
     });
     drop(jobs);
     drop(query);
@@ -113,9 +119,15 @@ pub(crate) fn bucket_units(data: &FrameData, ctx: &StageContext<'_>) {
     n.resting.clear();
     n.small = 0;
     n.asleep = 0;
+    n.settling.clear();
     let mut large = Vec::new();
     for tally in tallies {
-        let (batch_resting, far, small, batch_large, asleep) = tally.into_inner();
+        let (batch_resting, far, small, batch_large, asleep, settling) = tally.into_inner();
+        for army in settling {
+            if !n.settling.contains(&army) {
+                n.settling.push(army);
+            }
+        }
         n.resting.extend(batch_resting);
         n.far_jumps += far;
         n.small += small;

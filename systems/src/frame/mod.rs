@@ -322,6 +322,7 @@ pub(crate) fn build_graph() -> Result<JobGraph<FrameData>, GraphBuildError> {
                 .read::<Neighbours>()
                 .read::<Contacts>()
                 .read::<Map>()
+                .read::<Groups>()
                 .write::<Velocity>()
                 .write::<ExternalForce>()
                 .write::<Steering>()

@@ -85,6 +85,9 @@ pub struct Neighbours {
     pub small: usize,
     /// How many units were asleep as the frame began.
     pub asleep: usize,
+    /// The armies with a settled unit as the frame began (at rest outside their goal: the
+    /// goal does not hold them). Their arrived units do not fall asleep.
+    pub settling: Vec<u16>,
     /// Which world buckets hold one small unit and which more, while the grid folds its
     /// rows (see [`Occupancy`]).
     pub occupancy: Occupancy,
@@ -296,6 +299,7 @@ impl Neighbours {
             large: None,
             small: 0,
             asleep: 0,
+            settling: Vec::new(),
             occupancy: Occupancy::default(),
             occupancy_from: OCCUPANCY_FROM,
             scratch: Vec::new(),

@@ -6,13 +6,15 @@
 //! - A unit is *still* when it is at rest (arrived or settled), not stunned, its own
 //!   velocity is zero and its external velocity is under [`Steering::still_speed`];
 //!   [`Steering::still`] counts how long it has been so.
-//! - An arrived unit (at rest in its goal) still for [`SLEEP_AFTER`] seconds with every
-//!   unit within [`wake_reach`] calm as the frame began (asleep, or still that long) falls
-//!   asleep where it stands
+//! - An arrived unit (at rest in its goal) of an army with no settled unit (the goal holds
+//!   all of the army that rests), still for [`SLEEP_AFTER`] seconds with every unit within
+//!   [`wake_reach`] calm as the frame began (asleep, or still that long), falls asleep where
+//!   it stands
 //!   ([`Steering::asleep`]); its velocities are zeroed. A resting island sleeps a frame
 //!   after all of it is still; units near one still on its way stay awake. A settled unit
 //!   (at rest outside its goal) does not sleep: whether it may stay depends on the blob
-//!   around it, which its steering keeps checking (a sleeping one froze blobs with gaps).
+//!   around it, which its steering keeps checking (a sleeping one froze blobs with gaps),
+//!   and nor do the arrived units its blob is anchored to.
 //! - A sleeping unit wakes when a unit not at rest comes within [`wake_reach`] of it, or a
 //!   unit the contacts pushed touches it (`resolve_contacts` marks both), when a force gave
 //!   it an external velocity or a stun, or when it moved (a force, a caller).
@@ -32,7 +34,7 @@ use crate::job_graph::StageContext;
 /// Cells beyond the separation range within which a unit not at rest keeps the units at
 /// rest around it awake (and wakes sleeping ones): the crowd near anything moving behaves
 /// as a crowd awake at rest, which shifts to let walkers through.
-pub(crate) const WAKE_CELLS: f32 = 2.0;
+pub(crate) const WAKE_CELLS: f32 = 1.0;
 
 /// How near (centre to centre) a unit not at rest keeps a unit at rest awake, for radii
 /// `a` and `b`: their separation range (at least touching with the contact margin) plus
@@ -65,6 +67,7 @@ pub(crate) fn sleep_units(data: &FrameData, ctx: &StageContext<'_>) {
     let neighbours = data.neighbours.read();
     let contacts = data.contacts.read();
     let cell = data.map.read().grid().cell_size();
+    let groups = data.groups.read();
     let dt = data.clock.dt;
     let range = data.config.steering.separation_range;
     let batch_size = data.config.batch_size.clamp(1, u32::MAX as usize) as u32;
@@ -113,6 +116,7 @@ pub(crate) fn sleep_units(data: &FrameData, ctx: &StageContext<'_>) {
                 0.0
             };
             if steering.arrived
+                && !neighbours.settling.contains(&groups.army(agent.group.0))
                 && steering.still >= SLEEP_AFTER
                 && pos.0.is_finite()
                 && calm_around(&neighbours, id.0, pos.0, agent.radius, range, cell)
