@@ -353,8 +353,8 @@ fn find_contacts(
 }
 
 /// Marks the sleeping units within reach of a unit not at rest ([`Contacts::woken`]): within
-/// its separation range (`(r_a + r_b) * separation_range`, at least its contact reach), the
-/// range its steering keeps from what it walks into. They wake after this frame and, at
+/// [`wake_reach`] (its separation range, at least its contact reach, plus a cell), beyond
+/// the range its steering keeps from what it walks into. They wake after this frame and, at
 /// rest, make room as resting units do; a walker held short of a sleeping crowd by its own
 /// steering would otherwise never touch it. Only while some unit sleeps; one neighbour walk
 /// per unit not at rest.

@@ -9,15 +9,14 @@
 //! - An arrived unit (at rest in its goal) of an army with no settled unit (the goal holds
 //!   all of the army that rests), still for [`SLEEP_AFTER`] seconds with every unit within
 //!   [`wake_reach`] calm as the frame began (asleep, or still that long), falls asleep where
-//!   it stands
-//!   ([`Steering::asleep`]); its velocities are zeroed. A resting island sleeps a frame
-//!   after all of it is still; units near one still on its way stay awake. A settled unit
-//!   (at rest outside its goal) does not sleep: whether it may stay depends on the blob
-//!   around it, which its steering keeps checking (a sleeping one froze blobs with gaps),
-//!   and nor do the arrived units its blob is anchored to.
+//!   it stands ([`Steering::asleep`]); its velocities are zeroed. A resting island sleeps a
+//!   frame after all of it is still; units near one still on its way stay awake. A settled
+//!   unit (at rest outside its goal) does not sleep: whether it may stay depends on the blob
+//!   around it, which its steering keeps checking (a sleeping one froze blobs with gaps);
+//!   nor do the arrived units its blob is anchored to.
 //! - A sleeping unit wakes when a unit not at rest comes within [`wake_reach`] of it, or a
-//!   unit the contacts pushed touches it (`resolve_contacts` marks both), when a force gave
-//!   it an external velocity or a stun, or when it moved (a force, a caller).
+//!   unit the contacts pushed toward it touches it (`resolve_contacts` marks both), when a
+//!   force gave it an external velocity or a stun, or when it moved (a force, a caller).
 //!   `Horde::step` wakes the units its callers reach between frames: a changed goal, a
 //!   terrain edit near them, a caller moving them or despawning a unit beside them.
 //!
@@ -55,7 +54,7 @@ pub(crate) fn wake_query(radius: f32, separation_range: f32, cell_size: f32) -> 
     (radius + WAKE_CELLS * cell_size / range, range)
 }
 
-/// How many units are awake after the frame (read by `Horde::step`), kept by the stage.
+/// How many units are awake after the frame (`Horde::awake_units`), kept by the stage.
 #[derive(Debug, Default)]
 pub struct Sleep {
     /// Units not asleep after the last frame that ran this stage.
