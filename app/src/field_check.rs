@@ -96,17 +96,38 @@ pub fn run(args: &FieldArgs) -> Result<(), AppError> {
             crate::guard::check_output(flag, path)?;
         }
     }
+    // clap's `requires` does not hold these back when the other mode's flag is given, so
+    // they are checked here: a flag that would be ignored is an error, never silence.
     if args.goal.is_none() {
-        for (flag, given) in [
-            ("--class", args.class.is_some()),
-            ("--radius", args.radius.is_some()),
+        for (flag, given, why) in [
+            (
+                "--class",
+                args.class.is_some(),
+                "the --scen check is for class 0 bodies",
+            ),
+            (
+                "--radius",
+                args.radius.is_some(),
+                "the --scen check is for class 0 bodies",
+            ),
+            (
+                "--out",
+                args.out.is_some(),
+                "--scen prints its check; --json writes it",
+            ),
+            ("--size", args.size.is_some(), "it sizes the --goal picture"),
         ] {
             if given {
                 return Err(AppError::BadInput(format!(
-                    "{flag} goes with --goal X,Y (the --scen check is for class 0 bodies)"
+                    "{flag} goes with --goal X,Y ({why})"
                 )));
             }
         }
+    }
+    if args.scen.is_none() && args.json.is_some() {
+        return Err(AppError::BadInput(
+            "--json goes with --scen SCEN (it writes the scenario check)".into(),
+        ));
     }
     let class = goal_class(args.class, args.radius)?;
     let map = load_map(&args.map).map_err(|e| AppError::BadInput(e.to_string()))?;

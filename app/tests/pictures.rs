@@ -485,7 +485,7 @@ fn field_goal_builds_a_size_classs_field() {
 
     // The one-cell gap is a goal for small bodies only.
     ok(&horde(&["field", map, "--goal", "4,3"]));
-    let refused: [(&[&str], &str); 9] = [
+    let refused: [(&[&str], &str); 12] = [
         (
             &["--goal", "4,3", "--class", "1"],
             "unreachable for size class 1",
@@ -501,6 +501,16 @@ fn field_goal_builds_a_size_classs_field() {
             "--radius",
         ),
         (&["--scen", "x.scen", "--class", "1"], "--goal"),
+        // A flag of the other mode is refused, never ignored.
+        (
+            &["--scen", "x.scen", "--out", "x.png"],
+            "--out goes with --goal",
+        ),
+        (&["--scen", "x.scen", "--size", "64"], "--goal"),
+        (
+            &["--goal", "2,5", "--json", "x.json"],
+            "--json goes with --scen",
+        ),
     ];
     for (args, needle) in refused {
         bad_input(&horde(&[&["field", map], args].concat()), needle);

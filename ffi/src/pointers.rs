@@ -107,11 +107,56 @@ pub(crate) fn fill<T: Copy>(to: &mut [MaybeUninit<T>], from: &[T]) {
     }
 }
 
-/// A caller's buffer `name` holds `capacity` items where `needed` are needed
-/// (`HORDE_ERROR_BUFFER_TOO_SMALL`); `what` names the items ("units", "bytes", ...).
-pub(crate) fn too_small(name: &str, capacity: usize, needed: usize, what: &str) -> Failure {
-    Failure::new(
-        HORDE_ERROR_BUFFER_TOO_SMALL,
-        format!("`{name}` holds {capacity} {what}, {needed} are needed"),
-    )
+/// The caller's output buffer `name`, checked: room for `capacity` items of `per_item`
+/// `T`s each at `ptr`, of which the first `needed` items are returned as slots to write.
+/// `what` names the items ("units", "bytes", ...).
+///
+/// Every buffer of the ABI is checked in this one order, so that a caller learns of the
+/// same mistake the same way whatever the call:
+/// 1. `ptr` NULL with `capacity > 0`: `HORDE_ERROR_NULL_POINTER` (NULL means "no buffer",
+///    which only `capacity == 0` says);
+/// 2. `ptr` not aligned for `T`: `HORDE_ERROR_INVALID_ARGUMENT`;
+/// 3. `capacity < needed`: `HORDE_ERROR_BUFFER_TOO_SMALL` (NULL with `capacity == 0` is
+///    how a caller asks for the size: it gets this, or `HORDE_OK` when nothing is needed);
+/// 4. more bytes than memory can hold: `HORDE_ERROR_INVALID_ARGUMENT`.
+///
+/// The caller's count output is written before this check, so it holds `needed` whatever
+/// the outcome.
+///
+/// # Safety
+/// A non-NULL `ptr` points to `capacity * per_item` `T`s the caller lets us overwrite, used
+/// by nothing else during the call.
+pub(crate) unsafe fn out_buffer<'a, T>(
+    ptr: *mut T,
+    capacity: usize,
+    needed: usize,
+    per_item: usize,
+    (name, what): (&str, &str),
+) -> Result<&'a mut [MaybeUninit<T>], Failure> {
+    if ptr.is_null() && capacity > 0 {
+        return Err(Failure::new(
+            HORDE_ERROR_NULL_POINTER,
+            format!(
+                "`{name}` is NULL with a capacity of {capacity} {what}: pass a buffer, or \
+                 NULL with capacity 0 to ask how many are needed"
+            ),
+        ));
+    }
+    if !ptr.is_null() {
+        check_aligned(ptr.cast_const(), name)?;
+    }
+    if capacity < needed {
+        return Err(Failure::new(
+            HORDE_ERROR_BUFFER_TOO_SMALL,
+            format!("`{name}` holds {capacity} {what}, {needed} are needed"),
+        ));
+    }
+    let len = needed.checked_mul(per_item).ok_or_else(|| {
+        Failure::invalid(format!(
+            "`{name}`: {needed} {what} of {per_item} elements are more than SIZE_MAX elements"
+        ))
+    })?;
+    // SAFETY: NULL only when `len == 0` (then `out_slice` touches nothing); otherwise the
+    // caller promises `capacity * per_item >= len` writable elements at `ptr`.
+    unsafe { out_slice(ptr, len, name) }
 }

@@ -9,7 +9,7 @@ use horde::UnitId;
 use horde::components::{Agent, ExternalForce, Position, Quarantined, Steering, Stun, Velocity};
 
 use crate::guard::{Failure, with_sim};
-use crate::pointers::{fill, out_ptr, out_slice, too_small, write_out};
+use crate::pointers::{fill, out_buffer, out_ptr, write_out};
 use crate::status::*;
 use crate::types::*;
 
@@ -84,6 +84,9 @@ fn gather_units(h: &mut HordeSim) {
 /// `HORDE_ERROR_BUFFER_TOO_SMALL` (pass `out` NULL and `capacity` 0 to ask for it, or use
 /// `horde_unit_count`).
 ///
+/// `out` NULL with a non-zero `capacity` is `HORDE_ERROR_NULL_POINTER`, before any size check
+/// (every output buffer is checked in the same order: docs/ffi.md, "Buffers").
+///
 /// # Safety
 /// `sim` is a live handle; `out` points to `capacity` writable `HordeUnit`s (or is NULL with
 /// `capacity` 0); `out_count` points to a writable `size_t`.
@@ -95,16 +98,13 @@ pub unsafe extern "C" fn horde_read_units(
     out_count: *mut usize,
 ) -> HordeStatus {
     // SAFETY: `sim` is a live handle no other thread uses (what `with_sim` needs), `out`
-    // has room for `capacity` units (`out_slice` is given no more) and `out_count` is
+    // has room for `capacity` units (`out_buffer` is given no more) and `out_count` is
     // writable (`write_out`): this function's contract promises all three.
     unsafe {
         with_sim(sim, |h| {
             let needed = h.sim.unit_count();
             write_out(out_count, "out_count", needed)?;
-            if capacity < needed {
-                return Err(too_small("out", capacity, needed, "units"));
-            }
-            let out = out_slice(out, needed, "out")?;
+            let out = out_buffer(out, capacity, needed, 1, ("out", "units"))?;
             gather_units(h);
             fill(out, &h.scratch);
             Ok(())
@@ -117,6 +117,9 @@ pub unsafe extern "C" fn horde_read_units(
 /// floats), not floats. `*out_count` receives the number of units; when `capacity` is smaller
 /// nothing is copied and the call returns `HORDE_ERROR_BUFFER_TOO_SMALL`.
 ///
+/// `out_xy` NULL with a non-zero `capacity` is `HORDE_ERROR_NULL_POINTER`, before any size check
+/// (every output buffer is checked in the same order: docs/ffi.md, "Buffers").
+///
 /// # Safety
 /// `sim` is a live handle; `out_xy` points to `2 * capacity` writable floats (or is NULL with
 /// `capacity` 0); `out_count` points to a writable `size_t`.
@@ -128,21 +131,13 @@ pub unsafe extern "C" fn horde_read_positions(
     out_count: *mut usize,
 ) -> HordeStatus {
     // SAFETY: `sim` is a live handle no other thread uses (what `with_sim` needs), `out_xy`
-    // has room for `2 * capacity` floats (`out_slice` is given no more) and `out_count` is
+    // has room for `2 * capacity` floats (`out_buffer` is given no more) and `out_count` is
     // writable (`write_out`): this function's contract promises all three.
     unsafe {
         with_sim(sim, |h| {
             let needed = h.sim.unit_count();
             write_out(out_count, "out_count", needed)?;
-            if capacity < needed {
-                return Err(too_small("out_xy", capacity, needed, "positions"));
-            }
-            let floats = needed.checked_mul(2).ok_or_else(|| {
-                Failure::invalid(format!(
-                    "`out_xy`: {needed} units need more than SIZE_MAX floats"
-                ))
-            })?;
-            let out = out_slice(out_xy, floats, "out_xy")?;
+            let out = out_buffer(out_xy, capacity, needed, 2, ("out_xy", "positions"))?;
             gather_units(h);
             for (pair, unit) in out.chunks_exact_mut(2).zip(&h.scratch) {
                 pair[0].write(unit.x);
@@ -245,6 +240,9 @@ pub unsafe extern "C" fn horde_state_hash(sim: *mut HordeSim, out_hash: *mut u64
 /// `*out_total_seconds` (when `out_total_seconds` is not NULL) receives the whole frame's
 /// wall time.
 ///
+/// `out` NULL with a non-zero `capacity` is `HORDE_ERROR_NULL_POINTER`, before any size check
+/// (every output buffer is checked in the same order: docs/ffi.md, "Buffers").
+///
 /// # Safety
 /// `sim` is a live handle; `out` points to `capacity` writable `HordeStageTime`s (or is NULL
 /// with `capacity` 0); `out_count` points to a writable `size_t`; `out_total_seconds` is
@@ -258,7 +256,7 @@ pub unsafe extern "C" fn horde_stage_times(
     out_total_seconds: *mut f64,
 ) -> HordeStatus {
     // SAFETY: `sim` is a live handle no other thread uses (what `with_sim` needs), `out`
-    // has room for `capacity` stage times (`out_slice` is given no more), `out_count` is
+    // has room for `capacity` stage times (`out_buffer` is given no more), `out_count` is
     // writable and `out_total_seconds` is NULL or writable (`write_out`): this function's
     // contract promises all four.
     unsafe {
@@ -270,10 +268,7 @@ pub unsafe extern "C" fn horde_stage_times(
             let report = h.sim.horde().last_report();
             let stages = report.map_or(&[][..], |r| r.stages());
             write_out(out_count, "out_count", stages.len())?;
-            if capacity < stages.len() {
-                return Err(too_small("out", capacity, stages.len(), "stages"));
-            }
-            let out = out_slice(out, stages.len(), "out")?;
+            let out = out_buffer(out, capacity, stages.len(), 1, ("out", "stages"))?;
             for (slot, stage) in out.iter_mut().zip(stages) {
                 slot.write(HordeStageTime {
                     name: stage_name(&stage.name),

@@ -4,7 +4,7 @@
 use horde::{SimConfig, Simulation, Snapshot};
 
 use crate::guard::{Failure, with_sim, with_sim_even_poisoned};
-use crate::pointers::{fill, in_slice, out_ptr, out_slice, too_small, write_out};
+use crate::pointers::{fill, in_slice, out_buffer, out_ptr, write_out};
 use crate::types::*;
 
 /// A new simulation from the snapshot `bytes`, on `threads` threads (checked: 1..=`SimConfig::MAX_THREADS`);
@@ -58,6 +58,9 @@ pub unsafe extern "C" fn horde_snapshot_size(
 /// `HORDE_ERROR_BUFFER_TOO_SMALL`. The bytes belong to the caller: save them, send them, and
 /// give them to `horde_snapshot_restore` or `horde_sim_create_from_snapshot`.
 ///
+/// `buffer` NULL with a non-zero `capacity` is `HORDE_ERROR_NULL_POINTER`, before any size check
+/// (every output buffer is checked in the same order: docs/ffi.md, "Buffers").
+///
 /// # Safety
 /// `sim` is a live handle; `buffer` points to `capacity` writable bytes (or is NULL with
 /// `capacity` 0); `out_len` points to a writable `size_t`.
@@ -69,17 +72,17 @@ pub unsafe extern "C" fn horde_snapshot_write(
     out_len: *mut usize,
 ) -> HordeStatus {
     // SAFETY: `sim` is a live handle no other thread uses (what `with_sim` needs), `buffer`
-    // has room for `capacity` bytes (`out_slice` is given no more) and `out_len` is
+    // has room for `capacity` bytes (`out_buffer` is given no more) and `out_len` is
     // writable (`write_out`): this function's contract promises all three.
     unsafe {
         with_sim(sim, |h| {
             out_ptr(out_len, "out_len")?;
             let bytes = snapshot_bytes(h)?;
             write_out(out_len, "out_len", bytes.len())?;
-            if capacity < bytes.len() {
-                return Err(too_small("buffer", capacity, bytes.len(), "bytes"));
-            }
-            fill(out_slice(buffer, bytes.len(), "buffer")?, bytes);
+            fill(
+                out_buffer(buffer, capacity, bytes.len(), 1, ("buffer", "bytes"))?,
+                bytes,
+            );
             Ok(())
         })
     }

@@ -347,7 +347,8 @@ impl HordeUnitSpec {
 }
 
 /// A force field to add. Get the defaults with `horde_force_field_default` (an explosion of
-/// one frame), then set the kind, centre, radius and strength.
+/// one frame), then set the kind, centre, radius and strength. Every field is checked for
+/// every kind, the ones the kind does not use included.
 ///
 /// For a unit at distance `d < radius` from the centre the force is
 /// `strength * (1 - d / radius)^falloff * max(0, 1 - time_decay * elapsed)` along the kind's
@@ -371,27 +372,38 @@ pub struct HordeForceField {
     pub falloff: u32,
     /// Linear fade per second (finite, >= 0; default 0).
     pub time_decay: f32,
-    /// `HORDE_FORCE_PUSH` only: the direction (finite, not zero; any length). Default (1, 0).
+    /// The push's direction (`HORDE_FORCE_PUSH` uses it; finite and not zero for every
+    /// kind; any length). Default (1, 0).
     pub direction_x: f32,
     /// See `direction_x`.
     pub direction_y: f32,
-    /// `HORDE_FORCE_VORTEX` only: 1 clockwise (default), 0 counter-clockwise.
+    /// Which way a vortex turns (`HORDE_FORCE_VORTEX` uses it; 0 or 1 for every kind):
+    /// 1 clockwise (default), 0 counter-clockwise.
     pub clockwise: u8,
     /// 1 (default): player-controlled units feel it; 0: only the others do.
     pub affects_controllable: u8,
 }
 
 impl HordeForceField {
+    /// The `ForceField` this describes. Every field is checked whatever the kind, the ones
+    /// it does not use included (a `clockwise` of 2 on an explosion is as wrong as on a
+    /// vortex, and a NaN direction is a bug in the caller's code either way).
     pub(crate) fn to_field(self) -> Result<ForceField, Failure> {
+        let clockwise = flag("clockwise", u32::from(self.clockwise))?;
+        let affects = flag("affects_controllable", u32::from(self.affects_controllable))?;
+        let direction = Vec2::new(self.direction_x, self.direction_y);
+        if !direction.is_finite() || direction == Vec2::ZERO {
+            return Err(Failure::invalid(format!(
+                "direction = ({}, {}) is invalid: it must be finite and not (0, 0), whatever \
+                 the kind (the default is (1, 0))",
+                self.direction_x, self.direction_y
+            )));
+        }
         let kind = match self.kind {
             HORDE_FORCE_EXPLOSION => ForceKind::Explosion,
             HORDE_FORCE_ATTRACTOR => ForceKind::Attractor,
-            HORDE_FORCE_PUSH => ForceKind::Push {
-                direction: Vec2::new(self.direction_x, self.direction_y),
-            },
-            HORDE_FORCE_VORTEX => ForceKind::Vortex {
-                clockwise: flag("clockwise", u32::from(self.clockwise))?,
-            },
+            HORDE_FORCE_PUSH => ForceKind::Push { direction },
+            HORDE_FORCE_VORTEX => ForceKind::Vortex { clockwise },
             other => {
                 return Err(Failure::invalid(format!(
                     "force field kind = {other} is invalid: it must be HORDE_FORCE_EXPLOSION (0), \
@@ -399,7 +411,6 @@ impl HordeForceField {
                 )));
             }
         };
-        let affects = flag("affects_controllable", u32::from(self.affects_controllable))?;
         Ok(
             ForceField::new(Vec2::new(self.x, self.y), kind, self.radius, self.strength)?
                 .with_duration(self.duration)?

@@ -164,7 +164,7 @@ fn force_fields_and_terrain_edits_refuse_bad_values() {
     let sim = sim_with(2);
     let before = hash(sim);
     let base = default_field();
-    let cases: [(HordeForceField, &str); 7] = [
+    let cases: [(HordeForceField, &str); 11] = [
         (HordeForceField { kind: 4, ..base }, "kind = 4"),
         (
             HordeForceField {
@@ -193,7 +193,39 @@ fn force_fields_and_terrain_edits_refuse_bad_values() {
                 direction_x: 0.0,
                 ..base
             },
-            "push direction",
+            "direction = (0, 0)",
+        ),
+        // Every field is checked whatever the kind: the ones an explosion does not use too.
+        (
+            HordeForceField {
+                clockwise: 2,
+                ..base
+            },
+            "clockwise = 2",
+        ),
+        (
+            HordeForceField {
+                direction_x: f32::NAN,
+                ..base
+            },
+            "direction = (NaN, 0)",
+        ),
+        (
+            HordeForceField {
+                kind: HORDE_FORCE_ATTRACTOR,
+                direction_x: 0.0,
+                direction_y: 0.0,
+                ..base
+            },
+            "direction = (0, 0)",
+        ),
+        (
+            HordeForceField {
+                kind: HORDE_FORCE_VORTEX,
+                direction_y: f32::INFINITY,
+                ..base
+            },
+            "direction = (1, inf)",
         ),
         (
             HordeForceField {

@@ -40,7 +40,10 @@ fn create_refuses_bad_maps_and_configs() {
         (|c| c.threads = 5000, "threads = 5000"),
         (|c| c.navigation = 7, "navigation = 7"),
         (|c| c.partial_fields = 2, "partial_fields = 2"),
-        (|c| c.contact_relaxation = f32::NAN, "contacts.relaxation"),
+        (
+            |c| c.contact_relaxation = f32::NAN,
+            "contact_relaxation = NaN",
+        ),
         (|c| c.drag = -1.0, "drag"),
     ];
     for (spoil, needle) in cases {
@@ -49,6 +52,44 @@ fn create_refuses_bad_maps_and_configs() {
         let status = create(W, H, terrain.as_ptr(), terrain.len(), &config, &mut sim);
         expect_error(status, HORDE_ERROR_INVALID_ARGUMENT, needle);
         assert!(sim.is_null());
+    }
+    // Every setting that can be wrong is named as the header names it, whichever layer of
+    // horde checks it.
+    let named: [(Spoil, &str); 23] = [
+        (|c| c.threads = 0, "threads"),
+        (|c| c.batch_size = 0, "batch_size"),
+        (|c| c.navigation = 2, "navigation"),
+        (|c| c.partial_fields = 3, "partial_fields"),
+        (|c| c.size_classes = 5, "size_classes"),
+        (|c| c.contact_passes = 17, "contact_passes"),
+        (|c| c.contact_relaxation = 0.1, "contact_relaxation"),
+        (|c| c.probe_length = -1.0, "probe_length"),
+        (|c| c.probe_inflate = 11.0, "probe_inflate"),
+        (|c| c.fan_step = 0.0, "fan_step"),
+        (|c| c.fan_steps = 181, "fan_steps"),
+        (|c| c.avoid_weight = f32::INFINITY, "avoid_weight"),
+        (|c| c.separation_weight = -0.5, "separation_weight"),
+        (|c| c.separation_push = 11.0, "separation_push"),
+        (|c| c.separation_range = 0.0, "separation_range"),
+        (|c| c.jitter = 4.0, "jitter"),
+        (|c| c.arrival_distance = -1.0, "arrival_distance"),
+        (|c| c.slow_distance = f32::NAN, "slow_distance"),
+        (|c| c.max_external_speed = -1.0, "max_external_speed"),
+        (|c| c.stun_threshold = f32::NAN, "stun_threshold"),
+        (|c| c.stun_per_impulse = -1.0, "stun_per_impulse"),
+        (|c| c.max_stun = -2.0, "max_stun"),
+        (|c| c.snap_speed = -1.0, "snap_speed"),
+    ];
+    for (spoil, field) in named {
+        let mut config = defaults;
+        spoil(&mut config);
+        let status = create(W, H, terrain.as_ptr(), terrain.len(), &config, &mut sim);
+        expect_error(
+            status,
+            HORDE_ERROR_INVALID_ARGUMENT,
+            &format!(" {field} = "),
+        );
+        assert!(!last_error().contains("contacts."), "{}", last_error());
     }
     // A config read from an odd address is refused, not read.
     let mut raw = vec![0u8; std::mem::size_of::<HordeConfig>() + 8];

@@ -77,3 +77,59 @@ fn reads_say_how_much_room_they_need() {
     assert_eq!(frame, 1);
     free(sim);
 }
+
+/// Every output buffer is checked in one order: NULL with a capacity is a NULL pointer
+/// whether or not the capacity would be enough, then alignment, then the size; the count
+/// is written first whatever follows.
+#[test]
+fn every_buffer_is_checked_in_one_order() {
+    let sim = sim_with(5);
+    assert_eq!(step(sim), HORDE_OK);
+    let needle = "is NULL with a capacity";
+    let snapshot_size = snapshot(sim).len();
+    for capacity in [1, 4, 5, 1000, 100_000] {
+        let mut n = 0;
+        let mut total = 0.0;
+        // SAFETY: NULL buffers are refused before anything is written through them; the
+        // counts are locals.
+        unsafe {
+            let status = horde_read_units(sim, null_mut(), capacity, &mut n);
+            expect_error(status, HORDE_ERROR_NULL_POINTER, needle);
+            assert_eq!(n, 5, "the count is written first");
+            n = 0;
+            let status = horde_read_positions(sim, null_mut(), capacity, &mut n);
+            expect_error(status, HORDE_ERROR_NULL_POINTER, needle);
+            assert_eq!(n, 5);
+            let status = horde_stage_times(sim, null_mut(), capacity, &mut n, &mut total);
+            expect_error(status, HORDE_ERROR_NULL_POINTER, needle);
+            let status = horde_snapshot_write(sim, null_mut(), capacity, &mut n);
+            expect_error(status, HORDE_ERROR_NULL_POINTER, needle);
+            assert_eq!(n, snapshot_size, "the snapshot's size is written first");
+        }
+    }
+    // A misaligned buffer too small for the data: alignment is checked before the size.
+    let mut raw = vec![0u32; 64];
+    let odd = raw.as_mut_ptr().cast::<u8>().wrapping_add(1);
+    let mut n = 0;
+    // SAFETY: refused before anything is written (misaligned).
+    unsafe {
+        let status = horde_read_units(sim, odd.cast(), 1, &mut n);
+        expect_error(status, HORDE_ERROR_INVALID_ARGUMENT, "not aligned");
+        let status = horde_read_positions(sim, odd.cast(), 1, &mut n);
+        expect_error(status, HORDE_ERROR_INVALID_ARGUMENT, "not aligned");
+    }
+    // NULL with capacity 0 asks for the size: too small, with the size written.
+    // SAFETY: size queries; the counts are locals.
+    unsafe {
+        assert_eq!(
+            horde_read_positions(sim, null_mut(), 0, &mut n),
+            HORDE_ERROR_BUFFER_TOO_SMALL
+        );
+        assert_eq!(n, 5);
+        assert_eq!(
+            horde_snapshot_write(sim, null_mut(), 0, &mut n),
+            HORDE_ERROR_BUFFER_TOO_SMALL
+        );
+    }
+    free(sim);
+}
