@@ -214,7 +214,8 @@ typedef struct HordeUnitSpec {
 } HordeUnitSpec;
 
 // A force field to add. Get the defaults with `horde_force_field_default` (an explosion of
-// one frame), then set the kind, centre, radius and strength.
+// one frame), then set the kind, centre, radius and strength. Every field is checked for
+// every kind, the ones the kind does not use included.
 //
 // For a unit at distance `d < radius` from the centre the force is
 // `strength * (1 - d / radius)^falloff * max(0, 1 - time_decay * elapsed)` along the kind's
@@ -236,11 +237,13 @@ typedef struct HordeForceField {
   uint32_t falloff;
   // Linear fade per second (finite, >= 0; default 0).
   float time_decay;
-  // `HORDE_FORCE_PUSH` only: the direction (finite, not zero; any length). Default (1, 0).
+  // The push's direction (`HORDE_FORCE_PUSH` uses it; finite and not zero for every
+  // kind; any length). Default (1, 0).
   float direction_x;
   // See `direction_x`.
   float direction_y;
-  // `HORDE_FORCE_VORTEX` only: 1 clockwise (default), 0 counter-clockwise.
+  // Which way a vortex turns (`HORDE_FORCE_VORTEX` uses it; 0 or 1 for every kind):
+  // 1 clockwise (default), 0 counter-clockwise.
   uint8_t clockwise;
   // 1 (default): player-controlled units feel it; 0: only the others do.
   uint8_t affects_controllable;
@@ -576,6 +579,9 @@ HordeStatus horde_unit_count(struct HordeSim *sim, size_t *out_count);
 // `HORDE_ERROR_BUFFER_TOO_SMALL` (pass `out` NULL and `capacity` 0 to ask for it, or use
 // `horde_unit_count`).
 //
+// `out` NULL with a non-zero `capacity` is `HORDE_ERROR_NULL_POINTER`, before any size check
+// (every output buffer is checked in the same order: docs/ffi.md, "Buffers").
+//
 // # Safety
 // `sim` is a live handle; `out` points to `capacity` writable `HordeUnit`s (or is NULL with
 // `capacity` 0); `out_count` points to a writable `size_t`.
@@ -588,6 +594,9 @@ HordeStatus horde_read_units(struct HordeSim *sim,
 // `out_xy` as `x0, y0, x1, y1, ...`: `2 * count` floats. `capacity` counts units (pairs of
 // floats), not floats. `*out_count` receives the number of units; when `capacity` is smaller
 // nothing is copied and the call returns `HORDE_ERROR_BUFFER_TOO_SMALL`.
+//
+// `out_xy` NULL with a non-zero `capacity` is `HORDE_ERROR_NULL_POINTER`, before any size check
+// (every output buffer is checked in the same order: docs/ffi.md, "Buffers").
 //
 // # Safety
 // `sim` is a live handle; `out_xy` points to `2 * capacity` writable floats (or is NULL with
@@ -631,6 +640,9 @@ HordeStatus horde_state_hash(struct HordeSim *sim, uint64_t *out_hash);
 // `*out_total_seconds` (when `out_total_seconds` is not NULL) receives the whole frame's
 // wall time.
 //
+// `out` NULL with a non-zero `capacity` is `HORDE_ERROR_NULL_POINTER`, before any size check
+// (every output buffer is checked in the same order: docs/ffi.md, "Buffers").
+//
 // # Safety
 // `sim` is a live handle; `out` points to `capacity` writable `HordeStageTime`s (or is NULL
 // with `capacity` 0); `out_count` points to a writable `size_t`; `out_total_seconds` is
@@ -655,6 +667,9 @@ HordeStatus horde_snapshot_size(struct HordeSim *sim, size_t *out_size);
 // written but `*out_len`, which receives the size needed, and the call returns
 // `HORDE_ERROR_BUFFER_TOO_SMALL`. The bytes belong to the caller: save them, send them, and
 // give them to `horde_snapshot_restore` or `horde_sim_create_from_snapshot`.
+//
+// `buffer` NULL with a non-zero `capacity` is `HORDE_ERROR_NULL_POINTER`, before any size check
+// (every output buffer is checked in the same order: docs/ffi.md, "Buffers").
 //
 // # Safety
 // `sim` is a live handle; `buffer` points to `capacity` writable bytes (or is NULL with
