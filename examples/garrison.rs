@@ -8,7 +8,8 @@
 //! from FILE when it is there, and saved there otherwise (the walk in takes minutes at 100k).
 
 use horde::Simulation;
-use horde::level::{FrameTimes, Garrison};
+use horde::jobs::FrameTimes;
+use horde::level::Garrison;
 
 fn main() {
     let mut args = std::env::args().skip(1);

@@ -12,7 +12,8 @@
 //! [`formats`] (map and scenario files), [`steering`] (steering and body geometry),
 //! [`forces`], [`level`] (the seeded generator and the benchmark levels),
 //! [`jobs`] (the job graph and frame reports) and [`persistence`] (snapshots, replays,
-//! file limits). [`hecs`] and [`glam`] are re-exported, so their versions always match.
+//! file limits). [`hecs`], [`glam`] and [`puffin`] are re-exported, so their versions always
+//! match.
 //!
 //! The implementation crates are `horde-core` (data and algorithms, no threads) and
 //! `horde-systems` (the stages and the job graph); this crate is the API.
@@ -23,6 +24,11 @@
 
 pub use glam;
 pub use hecs;
+/// The puffin horde records its profiling scopes into (0.20): a stage scope named after each
+/// stage, a `<stage>::batch` scope per batch, and `Horde::step`, `JobGraph::run` and `sort_units` around the
+/// frame. Use this one (or the same version) to see them; turn them on with
+/// `puffin::set_scopes_on(true)` and end a puffin frame after each step.
+pub use puffin;
 
 pub use horde_core::{
     Cell, EmptyGoalSet, FieldError, ForceField, ForceFieldError, ForceFieldId, ForceKind, GoalSet,
@@ -30,9 +36,9 @@ pub use horde_core::{
     UnitSpec,
 };
 pub use horde_systems::{
-    Command, ConfigError, FileError, Group, GroupReach, GroupStatus, Groups, Horde, Navigation,
-    Outcome, Replay, ReplayError, SimConfig, SimError, Simulation, Snapshot, StageError, UnitState,
-    UnitStatus,
+    Command, ConfigError, FileError, FrameReport, Group, GroupReach, GroupStatus, Groups, Horde,
+    Navigation, Outcome, Replay, ReplayError, SimConfig, SimError, Simulation, Snapshot,
+    StageError, UnitState, UnitStatus,
 };
 
 /// The types most programs use, in one `use horde::prelude::*;`.
@@ -118,16 +124,17 @@ pub mod forces {
 pub mod level {
     pub use horde_core::{Level, LevelConfig, LevelError, LevelWeights, generate_level};
     pub use horde_systems::{
-        ArmyPhase, BENCH_DT, BenchError, BenchLevel, Crowd, DenseArmy, FrameTimes, Garrison,
-        Layout, PhaseReport,
+        ArmyPhase, BENCH_DT, BenchError, BenchLevel, Crowd, DenseArmy, Garrison, Layout,
+        PhaseReport,
     };
 }
 
-/// The job graph that runs the frame's stages, its worker pool and its reports.
+/// The job graph that runs the frame's stages, its worker pool, its reports and the
+/// medians and quantiles of many frames' reports ([`FrameTimes`](jobs::FrameTimes)).
 pub mod jobs {
     pub use horde_systems::{
-        Access, FrameReport, GraphBuildError, JobGraph, JobGraphBuilder, JobPanic, PoolError,
-        Resource, StageContext, StageError, StageTime, WorkerPool,
+        Access, FrameReport, FrameTimes, GraphBuildError, JobGraph, JobGraphBuilder, JobPanic,
+        PoolError, Resource, StageContext, StageError, StageTime, WorkerPool,
     };
 }
 

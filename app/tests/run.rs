@@ -45,7 +45,7 @@ fn json_summary_has_every_key() {
         "rebuild_fields",
         "bucket_units",
         "steer_units",
-        "apply_forces",
+        "apply_knockback",
         "integrate_units",
         "frame",
     ] {

@@ -1365,7 +1365,7 @@ mod tests {
         assert!(!spare.affects(true) && spare.affects(false) && hit.affects(true));
     }
 
-    /// `apply_forces` skips units at rest on the strength of this: decaying `(+0, +0)` gives
+    /// `apply_knockback` skips units at rest on the strength of this: decaying `(+0, +0)` gives
     /// `(+0, +0)` bit for bit, whatever the settings.
     #[test]
     fn decay_keeps_a_unit_at_rest_exactly() {

@@ -5,8 +5,8 @@ use std::ffi::c_char;
 use std::time::Duration;
 
 use horde::Cell;
-use horde::UnitId;
 use horde::components::{Agent, ExternalForce, Position, Quarantined, Steering, Stun, Velocity};
+use horde::{UnitId, UnitStatus};
 
 use crate::guard::{Failure, with_sim};
 use crate::pointers::{fill, out_buffer, out_ptr, write_out};
@@ -38,13 +38,19 @@ fn gather_units(h: &mut HordeSim) {
     let out = &mut h.scratch;
     out.clear();
     out.reserve(world.len() as usize);
+    let bit = |on: bool, bit: u32| if on { bit } else { 0 };
     let flags = |steering: &Steering, controllable: bool| {
-        let bit = |on: bool, bit: u32| if on { bit } else { 0 };
-        bit(steering.arrived, HORDE_UNIT_ARRIVED)
-            | bit(steering.settled, HORDE_UNIT_SETTLED)
-            | bit(steering.is_blocked(), HORDE_UNIT_BLOCKED)
-            | bit(steering.asleep.is_some(), HORDE_UNIT_ASLEEP)
+        bit(steering.asleep.is_some(), HORDE_UNIT_ASLEEP)
             | bit(controllable, HORDE_UNIT_CONTROLLABLE)
+    };
+    // At most one of the status bits, as `UnitStatus` has one status: a unit that cannot
+    // reach its goal is unreachable, not blocked, however long it stands.
+    let status_bit = |status: UnitStatus| match status {
+        UnitStatus::Arrived => HORDE_UNIT_ARRIVED,
+        UnitStatus::Settled => HORDE_UNIT_SETTLED,
+        UnitStatus::Blocked => HORDE_UNIT_BLOCKED,
+        UnitStatus::Unreachable => HORDE_UNIT_UNREACHABLE,
+        _ => 0,
     };
     type Parts<'a> = (
         &'a UnitId,
@@ -68,11 +74,21 @@ fn gather_units(h: &mut HordeSim) {
         stun: s.0,
         radius: agent.radius,
     };
-    for (parts, agent, steering) in world.query::<(Parts<'_>, &Agent, &Steering)>().iter() {
-        out.push(unit(parts, agent, flags(steering, agent.controllable)));
-    }
+    h.sim.horde().with_unit_status(|status| {
+        for (parts, agent, steering) in world.query::<(Parts<'_>, &Agent, &Steering)>().iter() {
+            let f =
+                flags(steering, agent.controllable) | status_bit(status(parts.1, agent, steering));
+            out.push(unit(parts, agent, f));
+        }
+    });
+    // A quarantined unit keeps the bits it had (its steering is kept in the marker); it is
+    // out of the simulation, so it is neither blocked nor unreachable.
     for (parts, q) in world.query::<(Parts<'_>, &Quarantined)>().iter() {
-        let f = flags(&q.steering, q.agent.controllable) | HORDE_UNIT_QUARANTINED;
+        let s = &q.steering;
+        let f = flags(s, q.agent.controllable)
+            | bit(s.arrived, HORDE_UNIT_ARRIVED)
+            | bit(s.settled && !s.arrived, HORDE_UNIT_SETTLED)
+            | HORDE_UNIT_QUARANTINED;
         out.push(unit(parts, &q.agent, f));
     }
     out.sort_unstable_by_key(|u| u.id);

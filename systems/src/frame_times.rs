@@ -21,16 +21,27 @@ impl FrameTimes {
         Self::default()
     }
 
-    /// Steps `sim` one frame of `dt` seconds and records how long it took, whole and each
-    /// stage ([`crate::Horde::stage_times`]).
+    /// Steps `sim` one frame of `dt` seconds and records how long it took, whole (the call,
+    /// timed here) and each stage (from its report).
     ///
     /// # Errors
     /// The frame's error (nothing is recorded then).
-    pub fn step(&mut self, sim: &mut Simulation, dt: f32) -> Result<FrameReport, SimError> {
+    pub fn step<'s>(
+        &mut self,
+        sim: &'s mut Simulation,
+        dt: f32,
+    ) -> Result<&'s FrameReport, SimError> {
         let t = Instant::now();
         let report = sim.step(dt)?;
-        self.add(t.elapsed(), sim.horde().stage_times());
+        let total = t.elapsed();
+        self.add(total, stage_times(report));
         Ok(report)
+    }
+
+    /// Records the frame `report` tells of: its total and each stage's wall time (for a
+    /// [`Horde`](crate::Horde) on the caller's world: `times.record(horde.step(..)?)`).
+    pub fn record(&mut self, report: &FrameReport) {
+        self.add(report.total(), stage_times(report));
     }
 
     /// Records a frame that took `total`, its stages `stages` (name, time).
@@ -65,6 +76,11 @@ impl FrameTimes {
             .map(|(name, times)| (name.clone(), quantile(times, percent)))
             .collect()
     }
+}
+
+/// A report's stages as (name, wall time).
+fn stage_times(report: &FrameReport) -> impl Iterator<Item = (String, Duration)> + '_ {
+    (report.stages().iter()).map(|stage| (stage.name.to_string(), stage.duration))
 }
 
 /// The `percent` quantile of `times`: the one at index `len * percent / 100` once sorted.

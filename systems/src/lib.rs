@@ -4,7 +4,7 @@
 //!   world you own.
 //! - The frame (docs/behaviour.md, "The frame") is a [`JobGraph`] of stages that declare what they
 //!   read and write: `update_forces`, `rebuild_fields`, `bucket_units`, `steer_units`,
-//!   `apply_forces`, `integrate_units`, `resolve_contacts`. Between frames the units' storage is
+//!   `apply_knockback`, `integrate_units`, `resolve_contacts`. Between frames the units' storage is
 //!   kept in map order (`sort_units`), so the stages read memory in order.
 #![warn(missing_docs)]
 

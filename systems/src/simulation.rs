@@ -97,7 +97,7 @@ impl Simulation {
                 }
                 Ok(Outcome::Terrain)
             }
-            Command::Step { dt } => self.step(dt).map(Outcome::Frame),
+            Command::Step { dt } => self.step(dt).cloned().map(Outcome::Frame),
         }
     }
 
@@ -184,10 +184,7 @@ impl Simulation {
     /// The entity of the unit with id `id`, if there is one (a scan over the units).
     #[must_use]
     pub fn entity_of(&self, id: UnitId) -> Option<Entity> {
-        self.world
-            .query::<(Entity, &UnitId)>()
-            .iter()
-            .find_map(|(entity, unit)| (*unit == id).then_some(entity))
+        Horde::entity_of(&self.world, id)
     }
 
     /// See [`Horde::add_force`].
@@ -207,17 +204,21 @@ impl Simulation {
         Ok(())
     }
 
-    /// See [`Horde::step`]; returns a copy of the frame's report. While recording, the frame
-    /// and its state hash are recorded.
-    pub fn step(&mut self, dt: f32) -> Result<FrameReport, SimError> {
+    /// See [`Horde::step`]; returns the frame's report, as [`Horde::step`] does. While
+    /// recording, the frame and its state hash are recorded.
+    pub fn step(&mut self, dt: f32) -> Result<&FrameReport, SimError> {
         let before = self.horde.frame();
-        let outcome = self.horde.step(&mut self.world, dt).cloned();
+        let outcome = self.horde.step(&mut self.world, dt).map(|_| ());
         // A frame that ran is recorded even if a stage reported a failure afterwards, so the
         // replay keeps in step with the state.
         if self.recording.is_some() && self.horde.frame() != before {
             self.record(&Command::Step { dt });
         }
-        outcome
+        outcome?;
+        Ok(self
+            .horde
+            .last_report()
+            .expect("a frame that ran left its report"))
     }
 
     /// See [`Horde::state_hash`].

@@ -133,3 +133,45 @@ fn every_buffer_is_checked_in_one_order() {
     }
     free(sim);
 }
+
+/// A unit whose goal is walled off is unreachable, not blocked, however long it stands; the
+/// bit clears once a way opens.
+#[test]
+fn a_unit_cut_off_from_its_goal_is_unreachable() {
+    let sim = sim_with(1);
+    let ring = |terrain: u8| {
+        for y in 5..=7 {
+            for x in 13..=15 {
+                if (x, y) != (14, 6) {
+                    // SAFETY: live handle; cells on the map.
+                    assert_eq!(unsafe { horde_set_terrain(sim, x, y, terrain) }, HORDE_OK);
+                }
+            }
+        }
+    };
+    let flags = || {
+        let mut unit = [HordeUnit::default()];
+        let mut n = 0;
+        // SAFETY: room for the one unit; `n` is a local.
+        assert_eq!(
+            unsafe { horde_read_units(sim, unit.as_mut_ptr(), 1, &mut n) },
+            HORDE_OK
+        );
+        unit[0].flags
+    };
+    let status_bits =
+        HORDE_UNIT_ARRIVED | HORDE_UNIT_SETTLED | HORDE_UNIT_BLOCKED | HORDE_UNIT_UNREACHABLE;
+    ring(HORDE_TERRAIN_BRICK_WALL);
+    for _ in 0..90 {
+        assert_eq!(step(sim), HORDE_OK);
+    }
+    assert_eq!(
+        flags() & status_bits,
+        HORDE_UNIT_UNREACHABLE,
+        "three seconds walled off"
+    );
+    ring(HORDE_TERRAIN_EMPTY);
+    assert_eq!(step(sim), HORDE_OK);
+    assert_eq!(flags() & HORDE_UNIT_UNREACHABLE, 0, "the way is open again");
+    free(sim);
+}

@@ -3,9 +3,9 @@
 //! ```text
 //!   update_forces ──────────────────────────────────────────────┐
 //!   rebuild_fields ───────────────────┐                         v
-//!                                     ├──> steer_units ──> apply_forces ──> integrate_units ──> resolve_contacts ──> sleep_units
-//!   bucket_units ──> fill_goals ──────┘          │                               ^
-//!                                                └───────────────────────────────┘
+//!                                     ├──> steer_units ──> apply_knockback ──> integrate_units ──> resolve_contacts ──> sleep_units
+//!   bucket_units ──> fill_goals ──────┘          │                                  ^
+//!                                                └──────────────────────────────────┘
 //! ```
 //!
 //! Each stage lives in its own file, named after the verb it performs. One more stage,
@@ -13,7 +13,7 @@
 //! `SimConfig::navigation` is `Hierarchical`), runs before `rebuild_fields` and
 //! `steer_units`.
 
-mod apply_forces;
+mod apply_knockback;
 mod bucket_units;
 mod fill_goals;
 mod integrate_units;
@@ -265,7 +265,7 @@ pub(crate) fn build_graph() -> Result<JobGraph<FrameData>, GraphBuildError> {
             steer_units::steer_units,
         )
         .stage(
-            "apply_forces",
+            "apply_knockback",
             Access::new()
                 .read::<Position>()
                 .read::<Agent>()
@@ -278,7 +278,7 @@ pub(crate) fn build_graph() -> Result<JobGraph<FrameData>, GraphBuildError> {
                 .write::<ExternalForce>()
                 .write::<Stun>(),
             &["update_forces", "steer_units"],
-            apply_forces::apply_forces,
+            apply_knockback::apply_knockback,
         )
         .stage(
             "integrate_units",
@@ -293,7 +293,7 @@ pub(crate) fn build_graph() -> Result<JobGraph<FrameData>, GraphBuildError> {
                 .write::<Position>()
                 .write::<Velocity>()
                 .write::<ExternalForce>(),
-            &["steer_units", "apply_forces"],
+            &["steer_units", "apply_knockback"],
             integrate_units::integrate_units,
         )
         .stage(

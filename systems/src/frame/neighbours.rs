@@ -1,7 +1,7 @@
 //! The neighbour snapshot `bucket_units` takes every frame ([`Neighbours`]): every unit's
 //! position, radius and state, sorted by bucket of a spatial grid, so a unit's neighbours
 //! are the units of the 3x3 buckets around it, read from contiguous memory. Steering, the
-//! body limits of `apply_forces`, the contacts and the goal fills read it.
+//! body limits of `apply_knockback`, the contacts and the goal fills read it.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 

@@ -606,7 +606,10 @@ impl<'a> Frame<'a> {
             &own_limit
         };
         steering.heading = blend_and_turn(steering.heading, avoid, separation, limit, jitter, sc);
-        let slow = distance.map_or(1.0, |d| (d / sc.slow_distance).clamp(0.25, 1.0));
+        // `slow_distance` 0 turns slowing off (and `0 / 0` would be NaN at the goal).
+        let slow = distance
+            .filter(|_| sc.slow_distance > 0.0)
+            .map_or(1.0, |d| (d / sc.slow_distance).clamp(0.25, 1.0));
         let speed = if avoid == Vec2::ZERO && separation == Vec2::ZERO {
             0.0
         } else {

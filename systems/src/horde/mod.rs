@@ -33,8 +33,20 @@ use crate::unit::{Memo, Unit, UnitComponents, UnitRef};
 
 /// Horde's stages, resources and worker pool, running on a world the caller owns.
 ///
-/// The caller's `hecs::World` holds the units (spawned with [`Horde::spawn`], which adds
-/// horde's components); the caller may add its own components to them freely.
+/// The caller's `hecs::World` holds the units, spawned with [`Horde::spawn`] (horde's
+/// components) or [`Horde::spawn_with`] (horde's and the caller's, in one archetype), and
+/// any other entities of the caller's, which horde never touches. Each [`Horde::step`] runs
+/// one frame on the world's units. The caller may add its own components to units freely;
+/// it must not remove horde's (a unit missing one is no longer seen by the stages).
+///
+/// Remove a unit with [`Horde::despawn`], which wakes the sleeping units beside it.
+/// `world.despawn` is allowed too (the unit is gone from the next frame on) but wakes
+/// nobody: units asleep around the hole stay put until something else wakes them.
+///
+/// [`Horde::snapshot`] saves horde's state and its components of every unit; the caller
+/// saves its own components keyed by [`UnitId`], and [`Horde::from_snapshot_with`] puts them
+/// back as it respawns the units, returning each unit's new entity. The README's "Bring your
+/// own world" is a whole game loop, compiled and run as a test.
 pub struct Horde {
     pub(crate) data: FrameData,
     graph: JobGraph<FrameData>,
@@ -301,6 +313,42 @@ impl Horde {
 
     /// Spawns a unit into `world` after checking `spec` (see [`UnitSpec::validate`]).
     pub fn spawn(&mut self, world: &mut World, spec: UnitSpec) -> Result<Entity, SimError> {
+        let unit = self.new_unit(spec)?;
+        Ok(world.spawn(unit.bundle()))
+    }
+
+    /// Spawns a unit into `world` with the caller's own components beside horde's, in one
+    /// archetype (adding them after [`Horde::spawn`] would move the unit to a second one).
+    /// `spec` is checked as by [`Horde::spawn`]; nothing is spawned when it is refused.
+    /// Any of horde's own components in `components` (the ones [`Horde::spawn`] adds) are
+    /// replaced by the unit's. The README's "Bring your own world" shows it in a game loop.
+    pub fn spawn_with(
+        &mut self,
+        world: &mut World,
+        spec: UnitSpec,
+        components: impl hecs::DynamicBundle,
+    ) -> Result<Entity, SimError> {
+        let unit = self.new_unit(spec)?;
+        let mut builder = hecs::EntityBuilder::new();
+        builder.add_bundle(components).add_bundle(unit.bundle());
+        Ok(world.spawn(builder.build()))
+    }
+
+    /// The entity of the unit with id `id` in `world`, if there is one: a scan over the
+    /// units, for a lookup now and then (keep your own map for lookups every frame; the
+    /// restore of a snapshot gives one back, see [`Horde::from_snapshot_with`]).
+    #[must_use]
+    pub fn entity_of(world: &World, id: UnitId) -> Option<Entity> {
+        world
+            .query::<(Entity, &UnitId)>()
+            .iter()
+            .find_map(|(entity, unit)| (*unit == id).then_some(entity))
+    }
+
+    /// The unit `spec` describes, checked, with the next id (taken only on success), its
+    /// group's field for its layer and size ready, and the neighbour buckets sized by the
+    /// first unit.
+    fn new_unit(&mut self, spec: UnitSpec) -> Result<Unit, SimError> {
         spec.validate(self.data.map.get_mut())?;
         // Ids never wrap (a snapshot may carry any counter): the last one stays unused.
         let next =
@@ -321,7 +369,7 @@ impl Horde {
         }
         let id = UnitId(self.next_unit);
         self.next_unit = next;
-        Ok(world.spawn(Unit::at_rest(id, spec.position, spec.mass, spec.agent()).bundle()))
+        Ok(Unit::at_rest(id, spec.position, spec.mass, spec.agent()))
     }
 
     /// Removes a unit from `world` (a unit that died, say), quarantined or not, and wakes the

@@ -1,7 +1,7 @@
 //! A [`Horde`]'s snapshots: capturing its whole state with its world's units, restoring it,
 //! and telling what differs between a snapshot's run and this one.
 
-use hecs::World;
+use hecs::{Entity, World};
 use horde_core::{
     ExternalForce, ForceManager, GiveWay, Layer, MAX_SIZE_CLASSES, SpatialGrid, Steering, Stun,
     UnitId, Velocity,
@@ -179,12 +179,33 @@ impl Horde {
     }
 
     /// A simulation in the state `snapshot` holds, running on `threads` threads, with its
-    /// units spawned into `world` (in the saved order).
+    /// units spawned into `world` (in the saved order) with horde's components only. Units
+    /// that carried components of the caller's need [`Horde::from_snapshot_with`].
     pub fn from_snapshot(
         snapshot: &Snapshot,
         threads: usize,
         world: &mut World,
     ) -> Result<Self, SimError> {
+        Self::from_snapshot_with(snapshot, threads, world, |_, _| {}).map(|(horde, _)| horde)
+    }
+
+    /// [`Horde::from_snapshot`] that gives each unit the caller's own components back as it
+    /// is spawned, and returns which entity each saved unit became.
+    ///
+    /// A snapshot holds horde's components only; the caller saves its own, keyed by
+    /// [`UnitId`]. `components(id, builder)` is called once per unit, in the saved order,
+    /// before the unit is spawned: add to `builder` what unit `id` carried. The units are
+    /// spawned with them at once, in the saved order, so the world iterates them as the
+    /// saved one did and the run goes on exactly as the saved one would have (adding
+    /// components afterwards would move units between archetypes and change that order).
+    /// The returned list maps every saved unit's id to its new entity, in the saved order.
+    /// Components that are horde's own are overwritten by the saved ones.
+    pub fn from_snapshot_with(
+        snapshot: &Snapshot,
+        threads: usize,
+        world: &mut World,
+        mut components: impl FnMut(UnitId, &mut hecs::EntityBuilder),
+    ) -> Result<(Self, Vec<(UnitId, Entity)>), SimError> {
         let r = &snapshot.record;
         let invalid = |detail: String| {
             SimError::Snapshot(FileError::Invalid {
@@ -235,6 +256,9 @@ impl Horde {
         let grid = SpatialGrid::new(horde.data.map.get_mut().grid(), r.bucket_size)
             .map_err(|e| invalid(e.to_string()))?;
         *horde.data.neighbours.get_mut() = Neighbours::new(grid);
+        // Every unit is checked before any is spawned: a refused snapshot leaves `world` as
+        // it was.
+        let mut units = Vec::with_capacity(r.units.len());
         for u in &r.units {
             let spec = u.spec.to_spec().map_err(invalid)?;
             let agent = spec.agent();
@@ -258,10 +282,7 @@ impl Horde {
                 steering,
                 ..Unit::at_rest(UnitId(u.id), spec.position, spec.mass, agent)
             };
-            match u.quarantined {
-                None => world.spawn(unit.bundle()),
-                Some(frame) => world.spawn(unit.quarantined(frame)),
-            };
+            units.push((unit, u.quarantined));
         }
         let caches = r
             .sector_caches
@@ -277,6 +298,16 @@ impl Horde {
             })
             .collect::<Result<Vec<_>, String>>()
             .map_err(invalid)?;
+        let mut entities = Vec::with_capacity(units.len());
+        let mut builder = hecs::EntityBuilder::new();
+        for (unit, quarantined) in units {
+            components(unit.id, &mut builder);
+            match quarantined {
+                None => builder.add_bundle(unit.bundle()),
+                Some(frame) => builder.add_bundle(unit.quarantined(frame)),
+            };
+            entities.push((unit.id, world.spawn(builder.build())));
+        }
         let map = horde.data.map.get_mut();
         horde.data.hierarchy.get_mut().restore_caches(caches, map);
         horde.data.clock.frame = r.frame;
@@ -286,7 +317,7 @@ impl Horde {
         }
         horde.wake.edited = r.terrain_edited;
         horde.origin = Origin::from_record(&r.origin);
-        Ok(horde)
+        Ok((horde, entities))
     }
 }
 

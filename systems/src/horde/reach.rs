@@ -240,6 +240,20 @@ impl Horde {
         out
     }
 
+    /// Calls `f` with a function that tells a unit's [`UnitStatus`] from its components, for
+    /// a caller that reads statuses in its own query over the world (the C ABI's unit reads
+    /// do). The reach test behind it (the map's regions and the goals') is brought up to date
+    /// once, for the call.
+    pub fn with_unit_status<R>(
+        &self,
+        f: impl FnOnce(&dyn Fn(&Position, &Agent, &Steering) -> UnitStatus) -> R,
+    ) -> R {
+        let map = self.data.map.read();
+        let groups = self.data.groups.read();
+        let test = self.regions.reach_test(&map, &groups, &self.data.config);
+        f(&|pos, agent, steering| status(&test, pos.0, agent, steering))
+    }
+
     /// Per group: its units by [`UnitStatus`], and the arrival times of those arrived now,
     /// counted from the group's latest goal change. Saved state, so a run resumed from a
     /// snapshot reports what the uninterrupted run does.

@@ -2,8 +2,10 @@
 //!
 //! A [`Snapshot`] holds the map (terrain after every edit, cost table, geometry), the
 //! settings (all but the thread count, which results do not depend on), the groups and their
-//! goals, the force fields (with their ages and ids), every unit with all its components
-//! (quarantined ones too), the frame number and the unit counter. The per-unit random numbers
+//! goals, the force fields (with their ages and ids), every unit with all of horde's
+//! components (quarantined ones too), the frame number and the unit counter. Components the
+//! caller added to its units are the caller's to save, keyed by [`UnitId`](horde_core::UnitId);
+//! [`Horde::from_snapshot_with`](crate::Horde::from_snapshot_with) puts them back. The per-unit random numbers
 //! come from `(seed, unit id, frame)`, so the seed and the frame are the whole random state.
 //! Flow fields, clearance and the neighbour buckets are not saved: they are functions of the
 //! above (the fields are exact, so a rebuilt field equals a repaired one bit for bit).

@@ -1,10 +1,15 @@
-//! Stage `apply_forces` (docs/behaviour.md, "Force fields", "Bodies and crowds"): force fields
-//! change each unit's external velocity and stun; drag decays the external velocity (less on
-//! slippery terrain). A body is not driven into what stops it: the part of its external velocity
-//! that points into a wall it touches is dropped, and towards each unit near it the velocity closes
-//! at most the gap between their discs this frame (so a crowd pressed against a wall or into an
-//! attractor packs instead of being crushed).
-
+//! Stage `apply_knockback` (docs/behaviour.md, "Force fields", "Bodies and crowds"): each
+//! unit's external ("knock-back") velocity, the part of its motion that is not its own.
+//! Force fields add to it and stun; drag decays it (less on slippery terrain); and a body is
+//! not driven into what stops it: the part of its external velocity that points into a wall
+//! it touches is dropped, and towards each unit near it the velocity closes at most the gap
+//! between their discs this frame (so a crowd pressed against a wall or into an attractor
+//! packs instead of being crushed).
+//!
+//! Contact shoves (`resolve_contacts`) ride on the same velocity, so in a crowd that touches
+//! this stage has work with no force field at all: every unit with external velocity left
+//! decays it and walks its neighbours for the body limits. A unit with none, unstunned, costs
+//! a load and a compare.
 use glam::Vec2;
 use horde_core::{
     Agent, ExternalForce, Mass, Position, Stun, UnitId, always_snaps_below, apply_impulse,
@@ -16,7 +21,7 @@ use crate::frame::{FrameData, Neighbours, for_each_unit};
 use crate::job_graph::StageContext;
 
 /// Applies the summed force of every field to every unit, then drag.
-pub(crate) fn apply_forces(data: &FrameData, ctx: &StageContext<'_>) {
+pub(crate) fn apply_knockback(data: &FrameData, ctx: &StageContext<'_>) {
     let map = data.map.read();
     let forces = data.forces.read();
     let neighbours = data.neighbours.read();
