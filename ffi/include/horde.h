@@ -97,6 +97,12 @@
 // bit clears once it gets on.
 #define HORDE_UNIT_BLOCKED 16
 
+// `HordeUnit::flags` bit: the unit cannot reach its group's goal: no walk leads from where
+// it stands to a goal cell on its layer where its body fits (a sealed pocket, a goal walled
+// off, a gap too narrow for its size). It stands still; the bit clears when a terrain edit
+// or a goal change opens a way.
+#define HORDE_UNIT_UNREACHABLE 64
+
 // `HordeUnit::flags` bit: the unit is asleep: at rest among still neighbours, it costs
 // nothing until something reaches it (a unit walking near, a force, a terrain edit within
 // two cells, a goal change, a despawn beside it, its position set; docs/behaviour.md,
@@ -269,8 +275,9 @@ typedef struct HordeUnit {
   // Always 0.
   uint8_t reserved;
   // Bits: `HORDE_UNIT_ARRIVED`, `HORDE_UNIT_SETTLED`, `HORDE_UNIT_BLOCKED`,
-  // `HORDE_UNIT_QUARANTINED`, `HORDE_UNIT_CONTROLLABLE`, `HORDE_UNIT_ASLEEP`. A unit with
-  // none of `ARRIVED`, `SETTLED` and `BLOCKED` is on its way (or cannot reach its goal).
+  // `HORDE_UNIT_UNREACHABLE`, `HORDE_UNIT_QUARANTINED`, `HORDE_UNIT_CONTROLLABLE`,
+  // `HORDE_UNIT_ASLEEP`. At most one of `ARRIVED`, `SETTLED`, `BLOCKED` and `UNREACHABLE`
+  // is set (the unit's status); a unit with none of them is on its way.
   uint32_t flags;
   // Centre, world units.
   float x;

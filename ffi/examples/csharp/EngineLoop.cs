@@ -22,6 +22,7 @@ static class Horde
     public const byte TerrainForest = 3, TerrainWater = 4;
     public const uint ForceExplosion = 0;
     public const uint UnitArrived = 1, UnitSettled = 2, UnitQuarantined = 4, UnitBlocked = 16;
+    public const uint UnitAsleep = 32, UnitUnreachable = 64;
 
     // Field for field the structs of horde.h (LayoutKind.Sequential lays them out as C does).
     [StructLayout(LayoutKind.Sequential)]
