@@ -5,7 +5,7 @@ use std::ops::Range;
 use std::path::Path;
 
 use glam::Vec2;
-use horde_core::{Cell, GroupId, Layer, Regions, Terrain, UnitSpec};
+use horde_core::{Cell, GoalSet, GroupId, Layer, Regions, Terrain, UnitSpec};
 use horde_systems::{Command, SimConfig, Simulation};
 use toml::Spanned;
 
@@ -113,8 +113,15 @@ pub(crate) fn build(
     if let Some(table) = &raw.config {
         config = config::apply(ctx, table, config)?;
     }
-    let mut sim = Simulation::new(world.map.clone(), config)
+    config
+        .validate()
         .map_err(|e| ctx.error(None, None, ScenarioErrorKind::Setup, e.to_string()))?;
+    // The simulation is made last, from the map itself: a copy of a big map (and the
+    // scenario's own regions of it) held beside the simulation's would double what loading
+    // costs. Until then the groups and the units are collected, each unit checked against
+    // the map where it is placed.
+    let mut pending_groups: Vec<GoalSet> = Vec::with_capacity(raw.group.len());
+    let mut pending_units: Vec<(usize, UnitSpec)> = Vec::new();
     let map = &world.map;
     let mut occupied = vec![false; map.grid().len()];
     let mut groups: Vec<GroupInfo> = Vec::with_capacity(raw.group.len());
@@ -128,9 +135,8 @@ pub(crate) fn build(
             None => Layer::Ground,
         };
         let goal = world.goal(ctx, map, &g.goal_keys(), layer, &p, span.clone())?;
-        let id = sim
-            .add_group(goal.clone())
-            .map_err(|e| ctx.bad(span.clone(), &p, e.to_string()))?;
+        let id = GroupId(u16::try_from(gi).unwrap_or(u16::MAX));
+        pending_groups.push(goal.clone());
         let count = integer_in(
             ctx,
             &g.count,
@@ -218,8 +224,9 @@ pub(crate) fn build(
                 .with_layer(layer)
                 .with_group(id)
                 .with_controllable(g.controllable.unwrap_or(true));
-            sim.spawn(spec)
+            spec.validate(map)
                 .map_err(|e| ctx.bad(span.clone(), &p, e.to_string()))?;
+            pending_units.push((gi, spec));
         }
         groups.push(GroupInfo {
             name: g.name.clone(),
@@ -228,32 +235,6 @@ pub(crate) fn build(
         });
     }
     let require_reachable = raw.require_reachable.as_ref().is_some_and(|r| *r.get_ref());
-    if require_reachable {
-        for reach in sim.reachability() {
-            let Some(&first) = reach.unreachable.first() else {
-                continue;
-            };
-            let gi = usize::from(reach.group.0);
-            let units = sim.units();
-            let at = units
-                .iter()
-                .find(|u| u.id == first)
-                .map_or(Vec2::ZERO, |u| u.position);
-            let cell = map.grid().clamped_cell_at(at);
-            return Err(ctx.bad(
-                raw.group[gi].span(),
-                &format!("group[{gi}]"),
-                format!(
-                    "{} of {} units spawn where they cannot reach the goal (the first at cell \
-                     [{}, {}]), and require_reachable = true",
-                    reach.unreachable.len(),
-                    reach.unreachable.len() + reach.reachable,
-                    cell.x,
-                    cell.y
-                ),
-            ));
-        }
-    }
 
     let mut events: Vec<TimedEvent> = Vec::new();
     let mut force_event = |ctx: &Ctx<'_>, fi: usize, f: &Spanned<RawForce>| {
@@ -430,6 +411,45 @@ pub(crate) fn build(
     }));
     events.extend(goal_events);
     events.sort_by_key(|e| e.frame);
+
+    drop(regions);
+    let grid = *map.grid();
+    let mut sim = Simulation::new(world.map, config)
+        .map_err(|e| ctx.error(None, None, ScenarioErrorKind::Setup, e.to_string()))?;
+    for (gi, goal) in pending_groups.into_iter().enumerate() {
+        sim.add_group(goal)
+            .map_err(|e| ctx.bad(raw.group[gi].span(), &format!("group[{gi}]"), e.to_string()))?;
+    }
+    for (gi, spec) in pending_units {
+        sim.spawn(spec)
+            .map_err(|e| ctx.bad(raw.group[gi].span(), &format!("group[{gi}]"), e.to_string()))?;
+    }
+    if require_reachable {
+        for reach in sim.reachability() {
+            let Some(&first) = reach.unreachable.first() else {
+                continue;
+            };
+            let gi = usize::from(reach.group.0);
+            let units = sim.units();
+            let at = units
+                .iter()
+                .find(|u| u.id == first)
+                .map_or(Vec2::ZERO, |u| u.position);
+            let cell = grid.clamped_cell_at(at);
+            return Err(ctx.bad(
+                raw.group[gi].span(),
+                &format!("group[{gi}]"),
+                format!(
+                    "{} of {} units spawn where they cannot reach the goal (the first at cell \
+                     [{}, {}]), and require_reachable = true",
+                    reach.unreachable.len(),
+                    reach.unreachable.len() + reach.reachable,
+                    cell.x,
+                    cell.y
+                ),
+            ));
+        }
+    }
 
     let name = raw.name.unwrap_or_else(|| {
         Path::new(ctx.source).file_stem().map_or_else(

@@ -153,10 +153,8 @@ fn a_unit_cut_off_from_its_goal_is_unreachable() {
         let mut unit = [HordeUnit::default()];
         let mut n = 0;
         // SAFETY: room for the one unit; `n` is a local.
-        assert_eq!(
-            unsafe { horde_read_units(sim, unit.as_mut_ptr(), 1, &mut n) },
-            HORDE_OK
-        );
+        let status = unsafe { horde_read_units(sim, unit.as_mut_ptr(), 1, &mut n) };
+        assert_eq!(status, HORDE_OK);
         unit[0].flags
     };
     let status_bits =

@@ -112,11 +112,28 @@ impl RegionCache {
         let mut state = self.state.lock();
         let CacheState { regions, goals } = &mut *state;
         regions.resize_with(SLOTS, || None);
+        // Only the slots some group's units path in (and their layer's class 0, which every
+        // question reads first): regions are 4 bytes a cell, and a map prepares cost fields
+        // for layers and classes no unit uses (on a 4096x4096 map each unneeded slot held
+        // 67 MB).
+        let mut needed = [false; SLOTS];
+        for g in 0..groups.len() {
+            let group = groups.get(g as u16).expect("in range");
+            for class in 0..MAX_SIZE_CLASSES {
+                for layer in Layer::ALL {
+                    if group.field(layer, class).is_some() {
+                        needed[slot(layer, class)] = true;
+                        needed[slot(layer, 0)] = true;
+                    }
+                }
+            }
+        }
         let mut versions = [None; SLOTS];
         for class in 0..MAX_SIZE_CLASSES {
             for layer in Layer::ALL {
                 let s = slot(layer, class);
-                let Some(cost) = map.prepared_class_cost_field(layer, class) else {
+                let cost = map.prepared_class_cost_field(layer, class);
+                let Some(cost) = cost.filter(|_| needed[s]) else {
                     regions[s] = None;
                     continue;
                 };
