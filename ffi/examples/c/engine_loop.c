@@ -5,7 +5,9 @@
  * explosion, changes a goal, edits the terrain, removes 100 units, steps to frame 300,
  * reads the units back, checks the state hash against the one the Rust Simulation computed
  * for the same commands (argv[1], hex), then saves a snapshot, restores it twice (into a new
- * simulation and into the same one) and checks both continue identically.
+ * simulation and into the same one) and checks both continue identically. Along the way it
+ * checks that bad calls are refused with the status and message the guide promises, and that
+ * a refused call changes nothing.
  *
  * Usage: engine_loop EXPECTED_HASH_HEX [THREADS]
  * Exits 0 and prints one "OK" line when every check passes; prints what failed and exits 1
@@ -58,6 +60,27 @@ static uint64_t hash_of(HordeSim *sim) {
     uint64_t hash = 0;
     CHECK(horde_state_hash(sim, &hash));
     return hash;
+}
+
+/* The call returned `expected`, its message names `word` (unless NULL), and nothing changed. */
+static void expect_refused(HordeSim *sim, const char *what, HordeStatus got, HordeStatus expected,
+                           const char *word, uint64_t hash_before) {
+    char message[512];
+    size_t len = 0;
+    horde_last_error(message, sizeof message, &len);
+    if (got != expected) {
+        fprintf(stderr, "FAIL: %s returned %s, expected %s (%s)\n", what, horde_status_name(got),
+                horde_status_name(expected), message);
+        exit(1);
+    }
+    if (word && !strstr(message, word)) {
+        fprintf(stderr, "FAIL: %s: the message \"%s\" does not name %s\n", what, message, word);
+        exit(1);
+    }
+    if (hash_of(sim) != hash_before) {
+        fprintf(stderr, "FAIL: %s was refused but changed the state\n", what);
+        exit(1);
+    }
 }
 
 /* The cells of the `w x h` rectangle at (x, y), row by row. */
@@ -156,6 +179,38 @@ int main(int argc, char **argv) {
     size_t message_len = 0;
     EXPECT(horde_last_error(NULL, 0, &message_len) == HORDE_ERROR_BUFFER_TOO_SMALL);
     EXPECT(message_len > 0);
+
+    /* Refusals, each with a message naming what was wrong and the state unchanged: a boolean
+     * other than 0 or 1 and a NaN or zero direction on any force kind, a NULL buffer with a
+     * capacity, a config setting out of range (named as this header names it). */
+    uint64_t before = hash_of(sim);
+    HordeForceField bad = blast;
+    bad.clockwise = 2;
+    expect_refused(sim, "explosion with clockwise = 2", horde_add_force(sim, &bad, &blast_id),
+                   HORDE_ERROR_INVALID_ARGUMENT, "clockwise", before);
+    bad = blast;
+    bad.direction_x = NAN;
+    expect_refused(sim, "explosion with a NaN direction", horde_add_force(sim, &bad, &blast_id),
+                   HORDE_ERROR_INVALID_ARGUMENT, "direction", before);
+    bad = blast;
+    bad.direction_x = 0.0f;
+    bad.direction_y = 0.0f;
+    expect_refused(sim, "explosion with direction (0, 0)", horde_add_force(sim, &bad, &blast_id),
+                   HORDE_ERROR_INVALID_ARGUMENT, "direction", before);
+    size_t needed = 0;
+    expect_refused(sim, "read_units into NULL with a capacity",
+                   horde_read_units(sim, NULL, 10, &needed), HORDE_ERROR_NULL_POINTER, NULL, before);
+    EXPECT(needed == 2 * UNITS_PER_GROUP - 100);
+    expect_refused(sim, "read_positions into NULL with a capacity",
+                   horde_read_positions(sim, NULL, 10, &needed), HORDE_ERROR_NULL_POINTER, NULL,
+                   before);
+    HordeConfig wrong = config;
+    wrong.contact_relaxation = 3.0f;
+    HordeSim *never = NULL;
+    expect_refused(sim, "config with contact_relaxation = 3",
+                   horde_sim_create(W, H, terrain, sizeof terrain, &wrong, &never),
+                   HORDE_ERROR_INVALID_ARGUMENT, "contact_relaxation", before);
+    EXPECT(never == NULL);
 
     step_frames(sim, 180);
 
