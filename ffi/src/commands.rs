@@ -4,7 +4,8 @@
 use horde::hecs::{Entity, World};
 use horde::{Cell, GoalSet, GroupId, Simulation, UnitId};
 
-use crate::guard::{Failure, with_sim};
+use crate::failure::Failure;
+use crate::guard::with_sim;
 use crate::pointers::{in_slice, out_ptr, out_slice, write_out};
 use crate::status::*;
 use crate::types::*;

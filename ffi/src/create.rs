@@ -7,7 +7,8 @@ use horde::formats::MapFormat;
 use horde::glam::Vec2;
 use horde::{Grid, Map, SimConfig, Simulation, Terrain, UnitSpec};
 
-use crate::guard::{Failure, guarded, live_handle};
+use crate::failure::Failure;
+use crate::guard::{guarded, live_handle};
 use crate::pointers::{check_aligned, in_slice, out_ptr, write_out};
 use crate::snapshot::restore;
 use crate::types::*;

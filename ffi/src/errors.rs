@@ -3,7 +3,7 @@
 
 use std::ffi::c_char;
 
-use crate::guard::with_last_error;
+use crate::failure::with_last_error;
 use crate::status::*;
 use crate::types::{HORDE_ABI_VERSION, HordeStatus};
 

@@ -29,7 +29,10 @@ mod types;
 
 pub mod status;
 
-// Failures, the last error message, the panic guard.
+// Failures, the last error message, horde's errors as statuses.
+mod failure;
+
+// The panic guard around every call.
 mod guard;
 
 // Checks of the caller's pointers and buffers.

@@ -3,7 +3,7 @@
 
 use std::mem::MaybeUninit;
 
-use crate::guard::Failure;
+use crate::failure::Failure;
 use crate::status::*;
 
 /// Checks an output pointer: not NULL, aligned for `T`.

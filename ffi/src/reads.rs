@@ -8,7 +8,8 @@ use horde::Cell;
 use horde::components::{Agent, ExternalForce, Position, Quarantined, Steering, Stun, Velocity};
 use horde::{UnitId, UnitStatus};
 
-use crate::guard::{Failure, with_sim};
+use crate::failure::Failure;
+use crate::guard::with_sim;
 use crate::pointers::{fill, out_buffer, out_ptr, write_out};
 use crate::status::*;
 use crate::types::*;

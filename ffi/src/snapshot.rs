@@ -3,7 +3,8 @@
 
 use horde::{SimConfig, Simulation, Snapshot};
 
-use crate::guard::{Failure, with_sim, with_sim_even_poisoned};
+use crate::failure::Failure;
+use crate::guard::{with_sim, with_sim_even_poisoned};
 use crate::pointers::{fill, in_slice, out_buffer, out_ptr, write_out};
 use crate::types::*;
 

@@ -1,6 +1,8 @@
 //! The status codes every call returns (`HORDE_OK` or an error).
 
-use crate::types::HordeStatus;
+/// The status every call returns: `HORDE_OK` (0) or one of the
+/// `HORDE_ERROR_*` codes.
+pub type HordeStatus = i32;
 
 /// The call succeeded.
 pub const HORDE_OK: HordeStatus = 0;

@@ -12,11 +12,8 @@ use horde::{
     ForceField, ForceKind, GroupId, Layer, Navigation, SimConfig, Simulation, Terrain, UnitSpec,
 };
 
-use crate::guard::Failure;
-
-/// The status every call returns: `HORDE_OK` (0) or one of the
-/// `HORDE_ERROR_*` codes.
-pub type HordeStatus = i32;
+use crate::failure::Failure;
+pub use crate::status::HordeStatus;
 
 /// The version of this ABI: raised whenever a function, a struct or a constant of
 /// `horde.h` changes incompatibly. Compare it with `horde_abi_version` at start-up.

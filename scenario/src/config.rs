@@ -6,59 +6,11 @@
 use std::ops::Range;
 
 use horde_systems::{ConfigError, Navigation, SimConfig};
-use serde::Deserialize;
 use toml::Spanned;
 
 use crate::ctx::{Ctx, integer_in};
 use crate::error::ScenarioError;
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(super) struct RawConfig {
-    navigation: Option<Spanned<String>>,
-    partial_fields: Option<bool>,
-    size_classes: Option<Spanned<i64>>,
-    batch_size: Option<Spanned<i64>>,
-    line_of_sight_radius: Option<Spanned<i64>>,
-    steering: Option<RawSteering>,
-    contacts: Option<RawContacts>,
-    knockback: Option<RawKnockback>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawSteering {
-    probe_length: Option<Spanned<f64>>,
-    probe_inflate: Option<Spanned<f64>>,
-    fan_step: Option<Spanned<f64>>,
-    fan_steps: Option<Spanned<i64>>,
-    avoid_weight: Option<Spanned<f64>>,
-    separation_weight: Option<Spanned<f64>>,
-    separation_push: Option<Spanned<f64>>,
-    separation_range: Option<Spanned<f64>>,
-    jitter: Option<Spanned<f64>>,
-    arrival_distance: Option<Spanned<f64>>,
-    slow_distance: Option<Spanned<f64>>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawContacts {
-    passes: Option<Spanned<i64>>,
-    relaxation: Option<Spanned<f64>>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawKnockback {
-    max_external_speed: Option<Spanned<f64>>,
-    stun_threshold: Option<Spanned<f64>>,
-    stun_per_impulse: Option<Spanned<f64>>,
-    max_stun: Option<Spanned<f64>>,
-    drag: Option<Spanned<f64>>,
-    slippery_drag: Option<Spanned<f64>>,
-    snap_speed: Option<Spanned<f64>>,
-}
+use crate::raw::RawConfig;
 
 /// Where each key given in the table stands, to name it when its value is refused.
 #[derive(Default)]

@@ -4,8 +4,6 @@
 use serde::Deserialize;
 use toml::Spanned;
 
-use crate::config;
-
 /// One batch of `[[force]]` tables as serde reads it.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -24,7 +22,7 @@ pub(crate) struct RawScenario {
     pub(crate) frames: Option<Spanned<i64>>,
     pub(crate) threads: Option<Spanned<i64>>,
     pub(crate) require_reachable: Option<Spanned<bool>>,
-    pub(crate) config: Option<Spanned<config::RawConfig>>,
+    pub(crate) config: Option<Spanned<RawConfig>>,
     pub(crate) map: Spanned<RawMap>,
     #[serde(default)]
     pub(crate) group: Vec<Spanned<RawGroup>>,
@@ -173,4 +171,56 @@ pub(crate) struct RawGoalChange {
     pub(crate) goal_site: Option<Spanned<String>>,
     pub(crate) time: Option<Spanned<f64>>,
     pub(crate) frame: Option<Spanned<i64>>,
+}
+
+/// The `[config]` table (checked in `config.rs`).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawConfig {
+    pub(crate) navigation: Option<Spanned<String>>,
+    pub(crate) partial_fields: Option<bool>,
+    pub(crate) size_classes: Option<Spanned<i64>>,
+    pub(crate) batch_size: Option<Spanned<i64>>,
+    pub(crate) line_of_sight_radius: Option<Spanned<i64>>,
+    pub(crate) steering: Option<RawSteering>,
+    pub(crate) contacts: Option<RawContacts>,
+    pub(crate) knockback: Option<RawKnockback>,
+}
+
+/// `[config.steering]`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawSteering {
+    pub(crate) probe_length: Option<Spanned<f64>>,
+    pub(crate) probe_inflate: Option<Spanned<f64>>,
+    pub(crate) fan_step: Option<Spanned<f64>>,
+    pub(crate) fan_steps: Option<Spanned<i64>>,
+    pub(crate) avoid_weight: Option<Spanned<f64>>,
+    pub(crate) separation_weight: Option<Spanned<f64>>,
+    pub(crate) separation_push: Option<Spanned<f64>>,
+    pub(crate) separation_range: Option<Spanned<f64>>,
+    pub(crate) jitter: Option<Spanned<f64>>,
+    pub(crate) arrival_distance: Option<Spanned<f64>>,
+    pub(crate) slow_distance: Option<Spanned<f64>>,
+}
+
+/// `[config.contacts]`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawContacts {
+    pub(crate) passes: Option<Spanned<i64>>,
+    pub(crate) relaxation: Option<Spanned<f64>>,
+}
+
+/// `[config.knockback]`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawKnockback {
+    pub(crate) max_external_speed: Option<Spanned<f64>>,
+    pub(crate) stun_threshold: Option<Spanned<f64>>,
+    pub(crate) stun_per_impulse: Option<Spanned<f64>>,
+    pub(crate) max_stun: Option<Spanned<f64>>,
+    pub(crate) drag: Option<Spanned<f64>>,
+    pub(crate) slippery_drag: Option<Spanned<f64>>,
+    pub(crate) snap_speed: Option<Spanned<f64>>,
 }

@@ -11,7 +11,7 @@ use hecs::Entity;
 use horde_core::{Cell, FieldError, HierarchyError, SpatialGridError, SpawnError, UnitId};
 
 use crate::job_graph::{GraphBuildError, JobPanic, PoolError};
-use crate::snapshot::FileError;
+use crate::snapshot::container::FileError;
 
 /// What went wrong in a [`crate::Horde`] or [`crate::Simulation`] call.
 #[derive(Debug, thiserror::Error)]

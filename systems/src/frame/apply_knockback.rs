@@ -16,8 +16,7 @@ use horde_core::{
     clear_of_walls, decay_external, limit_approach, slide_velocity,
 };
 
-use crate::frame::steer_units::TOUCHING;
-use crate::frame::{FrameData, Neighbours, for_each_unit};
+use crate::frame::{FrameData, Neighbours, TOUCHING, for_each_unit};
 use crate::job_graph::StageContext;
 
 /// Applies the summed force of every field to every unit, then drag.

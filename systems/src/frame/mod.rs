@@ -42,7 +42,7 @@ use update_hierarchy::update_hierarchy;
 
 pub use crate::error::StageError;
 pub use fill_goals::GoalFills;
-pub(crate) use neighbours::FAR_ROWS;
+pub(crate) use neighbours::{FAR_ROWS, TOUCHING};
 pub use neighbours::{NeighbourInfo, Neighbours, bucket_side};
 pub(crate) use resolve_contacts::CONTACT_MARGIN;
 pub use resolve_contacts::Contacts;

@@ -18,7 +18,7 @@ use horde_core::{
 
 use crate::config::Navigation;
 use crate::frame::{
-    FrameData, GoalFills, NeighbourInfo, Neighbours, UNIT_CHUNK, for_each_unit_chunk,
+    FrameData, GoalFills, NeighbourInfo, Neighbours, TOUCHING, UNIT_CHUNK, for_each_unit_chunk,
 };
 use crate::hierarchy_nav::HierarchyNav;
 use crate::job_graph::StageContext;
@@ -115,11 +115,6 @@ pub(crate) fn steer_units(data: &FrameData, ctx: &StageContext<'_>) {
 
 /// How many touching bodies a unit's motion is kept out of (the first ones found).
 pub(crate) const BLOCKERS: usize = 4;
-
-/// Bodies closer than this many times the sum of their radii count as touching for
-/// [`BLOCKERS`] (exactly touching: any slack held packed crowds back at their goal, 97.9%
-/// instead of 98% arriving in `tests/arrival.rs`).
-pub(crate) const TOUCHING: f32 = 1.0;
 
 /// A resting friend closer than this many times the sum of the radii is in touch for
 /// settling (contacts leave packed bodies a hair apart).

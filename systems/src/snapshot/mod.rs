@@ -17,7 +17,7 @@
 //!
 //! The file layout is described in [`container`](self); [`Snapshot::save`] writes atomically.
 
-mod container;
+pub(crate) mod container;
 pub(crate) mod record;
 mod replay;
 
