@@ -32,7 +32,7 @@ use horde::{
         CoarseRoute, FieldCache, FieldKey, FlowConfig, FlowField, HierarchicalField,
         IntegrationField, PortalGraph, UNREACHABLE, WALL,
     },
-    jobs::WorkerPool,
+    jobs::{RunJobs, WorkerPool},
     level::{LevelConfig, generate_level},
 };
 use rand_core::{RngCore, SeedableRng};
@@ -47,7 +47,7 @@ const UNITS: usize = 100_000;
 const BUDGET: usize = 64 << 20;
 
 /// `HierarchicalField::new_on`'s runner on `pool`: one pool batch per job.
-fn on_pool(pool: &WorkerPool) -> impl Fn(usize, &(dyn Fn(usize) + Sync)) + Copy + '_ {
+fn on_pool(pool: &WorkerPool) -> impl RunJobs + Copy + '_ {
     move |jobs, job| pool.for_each_batch(jobs, 1, |i, _| job(i)).unwrap()
 }
 

@@ -90,10 +90,9 @@ pub mod formats {
     pub use horde_core::files;
     pub use horde_core::{
         Fnv, MAX_MAP_FILE_BYTES, MapFormat, MapFormatError, MapFormatErrorKind, RELATIVE_TOLERANCE,
-        Scenario, ScenarioLine, ScenarioMismatch, ScenarioReport, TerrainLengthError,
-        check_scenario_lines, load_map, load_scenario, movingai_char, parse_ascii_map,
-        parse_movingai_map, parse_scenario, uniform_cost_field, write_ascii_map,
-        write_movingai_map,
+        Scen, ScenLine, ScenMismatch, ScenReport, TerrainLengthError, check_scen_lines, load_map,
+        load_scen, movingai_char, parse_ascii_map, parse_movingai_map, parse_scen,
+        uniform_cost_field, write_ascii_map, write_movingai_map,
     };
 }
 
@@ -130,8 +129,11 @@ pub mod level {
 }
 
 /// The job graph that runs the frame's stages, its worker pool, its reports and the
-/// medians and quantiles of many frames' reports ([`FrameTimes`](jobs::FrameTimes)).
+/// medians and quantiles of many frames' reports ([`FrameTimes`](jobs::FrameTimes)); and
+/// [`RunJobs`](jobs::RunJobs), the shape of runner that the fields' methods which split
+/// their work take.
 pub mod jobs {
+    pub use horde_core::{Job, RunJobs};
     pub use horde_systems::{
         Access, FrameReport, FrameTimes, GraphBuildError, JobGraph, JobGraphBuilder, JobPanic,
         PoolError, Resource, StageContext, StageError, StageTime, WorkerPool,

@@ -24,7 +24,7 @@ use horde::{
     Snapshot, Terrain, UnitId, UnitSpec,
     components::Position,
     formats::{
-        movingai_char, parse_ascii_map, parse_movingai_map, parse_scenario, write_ascii_map,
+        movingai_char, parse_ascii_map, parse_movingai_map, parse_scen, write_ascii_map,
         write_movingai_map,
     },
 };
@@ -100,7 +100,7 @@ fn ascii_map(bytes: &[u8]) -> bool {
 }
 
 fn scen(bytes: &[u8]) -> bool {
-    match parse_scenario(&text(bytes), "fuzz.scen") {
+    match parse_scen(&text(bytes), "fuzz.scen") {
         Ok(s) => {
             for line in &s.lines {
                 assert!(line.optimal_length.is_finite() && line.optimal_length >= 0.0);

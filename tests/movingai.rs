@@ -7,7 +7,7 @@ mod common;
 
 use common::{movingai_maps, spread};
 
-use horde::formats::check_scenario_lines;
+use horde::formats::check_scen_lines;
 
 #[test]
 fn distances_match_the_optimal_lengths() {
@@ -18,7 +18,7 @@ fn distances_match_the_optimal_lengths() {
     for (map_path, map, scen) in maps {
         let sample = spread(&scen.lines, 40);
         let buckets: std::collections::BTreeSet<u32> = sample.iter().map(|l| l.bucket).collect();
-        let report = check_scenario_lines(&map, sample.iter().copied()).unwrap();
+        let report = check_scen_lines(&map, sample.iter().copied()).unwrap();
         println!(
             "{}: {}/{} lines over {} buckets match, max relative error {:.2e}",
             map_path.file_name().unwrap().to_string_lossy(),

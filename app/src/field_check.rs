@@ -9,7 +9,7 @@ use std::str::FromStr;
 use clap::{ArgGroup, Args};
 use horde_core::{
     Cell, Clearance, CostField, FlowConfig, FlowField, IntegrationField, Layer, MAX_SIZE_CLASSES,
-    Map, WALL, check_scenario_lines, class_clearance, class_cost_field, load_map, load_scenario,
+    Map, WALL, check_scen_lines, class_clearance, class_cost_field, load_map, load_scen,
     size_class,
 };
 
@@ -321,11 +321,10 @@ fn draw_goal(
 
 /// `horde field MAP --scen SCEN [--json FILE]`.
 fn check_scen(map: &Map, scen: &Path, json: Option<&Path>) -> Result<(), AppError> {
-    let scen = load_scenario(scen).map_err(|e| AppError::BadInput(e.to_string()))?;
+    let scen = load_scen(scen).map_err(|e| AppError::BadInput(e.to_string()))?;
     scen.check_against(map)
         .map_err(|e| AppError::BadInput(e.to_string()))?;
-    let report =
-        check_scenario_lines(map, &scen.lines).map_err(|e| AppError::Failed(e.to_string()))?;
+    let report = check_scen_lines(map, &scen.lines).map_err(|e| AppError::Failed(e.to_string()))?;
     println!("lines:         {}", report.lines);
     println!(
         "matched:       {} (within 1e-4 relative + the file's printed precision)",

@@ -23,7 +23,7 @@ mod map;
 mod map_format;
 pub mod reference;
 mod regions;
-mod scenario_check;
+mod scen_check;
 mod size_class;
 mod spatial_grid;
 mod stamp;
@@ -31,9 +31,22 @@ mod steering;
 mod terrain;
 mod unit;
 
-/// A runner for the methods that take one (`run(jobs, job)` must call `job(i)` once for every
-/// `i` in `0..jobs`), for callers without threads: every job in order on the calling thread.
-pub(crate) fn in_order(jobs: usize, job: &(dyn Fn(usize) + Sync)) {
+/// One batch of work handed to a [`RunJobs`]: `job(i)` does the `i`-th part, and may be
+/// called from any thread.
+pub type Job<'a> = dyn Fn(usize) + Sync + 'a;
+
+/// How the methods that split their work (the hierarchy's sector fields and routes, the
+/// spatial grid's sort, the parallel integration) have it run: `run(jobs, job)` calls
+/// `job(i)` exactly once for every `i` in `0..jobs`, on whatever threads it has, and returns
+/// when all are done. The results never depend on the order or the threads. Any closure of
+/// that shape is one (`horde-systems` passes its worker pool; without threads, a loop over
+/// `0..jobs` will do).
+pub trait RunJobs: Fn(usize, &Job<'_>) {}
+
+impl<R: Fn(usize, &Job<'_>)> RunJobs for R {}
+
+/// The [`RunJobs`] for callers without threads: every job in order on the calling thread.
+pub(crate) fn in_order(jobs: usize, job: &Job<'_>) {
     (0..jobs).for_each(job);
 }
 
@@ -64,13 +77,13 @@ pub use integration::{DeltaStepping, FieldError, IntegrationField, UNREACHABLE};
 pub use level::{Level, LevelConfig, LevelError, LevelWeights, generate_level};
 pub use map::{ClassCostChange, Fnv, Map, TerrainLengthError};
 pub use map_format::{
-    MAX_MAP_FILE_BYTES, MapFormat, MapFormatError, MapFormatErrorKind, Scenario, ScenarioLine,
-    load_map, load_scenario, movingai_char, parse_ascii_map, parse_movingai_map, parse_scenario,
-    write_ascii_map, write_movingai_map,
+    MAX_MAP_FILE_BYTES, MapFormat, MapFormatError, MapFormatErrorKind, Scen, ScenLine, load_map,
+    load_scen, movingai_char, parse_ascii_map, parse_movingai_map, parse_scen, write_ascii_map,
+    write_movingai_map,
 };
 pub use regions::Regions;
-pub use scenario_check::{
-    RELATIVE_TOLERANCE, ScenarioMismatch, ScenarioReport, check_scenario_lines, uniform_cost_field,
+pub use scen_check::{
+    RELATIVE_TOLERANCE, ScenMismatch, ScenReport, check_scen_lines, uniform_cost_field,
 };
 pub use size_class::{
     Escape, MAX_SIZE_CLASSES, class_clearance, class_cost_field, escape_from, size_class,

@@ -6,7 +6,7 @@ use glam::Vec2;
 use parking_lot::Mutex;
 
 use crate::grid::Grid;
-use crate::in_order;
+use crate::{RunJobs, in_order};
 
 /// Why a [`SpatialGrid`] could not be made or rebuilt.
 #[derive(Clone, Copy, Debug, PartialEq, thiserror::Error)]
@@ -382,7 +382,7 @@ impl SpatialGrid {
         run: R,
     ) -> Result<(), SpatialGridError>
     where
-        R: Fn(usize, &(dyn Fn(usize) + Sync)),
+        R: RunJobs,
     {
         let slots = self.bucket_count() as usize;
         self.cell_start.resize(slots + 1, 0);
@@ -427,7 +427,7 @@ impl SpatialGrid {
         run: &R,
     ) -> Result<(), SpatialGridError>
     where
-        R: Fn(usize, &(dyn Fn(usize) + Sync)),
+        R: RunJobs,
     {
         let slots = self.cell_start.len() - 1;
         let units_of = |band: usize| -> BandUnits<'_> {
@@ -641,7 +641,7 @@ fn partition_by_band<R>(
     run: &R,
 ) -> Result<Vec<usize>, SpatialGridError>
 where
-    R: Fn(usize, &(dyn Fn(usize) + Sync)),
+    R: RunJobs,
 {
     let band_of = BandOf::new(band_len);
     // Enough chunks to share out, few enough that the table of counts stays small.

@@ -12,6 +12,7 @@
 //! nothing.
 
 use glam::Vec2;
+use horde_core::RunJobs;
 use horde_core::hierarchy::DEFAULT_SECTOR_SIZE;
 use horde_core::{
     Agent, Cell, CellMemo, CostField, GoalSet, HierarchicalField, HierarchyError, Layer,
@@ -217,7 +218,7 @@ impl HierarchyNav {
         threads: usize,
     ) -> Vec<StageError>
     where
-        R: Fn(usize, &(dyn Fn(usize) + Sync)),
+        R: RunJobs,
     {
         // A new request, and an old one moved to new goals: on the pool's threads, or with
         // one queue on a one-thread pool.
@@ -416,7 +417,7 @@ impl HierarchyNav {
         run: R,
     ) -> Vec<StageError>
     where
-        R: Fn(usize, &(dyn Fn(usize) + Sync)),
+        R: RunJobs,
     {
         let mut errors = Vec::new();
         for (i, r) in self.requests.iter_mut().enumerate() {

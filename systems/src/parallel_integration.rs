@@ -3,6 +3,7 @@
 //! [`DeltaStepping`] (exact delta-stepping, the one-thread builder's relaxation kernel) run on
 //! a [`WorkerPool`] or a stage's threads.
 
+use horde_core::Job;
 use horde_core::{Cell, CostField, DeltaStepping, FieldError, IntegrationField};
 
 use crate::job_graph::{JobPanic, StageContext, WorkerPool};
@@ -13,7 +14,7 @@ pub trait Workers {
     /// Number of threads, the caller included.
     fn threads(&self) -> usize;
     /// Runs `f(i)` for every `i < n`, in parallel, and waits for all of them.
-    fn run_each(&self, n: usize, f: &(dyn Fn(usize) + Sync)) -> Result<(), JobPanic>;
+    fn run_each(&self, n: usize, f: &Job<'_>) -> Result<(), JobPanic>;
 }
 
 impl Workers for WorkerPool {
@@ -21,7 +22,7 @@ impl Workers for WorkerPool {
         WorkerPool::threads(self)
     }
 
-    fn run_each(&self, n: usize, f: &(dyn Fn(usize) + Sync)) -> Result<(), JobPanic> {
+    fn run_each(&self, n: usize, f: &Job<'_>) -> Result<(), JobPanic> {
         self.for_each_batch(n, 1, |i, _| f(i))
     }
 }
@@ -31,7 +32,7 @@ impl Workers for StageContext<'_> {
         StageContext::threads(self)
     }
 
-    fn run_each(&self, n: usize, f: &(dyn Fn(usize) + Sync)) -> Result<(), JobPanic> {
+    fn run_each(&self, n: usize, f: &Job<'_>) -> Result<(), JobPanic> {
         // A panicking batch unwinds through the stage, which reports it.
         self.for_each_batch(n, 1, |i, _| f(i));
         Ok(())

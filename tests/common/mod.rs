@@ -1,4 +1,4 @@
-//! Scenario helpers shared by the integration tests.
+//! Scen helpers shared by the integration tests.
 #![allow(dead_code)]
 
 pub mod mutate;
@@ -21,7 +21,7 @@ pub fn movingai_dir() -> Option<PathBuf> {
 
 /// Every `.map` file of the Moving AI folder with its map and checked scenario file, in name
 /// order; `None` when the folder is absent.
-pub fn movingai_maps() -> Option<Vec<(PathBuf, Map, horde::formats::Scenario)>> {
+pub fn movingai_maps() -> Option<Vec<(PathBuf, Map, horde::formats::Scen)>> {
     let dir = movingai_dir()?;
     let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap()
@@ -34,7 +34,7 @@ pub fn movingai_maps() -> Option<Vec<(PathBuf, Map, horde::formats::Scenario)>> 
         .into_iter()
         .map(|path| {
             let map = horde::formats::load_map(&path).unwrap();
-            let scen = horde::formats::load_scenario(path.with_extension("map.scen")).unwrap();
+            let scen = horde::formats::load_scen(path.with_extension("map.scen")).unwrap();
             scen.check_against(&map).unwrap();
             (path, map, scen)
         })
@@ -46,9 +46,9 @@ pub fn movingai_maps() -> Option<Vec<(PathBuf, Map, horde::formats::Scenario)>> 
 /// bucket, so the sample covers short and long paths alike), always including the last,
 /// longest line.
 pub fn spread(
-    lines: &[horde::formats::ScenarioLine],
+    lines: &[horde::formats::ScenLine],
     per_map: usize,
-) -> Vec<&horde::formats::ScenarioLine> {
+) -> Vec<&horde::formats::ScenLine> {
     let n = lines.len();
     let mut picked: Vec<usize> = (0..per_map).map(|i| i * n / per_map).collect();
     picked.push(n - 1);

@@ -30,7 +30,7 @@ use glam::Vec2;
 use horde::{
     Cell, GoalSet, Layer, Map, UnitState, UnitStatus,
     fields::{IntegrationField, UNREACHABLE, WALL, cell_share, class_cost_field},
-    formats::{load_map, load_scenario},
+    formats::{load_map, load_scen},
     steering::WALL_TOLERANCE,
 };
 use horde_scenario::{Overrides, parse_scenario};
@@ -236,7 +236,7 @@ pub fn movingai(
     let dir = movingai_dir()?;
     let path = dir.join(format!("{map_name}.map"));
     let map = load_map(&path).unwrap();
-    let scen = load_scenario(path.with_extension("map.scen")).unwrap();
+    let scen = load_scen(path.with_extension("map.scen")).unwrap();
     let lines = &scen.lines;
     let mut rng = rng(seed, 0x6d61_7073);
     let line = &lines[below(&mut rng, lines.len() as u64) as usize];

@@ -27,9 +27,9 @@ use crate::cost_field::CostField;
 use crate::direction::{DIAG_STEP, Direction, ORTHO_STEP};
 use crate::flow::NO_DIRECTION;
 use crate::grid::{Cell, Grid};
-use crate::in_order;
 use crate::integration::UNREACHABLE;
 use crate::stamp::next_stamp;
+use crate::{RunJobs, in_order};
 
 use super::local::{LocalSearch, Seed};
 use super::{CoarseRoute, HierarchyError, PortalGraph, SectorBounds, SectorGrid};
@@ -254,7 +254,7 @@ impl HierarchicalField {
         run: R,
     ) -> Result<Self, HierarchyError>
     where
-        R: Fn(usize, &(dyn Fn(usize) + Sync)),
+        R: RunJobs,
     {
         let route = CoarseRoute::search_on(graph, cost, goals, run)?;
         Ok(Self::with_route(route, graph.sectors().len(), budget))
@@ -314,7 +314,7 @@ impl HierarchicalField {
         run: R,
     ) -> Result<usize, HierarchyError>
     where
-        R: Fn(usize, &(dyn Fn(usize) + Sync)),
+        R: RunJobs,
     {
         let route = CoarseRoute::search_on(graph, cost, goals, run)?;
         Ok(self.retarget_to(graph, route))
@@ -587,7 +587,7 @@ impl HierarchicalField {
         run: R,
     ) -> Result<(), HierarchyError>
     where
-        R: Fn(usize, &(dyn Fn(usize) + Sync)),
+        R: RunJobs,
     {
         self.check(graph, cost)?;
         if let Some(&sector) = sectors.iter().find(|&&s| s >= self.fields.len()) {
@@ -895,7 +895,7 @@ fn build_all<T: Send, R>(
     build: impl Fn(&mut LocalSearch, usize) -> T + Sync,
 ) -> Vec<T>
 where
-    R: Fn(usize, &(dyn Fn(usize) + Sync)),
+    R: RunJobs,
 {
     let slots: Vec<Mutex<Option<T>>> = items.iter().map(|_| Mutex::new(None)).collect();
     run(items.len(), &|i| {

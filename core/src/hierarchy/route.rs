@@ -6,9 +6,9 @@ use crate::cost_field::CostField;
 use crate::direction::{DIAG_STEP, ORTHO_STEP};
 use crate::flow::NO_DIRECTION;
 use crate::grid::Cell;
-use crate::in_order;
 use crate::integration::UNREACHABLE;
 use crate::terrain::WALL;
+use crate::{RunJobs, in_order};
 
 use super::graph::CONTRACTED;
 use super::local::{LocalSearch, RadixHeap};
@@ -239,7 +239,7 @@ fn settle_in_bands<R>(
     (size, lowest): (usize, u32),
     run: &R,
 ) where
-    R: Fn(usize, &(dyn Fn(usize) + Sync)),
+    R: RunJobs,
 {
     let round = round_buckets(graph);
     let per_band = dist.len().div_ceil(SEARCH_BANDS).max(1);
@@ -433,7 +433,7 @@ impl CoarseRoute {
         run: R,
     ) -> Result<Self, HierarchyError>
     where
-        R: Fn(usize, &(dyn Fn(usize) + Sync)),
+        R: RunJobs,
     {
         Self::search_in(graph, cost, goals, run, true)
     }
@@ -447,7 +447,7 @@ impl CoarseRoute {
         in_bands: bool,
     ) -> Result<Self, HierarchyError>
     where
-        R: Fn(usize, &(dyn Fn(usize) + Sync)),
+        R: RunJobs,
     {
         graph.check(cost)?;
         if !graph.is_current(cost) {
@@ -743,6 +743,7 @@ fn octile(a: Cell, b: Cell) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Job;
     use crate::grid::Grid;
     use crate::hierarchy::tests::on_two_threads_in_reverse;
 
@@ -768,7 +769,7 @@ mod tests {
             .collect();
         let cost = CostField::from_costs(&Grid::new(side, side).unwrap(), &costs).unwrap();
         let graph = PortalGraph::build(&cost, 8).unwrap();
-        let each_own = |jobs: usize, job: &(dyn Fn(usize) + Sync)| {
+        let each_own = |jobs: usize, job: &Job<'_>| {
             std::thread::scope(|scope| {
                 for i in 0..jobs {
                     scope.spawn(move || job(i));
@@ -842,7 +843,7 @@ mod tests {
         };
         assert!((0..jobs).all(|job| spilled_in(job) > 0));
         // Last job first, on two threads; and every job on its own thread.
-        let each_own = |jobs: usize, job: &(dyn Fn(usize) + Sync)| {
+        let each_own = |jobs: usize, job: &Job<'_>| {
             std::thread::scope(|scope| {
                 for i in 0..jobs {
                     scope.spawn(move || job(i));

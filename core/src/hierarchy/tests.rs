@@ -1,6 +1,7 @@
 //! Tests of the hierarchy against things it did not compute itself: the binary-heap
 //! Dijkstra of `reference.rs` and a graph built from scratch.
 
+use crate::Job;
 use proptest::prelude::*;
 
 use super::*;
@@ -33,7 +34,7 @@ fn arb_map() -> impl Strategy<Value = Map> {
 
 /// A runner for `*_on` methods: the jobs on two threads, each taking every other one,
 /// last first.
-pub(super) fn on_two_threads_in_reverse(jobs: usize, job: &(dyn Fn(usize) + Sync)) {
+pub(super) fn on_two_threads_in_reverse(jobs: usize, job: &Job<'_>) {
     std::thread::scope(|scope| {
         scope.spawn(|| (0..jobs).rev().filter(|i| i % 2 == 0).for_each(job));
         scope.spawn(|| (0..jobs).rev().filter(|i| i % 2 == 1).for_each(job));

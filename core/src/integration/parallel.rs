@@ -11,6 +11,7 @@
 //! final values are the unique shortest distances, so they do not depend on the number of
 //! workers or on which worker won a race.
 
+use crate::Job;
 use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 
 use parking_lot::Mutex;
@@ -74,7 +75,7 @@ impl DeltaStepping {
         cost: &CostField,
         goals: &[Cell],
         workers: usize,
-        run: impl FnOnce(usize, &(dyn Fn(usize) + Sync)) -> Result<(), E>,
+        run: impl FnOnce(usize, &Job<'_>) -> Result<(), E>,
     ) -> Result<Result<(), FieldError>, E> {
         if workers <= 1 {
             return Ok(field.rebuild(cost, goals));

@@ -9,7 +9,7 @@ use crate::grid::{Cell, GridError};
 /// Displays as `FILE:LINE: WHAT`, for example
 /// `Cauldron.map:7: expected 1024 characters in the row, found 1023`, or `FILE: WHAT` when
 /// no line applies (I/O errors, an unsupported extension). `FILE` is the label given to the
-/// parser (the path for [`load_map`](super::load_map) and [`load_scenario`](super::load_scenario)).
+/// parser (the path for [`load_map`](super::load_map) and [`load_scen`](super::load_scen)).
 #[derive(Debug)]
 pub struct MapFormatError {
     /// The file label given to the parser (usually its path).

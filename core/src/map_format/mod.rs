@@ -3,10 +3,10 @@
 //! | format            | read                      | write                   | kinds kept        |
 //! |-------------------|---------------------------|-------------------------|-------------------|
 //! | Moving AI `.map`  | [`parse_movingai_map`]    | [`write_movingai_map`]  | lossy projection (see [`movingai_char`]) |
-//! | Moving AI `.scen` | [`parse_scenario`]        | -                       | -                 |
+//! | Moving AI `.scen` | [`parse_scen`]        | -                       | -                 |
 //! | horde ASCII `.txt`| [`parse_ascii_map`]       | [`write_ascii_map`]     | every kind        |
 //!
-//! [`load_map`] and [`load_scenario`] read a file and pick the parser by extension
+//! [`load_map`] and [`load_scen`] read a file and pick the parser by extension
 //! ([`MapFormat::from_path`]). Cell `(x, y)` is character `x` of map row `y`, row 0 being the
 //! first row of the file (see [`Grid`]).
 //!
@@ -23,7 +23,7 @@ use std::path::Path;
 pub use ascii::{parse_ascii_map, write_ascii_map};
 pub use error::{MapFormatError, MapFormatErrorKind};
 pub use movingai::{
-    Scenario, ScenarioLine, movingai_char, parse_movingai_map, parse_scenario, write_movingai_map,
+    Scen, ScenLine, movingai_char, parse_movingai_map, parse_scen, write_movingai_map,
 };
 
 use crate::grid::Grid;
@@ -98,13 +98,13 @@ pub fn load_map(path: impl AsRef<Path>) -> Result<Map, MapFormatError> {
     format.parse_bytes(&bytes, &source)
 }
 
-/// Reads a Moving AI scenario file (any extension; usually `.map.scen`) with [`parse_scenario`].
+/// Reads a Moving AI scenario file (any extension; usually `.map.scen`) with [`parse_scen`].
 /// Errors name the file by `path` as given.
-pub fn load_scenario(path: impl AsRef<Path>) -> Result<Scenario, MapFormatError> {
+pub fn load_scen(path: impl AsRef<Path>) -> Result<Scen, MapFormatError> {
     let path = path.as_ref();
     let source = path.display().to_string();
     let bytes = read(path, &source)?;
-    parse_scenario(decode(&bytes, &source)?, &source)
+    parse_scen(decode(&bytes, &source)?, &source)
 }
 
 /// The most bytes a map or Moving AI scenario file may hold (a 16384 x 16384 Moving AI map
@@ -214,7 +214,7 @@ mod tests {
         let map = load_map(fixture("tiny.map")).unwrap();
         assert_eq!((map.width(), map.height()), (4, 3));
         assert_eq!(map.terrain_at(Cell::new(2, 1)), Terrain::Blocked);
-        let scen = load_scenario(fixture("tiny.map.scen")).unwrap();
+        let scen = load_scen(fixture("tiny.map.scen")).unwrap();
         assert_eq!(scen.lines.len(), 1);
         assert_eq!(scen.lines[0].map_name, "maps/tiny/tiny.map");
         assert_eq!(scen.lines[0].start, Cell::new(1, 1));
@@ -263,7 +263,7 @@ mod tests {
             msg.starts_with(&format!("{}: cannot read the file", path.display())),
             "{msg}"
         );
-        let e = load_scenario(fixture("does_not_exist.map.scen")).unwrap_err();
+        let e = load_scen(fixture("does_not_exist.map.scen")).unwrap_err();
         assert!(matches!(e.kind, MapFormatErrorKind::Io(_)), "{e}");
     }
 
@@ -326,7 +326,7 @@ mod tests {
             assert_eq!(parse_ascii_map(&write_ascii_map(&map), name).unwrap(), map);
 
             let scen_path = map_path.with_extension("map.scen");
-            let scen = load_scenario(&scen_path).unwrap_or_else(|e| panic!("{e}"));
+            let scen = load_scen(&scen_path).unwrap_or_else(|e| panic!("{e}"));
             assert!(!scen.lines.is_empty(), "{}", scen_path.display());
             scen.check_against(&map).unwrap_or_else(|e| panic!("{e}"));
             let ground = map.cost_field(Layer::Ground);
@@ -401,7 +401,7 @@ mod tests {
     fn never_panics(text: &str) {
         let _ = parse_movingai_map(text, "fuzz.map");
         let _ = parse_ascii_map(text, "fuzz.txt");
-        if let Ok(s) = parse_scenario(text, "fuzz.scen") {
+        if let Ok(s) = parse_scen(text, "fuzz.scen") {
             let map = Map::new(Grid::new(3, 3).unwrap());
             let _ = s.check_against(&map);
         }

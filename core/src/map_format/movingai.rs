@@ -191,16 +191,16 @@ pub fn write_movingai_map(map: &Map) -> String {
 
 /// A Moving AI scenario file (`.map.scen`): the benchmark's start/goal pairs.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Scenario {
-    /// The file label given to [`parse_scenario`], used in the errors of [`Scenario::check_against`].
+pub struct Scen {
+    /// The file label given to [`parse_scen`], used in the errors of [`Scen::check_against`].
     pub source: String,
     /// The scenario lines, in file order.
-    pub lines: Vec<ScenarioLine>,
+    pub lines: Vec<ScenLine>,
 }
 
 /// One line of a scenario file: a start, a goal and the optimal path length between them.
 #[derive(Clone, Debug, PartialEq)]
-pub struct ScenarioLine {
+pub struct ScenLine {
     /// 1-based line number in the file.
     pub line_number: usize,
     /// Bucket (groups lines of similar length).
@@ -221,7 +221,7 @@ pub struct ScenarioLine {
     pub length_decimals: u32,
 }
 
-impl ScenarioLine {
+impl ScenLine {
     /// The map name without its folders (`Cauldron.map` for `maps/sc1/Cauldron.map`).
     #[must_use]
     pub fn map_file_name(&self) -> &str {
@@ -264,8 +264,8 @@ const SCEN_FIELDS: usize = 9;
 /// - Numbers: bucket, sizes and cells are `u32`; the length is a finite number `>= 0`.
 ///
 /// Each line's start and goal must lie inside the map size that the line itself gives; to
-/// check the lines against an actual map, see [`Scenario::check_against`]. Never panics.
-pub fn parse_scenario(text: &str, source: &str) -> Result<Scenario, MapFormatError> {
+/// check the lines against an actual map, see [`Scen::check_against`]. Never panics.
+pub fn parse_scen(text: &str, source: &str) -> Result<Scen, MapFormatError> {
     let err = |line: usize, kind: K| MapFormatError::at(source, line, kind);
     let mut out = Vec::with_capacity(capacity_hint(text.len() / 40));
     let mut first = true;
@@ -322,7 +322,7 @@ pub fn parse_scenario(text: &str, source: &str) -> Result<Scenario, MapFormatErr
                 },
             )
         })?;
-        let line = ScenarioLine {
+        let line = ScenLine {
             line_number: n,
             bucket: int("bucket", bucket)?,
             map_name: name.to_owned(),
@@ -336,7 +336,7 @@ pub fn parse_scenario(text: &str, source: &str) -> Result<Scenario, MapFormatErr
         check_cells(&line, line.map_width, line.map_height, source)?;
         out.push(line);
     }
-    Ok(Scenario {
+    Ok(Scen {
         source: source.to_owned(),
         lines: out,
     })
@@ -373,7 +373,7 @@ fn parse_length(text: &str) -> Option<(f64, u32)> {
     Some((value, u32::try_from(decimals).unwrap_or(u32::MAX)))
 }
 
-impl Scenario {
+impl Scen {
     /// Checks every line against `map`: the line's map size must be the map's, and its start
     /// and goal must lie inside the map. The first bad line is reported with its line number.
     /// (Passability of the start and goal is not checked: that is not a format matter.)
@@ -397,7 +397,7 @@ impl Scenario {
 
 /// Errors when `line`'s start or goal lies outside a `width x height` map.
 fn check_cells(
-    line: &ScenarioLine,
+    line: &ScenLine,
     width: u32,
     height: u32,
     source: &str,
@@ -433,7 +433,7 @@ mod tests {
         (e.line, e.kind, msg)
     }
 
-    fn scen_kind(r: Result<Scenario, MapFormatError>) -> (Option<usize>, K, String) {
+    fn scen_kind(r: Result<Scen, MapFormatError>) -> (Option<usize>, K, String) {
         let e = r.expect_err("expected an error");
         let msg = e.to_string();
         (e.line, e.kind, msg)
@@ -701,7 +701,7 @@ mod tests {
 
     #[test]
     fn scenario_tab_separated() {
-        let s = parse_scenario(SCEN_TABS, "x.map.scen").unwrap();
+        let s = parse_scen(SCEN_TABS, "x.map.scen").unwrap();
         assert_eq!(s.source, "x.map.scen");
         assert_eq!(s.lines.len(), 2);
         let l = &s.lines[0];
@@ -724,7 +724,7 @@ mod tests {
     fn scenario_space_separated_version_1_0_crlf_and_no_header() {
         let text = "version 1.0\r\n61 maps/bgmaps/AR0011SR.map 512 512 210 395 87 201 244.95\r\n\
                     33  maps/bgmaps/AR0011SR.map   512 512 244 370 359 376 132.40\r\n";
-        let s = parse_scenario(text, "AR0011SR.map.scen").unwrap();
+        let s = parse_scen(text, "AR0011SR.map.scen").unwrap();
         assert_eq!(s.lines.len(), 2);
         assert_eq!(s.lines[0].map_file_name(), "AR0011SR.map");
         assert_eq!(s.lines[0].optimal_length, 244.95);
@@ -732,19 +732,19 @@ mod tests {
         assert!((s.lines[1].length_tolerance() - 0.01).abs() < 1e-12);
         assert_eq!(s.lines[1].line_number, 3);
         // No version line at all; a whole-number length has 0 decimals.
-        let s = parse_scenario("0 a.map 4 4 0 0 3 3 12", "n.scen").unwrap();
+        let s = parse_scen("0 a.map 4 4 0 0 3 3 12", "n.scen").unwrap();
         assert_eq!((s.lines[0].line_number, s.lines[0].length_decimals), (1, 0));
         assert_eq!(s.lines[0].optimal_length, 12.0);
         // Tab-separated map names may hold spaces.
-        let s = parse_scenario("0\tmy map.map\t4\t4\t0\t0\t3\t3\t1.5\n", "s.scen").unwrap();
+        let s = parse_scen("0\tmy map.map\t4\t4\t0\t0\t3\t3\t1.5\n", "s.scen").unwrap();
         assert_eq!(s.lines[0].map_name, "my map.map");
         // Empty file: no lines.
-        assert!(parse_scenario("", "e.scen").unwrap().lines.is_empty());
+        assert!(parse_scen("", "e.scen").unwrap().lines.is_empty());
     }
 
     #[test]
     fn scenario_bad_version() {
-        let (line, k, msg) = scen_kind(parse_scenario("version 2\n", "v.scen"));
+        let (line, k, msg) = scen_kind(parse_scen("version 2\n", "v.scen"));
         assert_eq!(line, Some(1));
         assert!(
             matches!(&k, K::BadVersion { found } if found == "2"),
@@ -759,7 +759,7 @@ mod tests {
     #[test]
     fn scenario_wrong_field_count() {
         let text = "version 1\n0\ta.map\t4\t4\t0\t0\t3\t3\n";
-        let (line, k, msg) = scen_kind(parse_scenario(text, "f.scen"));
+        let (line, k, msg) = scen_kind(parse_scen(text, "f.scen"));
         assert_eq!(line, Some(2));
         assert!(
             matches!(
@@ -774,7 +774,7 @@ mod tests {
         assert_eq!(msg, "f.scen:2: expected 9 fields, found 8");
         let text = "0 a.map 4 4 0 0 3 3 1.0 extra";
         assert!(matches!(
-            scen_kind(parse_scenario(text, "f.scen")).1,
+            scen_kind(parse_scen(text, "f.scen")).1,
             K::FieldCount { found: 10, .. }
         ));
     }
@@ -792,7 +792,7 @@ mod tests {
             ("0 a.map 4 4 0 0 3 3 inf", "optimal length"),
         ];
         for (text, want) in cases {
-            let (line, k, _) = scen_kind(parse_scenario(text, "b.scen"));
+            let (line, k, _) = scen_kind(parse_scen(text, "b.scen"));
             assert_eq!(line, Some(1));
             assert!(
                 matches!(k, K::BadNumber { field, .. } if field == want),
@@ -805,7 +805,7 @@ mod tests {
     fn scenario_cell_outside_the_map() {
         // Outside the size the line itself gives: caught while parsing.
         let text = "version 1\n0\ta.map\t4\t4\t0\t0\t3\t3\t4.2\n0\ta.map\t4\t4\t4\t0\t3\t3\t4.2\n";
-        let (line, k, msg) = scen_kind(parse_scenario(text, "o.scen"));
+        let (line, k, msg) = scen_kind(parse_scen(text, "o.scen"));
         assert_eq!(line, Some(3));
         assert!(
             matches!(k, K::CellOutsideMap { which: "start", .. }),
@@ -814,7 +814,7 @@ mod tests {
         assert_eq!(msg, "o.scen:3: start cell (4, 0) lies outside the 4x4 map");
         // Outside the map it is checked against.
         let map = Map::new(Grid::new(4, 4).unwrap());
-        let mut s = parse_scenario("0 a.map 4 4 0 0 3 3 4.2", "o.scen").unwrap();
+        let mut s = parse_scen("0 a.map 4 4 0 0 3 3 4.2", "o.scen").unwrap();
         s.check_against(&map).unwrap();
         s.lines[0].goal = Cell::new(1, 9);
         let e = s.check_against(&map).unwrap_err();
@@ -827,7 +827,7 @@ mod tests {
 
     #[test]
     fn scenario_map_size_mismatch() {
-        let s = parse_scenario(SCEN_TABS, "x.map.scen").unwrap();
+        let s = parse_scen(SCEN_TABS, "x.map.scen").unwrap();
         let map = Map::new(Grid::new(1024, 1024).unwrap());
         let e = s.check_against(&map).unwrap_err();
         assert_eq!(e.line, Some(3));

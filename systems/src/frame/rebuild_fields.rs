@@ -5,6 +5,7 @@
 //! `Navigation::Hierarchical`. Also rebuilds the clearance of layers whose costs
 //! changed.
 
+use horde_core::Job;
 use std::convert::Infallible;
 
 use horde_core::{
@@ -46,15 +47,15 @@ pub(crate) fn rebuild_fields(data: &FrameData, ctx: &StageContext<'_>) {
         .filter(|_| flat)
         .map(|(id, f)| (id, Mutex::new(f)))
         .collect();
-    let jobs: Vec<Job> = pending
+    let jobs: Vec<FieldWork> = pending
         .iter()
         .map(|(_, f)| {
             let f = f.lock();
             if f.wants_partial() && data.config.partial_fields {
                 return if f.is_dirty(&map) {
-                    Job::Partial
+                    FieldWork::Partial
                 } else {
-                    Job::Serve
+                    FieldWork::Serve
                 };
             }
             // Fields built before a few edits are repaired (only what the edits can
@@ -63,7 +64,7 @@ pub(crate) fn rebuild_fields(data: &FrameData, ctx: &StageContext<'_>) {
             f.built_from()
                 .and_then(|built| edits.since_class(f.key().layer, f.key().class, built))
                 .filter(|log| log.len() <= map.grid().len() / REPAIR_FRACTION)
-                .map_or(Job::Rebuild, Job::Repair)
+                .map_or(FieldWork::Rebuild, FieldWork::Repair)
         })
         .collect();
     let demand = demand(data, &map, &pending, &jobs);
@@ -72,7 +73,7 @@ pub(crate) fn rebuild_fields(data: &FrameData, ctx: &StageContext<'_>) {
             data.errors.lock().push(StageError::Field(e));
         }
     };
-    if let ([(_, only)], [Job::Rebuild]) = (pending.as_slice(), jobs.as_slice()) {
+    if let ([(_, only)], [FieldWork::Rebuild]) = (pending.as_slice(), jobs.as_slice()) {
         // One field to rebuild: fill its flow rows in parallel bands, and from
         // `PARALLEL_INTEGRATION_THREADS` threads build its integration field on all of them.
         report(only.lock().rebuild_with(
@@ -86,7 +87,7 @@ pub(crate) fn rebuild_fields(data: &FrameData, ctx: &StageContext<'_>) {
                 // Every batch of a stage runs at once when there are as many as threads (a
                 // thread waiting for its batches runs queued ones), as the builder's barriers
                 // need; a panicking batch unwinds through the stage, which reports it.
-                let run = |n: usize, job: &(dyn Fn(usize) + Sync)| {
+                let run = |n: usize, job: &Job<'_>| {
                     ctx.for_each_batch(n, 1, |i, _| job(i));
                     Ok::<(), Infallible>(())
                 };
@@ -110,10 +111,10 @@ pub(crate) fn rebuild_fields(data: &FrameData, ctx: &StageContext<'_>) {
         ctx.for_each_batch(pending.len(), 1, |i, _| {
             let mut field = pending[i].1.lock();
             report(match &jobs[i] {
-                Job::Repair(log) => field.repair(&map, &config, log),
-                Job::Rebuild => field.rebuild(&map, &config),
-                Job::Partial => field.rebuild_for(&map, &config, &demand[i]),
-                Job::Serve => field.serve(&map, &config, &demand[i], slice),
+                FieldWork::Repair(log) => field.repair(&map, &config, log),
+                FieldWork::Rebuild => field.rebuild(&map, &config),
+                FieldWork::Partial => field.rebuild_for(&map, &config, &demand[i]),
+                FieldWork::Serve => field.serve(&map, &config, &demand[i], slice),
             });
         });
     }
@@ -130,7 +131,7 @@ pub(crate) fn rebuild_fields(data: &FrameData, ctx: &StageContext<'_>) {
 }
 
 /// What `rebuild_fields` does with a field this frame.
-enum Job {
+enum FieldWork {
     /// Rebuild it completely.
     Rebuild,
     /// Repair it after these edits (cell, cost before).
@@ -141,18 +142,18 @@ enum Job {
     Serve,
 }
 
-/// For each field in `pending` that is partial (`Job::Partial` or `Job::Serve`), the cells
+/// For each field in `pending` that is partial (`FieldWork::Partial` or `FieldWork::Serve`), the cells
 /// its followers stand in (where steering reads it); empty for the others.
 fn demand(
     data: &FrameData,
     map: &Map,
     pending: &[(FieldId, Mutex<&mut NavField>)],
-    jobs: &[Job],
+    jobs: &[FieldWork],
 ) -> Vec<Vec<Cell>> {
     let mut demand = vec![Vec::new(); pending.len()];
     let mut slot_of: Vec<Option<usize>> = Vec::new();
     for (k, ((id, _), job)) in pending.iter().zip(jobs).enumerate() {
-        if matches!(job, Job::Partial | Job::Serve) {
+        if matches!(job, FieldWork::Partial | FieldWork::Serve) {
             let i = id.0 as usize;
             if slot_of.len() <= i {
                 slot_of.resize(i + 1, None);

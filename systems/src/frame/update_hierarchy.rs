@@ -2,6 +2,7 @@
 //! groups' path requests and the sector fields where units stand, kept in
 //! [`HierarchyNav`](crate::hierarchy_nav::HierarchyNav).
 
+use horde_core::Job;
 use horde_core::{Agent, Position};
 
 use crate::config::Navigation;
@@ -19,7 +20,7 @@ pub(crate) fn update_hierarchy(data: &FrameData, ctx: &StageContext<'_>) {
     let edits = data.edits.read();
     let mut nav = data.hierarchy.write();
     // One job per batch of the pool's: a route's batch of sectors, an estimate, a field.
-    let run = |jobs: usize, job: &(dyn Fn(usize) + Sync)| {
+    let run = |jobs: usize, job: &Job<'_>| {
         ctx.for_each_batch(jobs, 1, |i, _| job(i));
     };
     let mut errors = nav.update_requests(&map, &groups, &edits, run, ctx.threads());

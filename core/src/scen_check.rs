@@ -4,7 +4,7 @@
 use crate::cost_field::CostField;
 use crate::integration::{FieldError, IntegrationField};
 use crate::map::Map;
-use crate::map_format::ScenarioLine;
+use crate::map_format::ScenLine;
 use crate::terrain::{Layer, OPEN, WALL};
 
 /// Relative tolerance of the check (docs/behaviour.md, "Integration field"), on top of the file's
@@ -13,7 +13,7 @@ pub const RELATIVE_TOLERANCE: f64 = 1e-4;
 
 /// One scenario line whose distance did not match.
 #[derive(Clone, Debug, PartialEq)]
-pub struct ScenarioMismatch {
+pub struct ScenMismatch {
     /// The line number in the scenario file.
     pub line_number: usize,
     /// The optimal length the file gives.
@@ -22,9 +22,9 @@ pub struct ScenarioMismatch {
     pub found: Option<f64>,
 }
 
-/// Outcome of [`check_scenario_lines`].
+/// Outcome of [`check_scen_lines`].
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct ScenarioReport {
+pub struct ScenReport {
     /// Lines checked.
     pub lines: usize,
     /// Lines whose distance matched within the tolerance.
@@ -32,7 +32,7 @@ pub struct ScenarioReport {
     /// Largest `|found - expected| / expected` over the lines (a line with no path counts 1).
     pub max_rel_error: f64,
     /// The lines that did not match, in file order.
-    pub mismatches: Vec<ScenarioMismatch>,
+    pub mismatches: Vec<ScenMismatch>,
 }
 
 /// The Moving AI view of a map: every cell that ground units can enter costs 1.
@@ -53,13 +53,13 @@ pub fn uniform_cost_field(map: &Map) -> CostField {
 ///
 /// Each line stops its Dijkstra as soon as the start's distance is final, so checking a
 /// whole file costs far less than one full field per line.
-pub fn check_scenario_lines<'a>(
+pub fn check_scen_lines<'a>(
     map: &Map,
-    lines: impl IntoIterator<Item = &'a ScenarioLine>,
-) -> Result<ScenarioReport, FieldError> {
+    lines: impl IntoIterator<Item = &'a ScenLine>,
+) -> Result<ScenReport, FieldError> {
     let cost = uniform_cost_field(map);
     let mut field = IntegrationField::unreachable(&cost);
-    let mut report = ScenarioReport::default();
+    let mut report = ScenReport::default();
     for line in lines {
         field.rebuild_until(&cost, &[line.goal], Some(line.start))?;
         let found = field.distance(line.start);
@@ -75,7 +75,7 @@ pub fn check_scenario_lines<'a>(
         if error <= RELATIVE_TOLERANCE * expected + line.length_tolerance() {
             report.matched += 1;
         } else {
-            report.mismatches.push(ScenarioMismatch {
+            report.mismatches.push(ScenMismatch {
                 line_number: line.line_number,
                 expected,
                 found,
