@@ -8,7 +8,7 @@ use parking_lot::Mutex;
 use crate::frame::neighbours::{
     FAR_ROWS, LargeUnits, NeighbourInfo, Neighbours, bucket_side, reaches_past,
 };
-use crate::frame::{FrameData, StageError};
+use crate::frame::{FrameData, StageError, query};
 use crate::job_graph::StageContext;
 
 /// Snapshots every unit and sorts the snapshot by bucket.
@@ -17,9 +17,7 @@ pub(crate) fn bucket_units(data: &FrameData, ctx: &StageContext<'_>) {
     let n = &mut *guard;
     let groups = data.groups.read();
     let batch_size = data.config.batch_size.clamp(1, u32::MAX as usize) as u32;
-    let mut query = data
-        .world
-        .query::<(&UnitId, &Position, &Agent, &Steering)>();
+    let mut query = query::<(&UnitId, &Position, &Agent, &Steering)>(&data.world);
     // Each batch's length first (walking a batch reads no component), so every batch can
     // write its part of the snapshot on any thread.
     let lengths: Vec<usize> = query
@@ -137,7 +135,7 @@ pub(crate) fn bucket_units(data: &FrameData, ctx: &StageContext<'_>) {
     let chunk = data.config.batch_size.max(1) * 4;
     let (large, storage): (Vec<_>, Vec<_>) = large.into_iter().unzip();
     if let Err(e) = bucket_large(n, large, &storage, separation_range, chunk, ctx) {
-        data.errors.lock().push(StageError::LargeBuckets(e));
+        data.errors.report(ctx, StageError::LargeBuckets(e));
         n.units.clear();
         n.large = None;
         return;
@@ -150,7 +148,7 @@ pub(crate) fn bucket_units(data: &FrameData, ctx: &StageContext<'_>) {
         chunk,
         ctx,
     ) {
-        data.errors.lock().push(StageError::Buckets(e));
+        data.errors.report(ctx, StageError::Buckets(e));
         n.units.clear();
     }
 }

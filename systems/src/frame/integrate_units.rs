@@ -13,7 +13,7 @@ use horde_core::{
     cell_share, centre_is_open, clear_of_walls, escape_wall_where, move_body, push_out_of_walls,
 };
 
-use crate::frame::{FrameData, UNIT_CHUNK, for_each_unit_chunk};
+use crate::frame::{FrameData, UNIT_CHUNK, for_each_unit_chunk, query};
 use crate::job_graph::StageContext;
 use crate::unit::Memo;
 
@@ -115,19 +115,16 @@ pub(crate) fn integrate_units(data: &FrameData, ctx: &StageContext<'_>) {
             }
         }
     });
-    *data.walled_in.lock() = if found_in_wall.into_inner() {
+    data.walled_in.write().0 = if found_in_wall.into_inner() {
         escape_walls(data, &map)
     } else {
         0
     };
     // Rare: name the non-finite units (a second pass keeps `Entity` out of the hot query).
     if found_non_finite.into_inner() {
-        let mut query = data
-            .world
-            .query::<(Entity, &Position, &Velocity, &ExternalForce, &Stun)>()
+        let mut query = query::<(Entity, &Position, &Velocity, &ExternalForce, &Stun)>(&data.world)
             .with::<&Agent>();
-        let mut quarantine = data.quarantine.lock();
-        quarantine.extend(
+        data.quarantine.write().0.extend(
             query
                 .iter()
                 .filter(|&(_, pos, velocity, external, stun)| {
@@ -153,8 +150,7 @@ fn escape_walls(data: &FrameData, map: &Map) -> usize {
     let mut placed: HashMap<(i64, i64), u32> = HashMap::new();
     let mut walled_in = 0;
     let mut query =
-        data.world
-            .query::<(&Agent, &mut Position)>()
+        query::<(&Agent, &mut Position)>(&data.world)
             .with::<(&Steering, &Velocity, &ExternalForce, &Stun)>();
     for (agent, pos) in query.iter() {
         let cost = map.cost_field(agent.layer);

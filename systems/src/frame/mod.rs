@@ -1,17 +1,11 @@
-//! The frame: the data every stage shares ([`FrameData`]) and the stage graph.
+//! The frame: the data every stage shares ([`FrameData`]) and the stage graph
+//! ([`build_graph`]; its table, with what each stage runs after, reads and writes, is in
+//! ARCHITECTURE.md, generated from the graph itself).
 //!
-//! ```text
-//!   update_forces ──────────────────────────────────────────────┐
-//!   rebuild_fields ───────────────────┐                         v
-//!                                     ├──> steer_units ──> apply_knockback ──> integrate_units ──> resolve_contacts ──> sleep_units
-//!   bucket_units ──> fill_goals ──────┘          │                                  ^
-//!                                                └──────────────────────────────────┘
-//! ```
-//!
-//! Each stage lives in its own file, named after the verb it performs. One more stage,
-//! `update_hierarchy` (`update_hierarchy.rs`, over `crate::hierarchy_nav`; a no-op unless
-//! `SimConfig::navigation` is `Hierarchical`), runs before `rebuild_fields` and
-//! `steer_units`.
+//! Each stage lives in its own file, named after the verb it performs; `update_hierarchy`
+//! works over `crate::hierarchy_nav` and is a no-op unless `SimConfig::navigation` is
+//! `Hierarchical`. A stage takes the resources of [`FrameData`] ([`Shared`]) and queries the
+//! units only as its access declares: in debug builds a touch it did not declare panics.
 
 mod apply_knockback;
 mod bucket_units;
@@ -20,8 +14,11 @@ mod integrate_units;
 mod neighbours;
 mod rebuild_fields;
 mod resolve_contacts;
+mod shared;
 mod sleep_units;
 mod steer_units;
+#[cfg(test)]
+mod tests;
 mod update_forces;
 mod update_hierarchy;
 
@@ -30,7 +27,7 @@ use horde_core::{
     Agent, Clearance, ExternalForce, FieldCache, ForceManager, Map, Mass, Position, Steering, Stun,
     UnitId, Velocity,
 };
-use parking_lot::{Mutex, RwLock};
+use parking_lot::Mutex;
 
 use crate::config::SimConfig;
 use crate::edit_log::EditLog;
@@ -46,6 +43,8 @@ pub(crate) use neighbours::{FAR_ROWS, TOUCHING};
 pub use neighbours::{NeighbourInfo, Neighbours, bucket_side};
 pub(crate) use resolve_contacts::CONTACT_MARGIN;
 pub use resolve_contacts::Contacts;
+pub(crate) use shared::query;
+pub use shared::{Shared, StageErrors};
 pub use sleep_units::Sleep;
 
 /// Per-frame values, fixed while the frame runs.
@@ -57,46 +56,56 @@ pub struct FrameClock {
     pub dt: f32,
 }
 
-/// Everything the stages share. Resources sit behind locks so stages that the graph runs
-/// at the same time can each take what they declared; the graph guarantees no two
-/// conflicting stages overlap, so the locks are never contended.
+/// Everything the stages share. Resources are [`Shared`] so stages that the graph runs at
+/// the same time can each take what they declared (checked in debug builds); the graph
+/// guarantees no two conflicting stages overlap, so the locks are never contended.
 pub struct FrameData {
     /// The units. Stages query it through `&World` (hecs checks borrows at run time).
     pub world: World,
     /// Terrain and costs.
-    pub map: RwLock<Map>,
+    pub map: Shared<Map>,
     /// Distance to the nearest wall per layer, for skipping ray probes in open ground.
-    pub clearance: RwLock<Vec<Clearance>>,
+    pub clearance: Shared<Vec<Clearance>, Clearance>,
     /// Flow fields.
-    pub fields: RwLock<FieldCache>,
+    pub fields: Shared<FieldCache>,
     /// Goals per group.
-    pub groups: RwLock<Groups>,
+    pub groups: Shared<Groups>,
     /// Active force fields.
-    pub forces: RwLock<ForceManager>,
+    pub forces: Shared<ForceManager>,
     /// Spatial grid and the sorted neighbour snapshot.
-    pub neighbours: RwLock<Neighbours>,
+    pub neighbours: Shared<Neighbours>,
     /// Settings.
     pub config: SimConfig,
     /// This frame's number and time step.
     pub clock: FrameClock,
     /// Cost edits not yet folded into every field.
-    pub edits: RwLock<EditLog>,
+    pub edits: Shared<EditLog>,
     /// Portal graphs and hierarchical path requests (used with `Navigation::Hierarchical`).
-    pub hierarchy: RwLock<HierarchyNav>,
+    pub hierarchy: Shared<HierarchyNav>,
     /// What stages could not do this frame (should stay empty).
-    pub errors: Mutex<Vec<StageError>>,
+    pub errors: StageErrors,
     /// Units found with a non-finite position, velocity or stun this frame; the simulation
     /// quarantines them after the frame.
-    pub quarantine: Mutex<Vec<hecs::Entity>>,
+    pub quarantine: Shared<Quarantine>,
     /// The contact step's buffers.
-    pub contacts: RwLock<Contacts>,
+    pub contacts: Shared<Contacts>,
     /// Which cells of each goal area to fill next.
-    pub goal_fills: RwLock<GoalFills>,
+    pub goal_fills: Shared<GoalFills>,
     /// How many units are awake (not asleep) after the frame.
-    pub sleep: RwLock<Sleep>,
+    pub sleep: Shared<Sleep>,
     /// How many units stood inside a wall with no way out this frame (walled in by an edit).
-    pub walled_in: Mutex<usize>,
+    pub walled_in: Shared<WalledIn>,
 }
+
+/// Units found with a non-finite position, velocity or stun this frame (`integrate_units`
+/// writes it; the simulation quarantines them after the frame).
+#[derive(Debug, Default)]
+pub struct Quarantine(pub Vec<hecs::Entity>);
+
+/// How many units stood inside a wall with no way out this frame (`integrate_units` writes
+/// it).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WalledIn(pub usize);
 
 impl std::fmt::Debug for FrameData {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -131,7 +140,7 @@ where
     R: Send,
     F: for<'q> Fn(hecs::Batch<'q, Q>) -> R + Sync,
 {
-    let mut query = world.query::<Q>();
+    let mut query = query::<Q>(world);
     let batches: Vec<Mutex<Option<hecs::Batch<'_, Q>>>> = query
         .iter_batched(batch_size.clamp(1, u32::MAX as usize) as u32)
         .map(|b| Mutex::new(Some(b)))
@@ -230,6 +239,7 @@ pub(crate) fn build_graph() -> Result<JobGraph<FrameData>, GraphBuildError> {
                 .read::<Agent>()
                 .read::<UnitId>()
                 .read::<Steering>()
+                .read::<Groups>()
                 .write::<Neighbours>(),
             &[],
             bucket_units::bucket_units,
@@ -292,7 +302,9 @@ pub(crate) fn build_graph() -> Result<JobGraph<FrameData>, GraphBuildError> {
                 .read::<Clearance>()
                 .write::<Position>()
                 .write::<Velocity>()
-                .write::<ExternalForce>(),
+                .write::<ExternalForce>()
+                .write::<Quarantine>()
+                .write::<WalledIn>(),
             &["steer_units", "apply_knockback"],
             integrate_units::integrate_units,
         )

@@ -15,7 +15,7 @@ use horde_core::{
 use parking_lot::Mutex;
 
 use crate::config::Navigation;
-use crate::frame::{FrameData, StageError};
+use crate::frame::{FrameData, StageError, query};
 use crate::job_graph::StageContext;
 
 /// From this many threads the integration field of a lone field to rebuild is built by all
@@ -70,7 +70,7 @@ pub(crate) fn rebuild_fields(data: &FrameData, ctx: &StageContext<'_>) {
     let demand = demand(data, &map, &pending, &jobs);
     let report = |result: Result<(), horde_core::FieldError>| {
         if let Err(e) = result {
-            data.errors.lock().push(StageError::Field(e));
+            data.errors.report(ctx, StageError::Field(e));
         }
     };
     if let ([(_, only)], [FieldWork::Rebuild]) = (pending.as_slice(), jobs.as_slice()) {
@@ -166,7 +166,7 @@ fn demand(
     }
     let groups = data.groups.read();
     let grid = map.grid();
-    for (pos, agent) in data.world.query::<(&Position, &Agent)>().iter() {
+    for (pos, agent) in query::<(&Position, &Agent)>(&data.world).iter() {
         // Units with a non-finite position are not steered (they are quarantined).
         if !pos.0.is_finite() {
             continue;

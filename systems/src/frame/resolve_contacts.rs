@@ -34,7 +34,7 @@ use horde_core::{
 use parking_lot::Mutex;
 
 use crate::frame::sleep_units::{wake_query, wake_reach};
-use crate::frame::{FrameData, Neighbours};
+use crate::frame::{FrameData, Neighbours, query};
 use crate::job_graph::StageContext;
 
 /// The most contacts a unit keeps for a frame's passes: a disc has at most six neighbours
@@ -195,10 +195,8 @@ fn gather(
 ) {
     let batch_size = data.config.batch_size.clamp(1, u32::MAX as usize) as u32;
     // The same units, in the same order, as `bucket_units`' query.
-    let mut query = data
-        .world
-        .query::<(&Position, &Agent, Option<&Mass>)>()
-        .with::<(&UnitId, &Steering)>();
+    let mut query =
+        query::<(&Position, &Agent, Option<&Mass>)>(&data.world).with::<(&UnitId, &Steering)>();
     let lengths: Vec<usize> = query
         .iter_batched(batch_size)
         .map(Iterator::count)
@@ -578,10 +576,9 @@ fn shoved(external: Vec2, pushed: Vec2, dt: f32, max_external: f32) -> Vec2 {
 fn write_back(data: &FrameData, ctx: &StageContext<'_>, c: &Contacts) {
     let batch_size = data.config.batch_size.clamp(1, u32::MAX as usize) as u32;
     let dt = data.clock.dt;
-    let mut query = data
-        .world
-        .query::<(&mut Position, &mut ExternalForce)>()
-        .with::<(&UnitId, &Agent, &Steering)>();
+    let mut query =
+        query::<(&mut Position, &mut ExternalForce)>(&data.world)
+            .with::<(&UnitId, &Agent, &Steering)>();
     let lengths: Vec<usize> = query
         .iter_batched(batch_size)
         .map(Iterator::count)

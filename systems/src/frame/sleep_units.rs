@@ -27,7 +27,7 @@ use glam::Vec2;
 use horde_core::{Agent, ExternalForce, Position, SLEEP_AFTER, Steering, Stun, UnitId, Velocity};
 use parking_lot::Mutex;
 
-use crate::frame::{FrameData, Neighbours};
+use crate::frame::{FrameData, Neighbours, query};
 use crate::job_graph::StageContext;
 
 /// Cells beyond the separation range within which a unit not at rest keeps the units at
@@ -71,7 +71,7 @@ pub(crate) fn sleep_units(data: &FrameData, ctx: &StageContext<'_>) {
     let range = data.config.steering.separation_range;
     let batch_size = data.config.batch_size.clamp(1, u32::MAX as usize) as u32;
     // The same units, in the same order, as the contacts' storage.
-    let mut query = data.world.query::<(
+    let mut query = query::<(
         &UnitId,
         &Position,
         &Agent,
@@ -79,7 +79,7 @@ pub(crate) fn sleep_units(data: &FrameData, ctx: &StageContext<'_>) {
         &mut Velocity,
         &mut ExternalForce,
         &mut Steering,
-    )>();
+    )>(&data.world);
     let lengths: Vec<usize> = query
         .iter_batched(batch_size)
         .map(Iterator::count)

@@ -39,7 +39,7 @@ pub(crate) fn update_hierarchy(data: &FrameData, ctx: &StageContext<'_>) {
         )
     };
     errors.extend(nav.build_sectors(&map, asks, run));
-    if !errors.is_empty() {
-        data.errors.lock().extend(errors);
+    for error in errors {
+        data.errors.report(ctx, error);
     }
 }

@@ -19,12 +19,13 @@ use horde_core::{
     GroupId, Layer, MAX_SIZE_CLASSES, Map, Quarantined, SpatialGrid, SpawnError, Steering, Terrain,
     UnitId, UnitSpec, WALL,
 };
-use parking_lot::{Mutex, RwLock, RwLockReadGuard};
+use parking_lot::RwLockReadGuard;
 
 use crate::SimError;
 use crate::config::SimConfig;
-use crate::edit_log::EditLog;
-use crate::frame::{FrameClock, FrameData, GoalFills, Neighbours, bucket_side, build_graph};
+use crate::frame::{
+    FrameClock, FrameData, Neighbours, Shared, StageErrors, bucket_side, build_graph,
+};
 use crate::groups::{Group, Groups};
 use crate::hierarchy_nav::HierarchyNav;
 use crate::job_graph::{FrameReport, JobGraph, WorkerPool};
@@ -106,22 +107,22 @@ impl Horde {
         let grid = SpatialGrid::new(map.grid(), cell).map_err(SimError::Buckets)?;
         let data = FrameData {
             world: World::new(),
-            clearance: RwLock::new(clearance),
-            fields: RwLock::new(FieldCache::new(config.flow)),
-            groups: RwLock::new(Groups::default()),
-            forces: RwLock::new(ForceManager::new()),
-            neighbours: RwLock::new(Neighbours::new(grid)),
-            map: RwLock::new(map),
+            clearance: Shared::new(clearance),
+            fields: Shared::new(FieldCache::new(config.flow)),
+            groups: Shared::default(),
+            forces: Shared::new(ForceManager::new()),
+            neighbours: Shared::new(Neighbours::new(grid)),
+            map: Shared::new(map),
             config,
             clock: FrameClock::default(),
-            edits: RwLock::new(EditLog::default()),
-            hierarchy: RwLock::new(HierarchyNav::default()),
-            errors: Mutex::new(Vec::new()),
-            quarantine: Mutex::new(Vec::new()),
-            contacts: RwLock::new(crate::frame::Contacts::default()),
-            walled_in: Mutex::new(0),
-            goal_fills: RwLock::new(GoalFills::default()),
-            sleep: RwLock::new(crate::frame::Sleep::default()),
+            edits: Shared::default(),
+            hierarchy: Shared::default(),
+            errors: StageErrors::default(),
+            quarantine: Shared::default(),
+            contacts: Shared::default(),
+            walled_in: Shared::default(),
+            goal_fills: Shared::default(),
+            sleep: Shared::default(),
         };
         Ok(Self {
             data,
@@ -481,7 +482,7 @@ impl Horde {
         std::mem::swap(&mut self.data.world, world);
         let mut report = outcome?;
         self.wake.edited = false;
-        let found = std::mem::take(self.data.quarantine.get_mut());
+        let found = std::mem::take(&mut self.data.quarantine.get_mut().0);
         self.quarantine(world, found);
         self.last_quarantined.sort_unstable();
         // Not a stage: it needs the world itself, between frames (see `sort_units`).
@@ -501,7 +502,7 @@ impl Horde {
         }
         report.push_step(Arc::clone(&self.sort_step), started.elapsed());
         self.data.clock.frame += 1;
-        let errors = std::mem::take(self.data.errors.get_mut());
+        let errors = self.data.errors.take();
         if let Some(first) = errors.into_iter().next() {
             return Err(SimError::Stage(first));
         }
@@ -599,7 +600,7 @@ impl Horde {
     /// are counted here every frame until an edit opens a way (see `horde_core::body`).
     #[must_use]
     pub fn last_walled_in(&self) -> usize {
-        *self.data.walled_in.lock()
+        self.data.walled_in.read().0
     }
 
     /// The frame counter when group `group`'s goal was last set (by `add_group` or

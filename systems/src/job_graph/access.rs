@@ -99,8 +99,9 @@ impl fmt::Display for Resource {
 /// assert!(Access::new().read::<Position>().is_compatible(&Access::new().read::<Position>()));
 /// ```
 ///
-/// Writing a resource includes reading it. The graph trusts these declarations: it checks them
-/// against each other, not against what the stage's code really touches.
+/// Writing a resource includes reading it. The graph checks these declarations against each
+/// other when it is built; in debug builds, what a running stage's code really touches is
+/// checked against its own declaration (`declared.rs`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Access {
     reads: Vec<Resource>,
@@ -165,6 +166,20 @@ impl Access {
     /// The resources written (and maybe read), in declaration order.
     pub fn writes(&self) -> impl Iterator<Item = &Resource> {
         self.writes.iter()
+    }
+
+    /// Whether this access lets a stage read `resource` (it reads or writes it), or write it
+    /// when `write`.
+    #[must_use]
+    pub fn allows(&self, resource: &Resource, write: bool) -> bool {
+        self.writes.contains(resource) || (!write && self.reads.contains(resource))
+    }
+
+    /// [`Self::allows`] for the resource of the type with id `id`.
+    #[must_use]
+    pub fn allows_type(&self, id: TypeId, write: bool) -> bool {
+        let is = |r: &Resource| matches!(r.0, Key::Type { id: other, .. } if other == id);
+        self.writes.iter().any(is) || (!write && self.reads.iter().any(is))
     }
 
     /// Whether two stages with these accesses may run at the same time: neither writes anything the

@@ -10,7 +10,8 @@ use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
 
-use super::access::Access;
+use super::access::{Access, Resource};
+use super::declared;
 use super::error::{GraphBuildError, JobPanic};
 use super::pool::{ProfileScope, Spawner, WorkerPool};
 
@@ -349,6 +350,58 @@ impl<C: ?Sized> JobGraph<C> {
     }
 }
 
+impl<C: ?Sized> JobGraph<C> {
+    /// The stages the stage `name` runs after (its declared order, not the ones it merely
+    /// conflicts with), or `None` for an unknown name.
+    pub fn runs_after(&self, name: &str) -> Option<impl Iterator<Item = &str>> {
+        let stage = self.stages.iter().find(|stage| &*stage.name == name)?;
+        Some(stage.dependencies.iter().map(|&d| &*self.stages[d].name))
+    }
+
+    /// The graph as a Markdown table, one row a stage in declaration order: what it runs
+    /// after, reads and writes (types by their last path segment). The docs' stage table is
+    /// this text, checked current by a test.
+    #[must_use]
+    pub fn markdown_table(&self) -> String {
+        let names = |resources: &mut dyn Iterator<Item = &Resource>| {
+            let names: Vec<String> = resources.map(|r| format!("`{}`", short_name(r))).collect();
+            if names.is_empty() {
+                "-".to_owned()
+            } else {
+                names.join(", ")
+            }
+        };
+        let mut table =
+            String::from("| stage | runs after | reads | writes |\n|---|---|---|---|\n");
+        for stage in &self.stages {
+            let after: Vec<String> = (stage.dependencies.iter())
+                .map(|&d| format!("`{}`", self.stages[d].name))
+                .collect();
+            let after = if after.is_empty() {
+                "-".to_owned()
+            } else {
+                after.join(", ")
+            };
+            table.push_str(&format!(
+                "| `{}` | {after} | {} | {} |\n",
+                stage.name,
+                names(&mut stage.access.reads()),
+                names(&mut stage.access.writes()),
+            ));
+        }
+        table
+    }
+}
+
+/// A resource's name without its module path (`Position` for `horde_core::unit::Position`).
+fn short_name(resource: &Resource) -> &str {
+    let name = resource.name();
+    match name.find('<') {
+        None => name.rsplit("::").next().unwrap_or(name),
+        Some(_) => name,
+    }
+}
+
 impl<C: ?Sized + Sync> JobGraph<C> {
     /// The report of a run that ran no stage (every stage listed, at zero time).
     #[must_use]
@@ -446,10 +499,14 @@ fn run_stage<C: ?Sized + Sync>(run: &Run<'_, C>, index: usize, spawner: &Spawner
             let _scope = stage.scope.enter(|| "");
             let context = StageContext {
                 name: &stage.name,
+                index,
+                access: &stage.access,
                 pool: run.pool,
                 batch_scope: &stage.batch_scope,
             };
-            (stage.run)(run.ctx, &context);
+            declared::as_stage(&stage.name, &stage.access, || {
+                (stage.run)(run.ctx, &context);
+            });
         }));
         let nanos = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
         run.nanos[index].store(nanos, Ordering::Relaxed);
@@ -484,6 +541,8 @@ fn run_stage<C: ?Sized + Sync>(run: &Run<'_, C>, index: usize, spawner: &Spawner
 /// skipped) and [`JobGraph::run`] returns a [`JobPanic`] naming the stage and the batch.
 pub struct StageContext<'a> {
     name: &'a str,
+    index: usize,
+    access: &'a Access,
     pool: &'a WorkerPool,
     batch_scope: &'a ProfileScope,
 }
@@ -493,6 +552,14 @@ impl<'a> StageContext<'a> {
     #[must_use]
     pub fn name(&self) -> &'a str {
         self.name
+    }
+
+    /// The running stage's place in the graph: stages count from 0 in the order they were
+    /// declared. Results that several stages report at once are put in this order, so that
+    /// they do not depend on which stage finished first.
+    #[must_use]
+    pub fn index(&self) -> usize {
+        self.index
     }
 
     /// How many threads the pool has (the caller included). For information only: splitting work
@@ -511,6 +578,9 @@ impl<'a> StageContext<'a> {
     where
         F: Fn(usize, Range<usize>) + Sync,
     {
+        let f = |i: usize, range: Range<usize>| {
+            declared::as_stage(self.name, self.access, || f(i, range));
+        };
         let outcome = self
             .pool
             .batches(self.name, self.batch_scope, len, batch_size, &f);
@@ -527,6 +597,9 @@ impl<'a> StageContext<'a> {
         T: Send,
         F: Fn(usize, Range<usize>, &mut [T]) + Sync,
     {
+        let f = |i: usize, range: Range<usize>, chunk: &mut [T]| {
+            declared::as_stage(self.name, self.access, || f(i, range, chunk));
+        };
         let outcome = self
             .pool
             .chunks_mut(self.name, self.batch_scope, data, batch_size, &f);
@@ -544,6 +617,9 @@ impl<'a> StageContext<'a> {
         R: Send,
         F: Fn(usize, Range<usize>) -> R + Sync,
     {
+        let f = |i: usize, range: Range<usize>| {
+            declared::as_stage(self.name, self.access, || f(i, range))
+        };
         let outcome = self
             .pool
             .map(self.name, self.batch_scope, len, batch_size, &f);

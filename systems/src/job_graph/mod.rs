@@ -6,9 +6,12 @@
 //!   with `unsafe` code, explained in its docs and in `README.md`.
 //! - `graph`: stages, their order and the conflict check ([`JobGraphBuilder`], [`JobGraph`],
 //!   [`StageContext`], [`FrameReport`]).
+//! - `declared`: in debug builds, the check that a running stage locks and queries only what
+//!   its access declares.
 //! - `error`: [`PoolError`], [`GraphBuildError`], [`JobPanic`].
 
 mod access;
+pub(crate) mod declared;
 mod error;
 mod graph;
 mod pool;

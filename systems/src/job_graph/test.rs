@@ -946,3 +946,53 @@ fn collect_scopes(
         collect_scopes(stream, scope.child_begin_position, thread, out);
     }
 }
+
+/// In debug builds (the tests'), a stage that touches a resource or a component its access
+/// does not declare panics with its name and the resource, in its own call and in its
+/// batches on any thread; declared touches, and touches between runs, pass.
+#[cfg(debug_assertions)]
+#[test]
+fn a_stage_touching_what_it_did_not_declare_fails_the_run() {
+    use super::declared::{check, check_query};
+    struct Declared;
+    struct Undeclared;
+    #[derive(Clone, Copy)]
+    struct Component;
+
+    let run = |touch: fn()| -> Result<(), JobPanic> {
+        let graph = JobGraphBuilder::<()>::new()
+            .stage(
+                "careful",
+                Access::new().read::<Declared>().write::<Component>(),
+                &[],
+                move |(), context| {
+                    touch();
+                    context.for_each_batch(8, 1, |_, _| touch());
+                },
+            )
+            .build()
+            .expect("a valid graph");
+        for threads in [1, 3] {
+            graph.run(&pool(threads), &())?;
+        }
+        Ok(())
+    };
+    run(|| {
+        check::<Declared>(false);
+        check::<Component>(true);
+        check_query::<(&Component, hecs::Entity)>();
+        check_query::<&mut Component>();
+    })
+    .expect("declared touches pass");
+    let message = |touch: fn()| run(touch).expect_err("an undeclared touch").message;
+    assert!(
+        message(|| check::<Undeclared>(false)).starts_with("stage `careful` reads `"),
+        "{}",
+        message(|| check::<Undeclared>(false))
+    );
+    assert!(message(|| check::<Declared>(true)).contains("writes"));
+    assert!(message(check_query::<(&Component, &Undeclared)>).contains("queries"));
+    // Outside a stage nothing is checked.
+    check::<Undeclared>(true);
+    check_query::<&mut Undeclared>();
+}
