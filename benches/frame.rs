@@ -22,12 +22,8 @@ use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use glam::Vec2;
-use horde::{
-    Simulation, Snapshot,
-    components::Position,
-    fields::SpatialGrid,
-    level::{ArmyPhase, DenseArmy},
-};
+use horde::{Simulation, Snapshot, components::Position, fields::SpatialGrid};
+use horde_fixtures::{ArmyPhase, DenseArmy};
 
 #[path = "common/frame_scenario.rs"]
 mod frame_scenario;
@@ -227,7 +223,7 @@ fn machine(c: &mut Criterion) {
     group.finish();
 }
 
-/// The dense army's life (`horde::level::DenseArmy`), each phase on its own: the life is run once
+/// The dense army's life (`horde_fixtures::DenseArmy`), each phase on its own: the life is run once
 /// (untimed), a snapshot taken as each phase begins, and each phase measured in windows of
 /// up to [`WINDOW`] frames from its snapshot, on 1 and on 2 threads. The army's scale comes
 /// from `HORDE_DENSE_SCALE` (1, 2 or 4; default 2, 25,000 units: the life, about 12,000

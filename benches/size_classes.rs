@@ -19,8 +19,8 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use horde::{
     Cell, GoalSet, Layer, Map,
     fields::{FieldCache, FieldKey, FlowConfig, class_cost_field},
-    level::{BENCH_DT, BenchLevel, Crowd},
 };
+use horde_fixtures::{BENCH_DT, BenchLevel, Crowd};
 
 #[path = "common/window.rs"]
 mod window;

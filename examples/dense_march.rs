@@ -1,4 +1,4 @@
-//! The whole life of the dense army an RTS lives in ([`horde::level::DenseArmy`]), each phase
+//! The whole life of the dense army an RTS lives in ([`horde_fixtures::DenseArmy`]), each phase
 //! measured on its own: 100k units of radius 0.45 spawned packed, one per cell, marching
 //! through a band of rocks, squeezing through the 8-cell gaps of a wall and filling a goal
 //! area that holds them all, where they come to rest.
@@ -11,7 +11,7 @@
 //! half or a quarter the side). With fewer frames the run stops early and the phases it did
 //! not reach are left out.
 
-use horde::level::DenseArmy;
+use horde_fixtures::DenseArmy;
 
 fn main() {
     let mut args = std::env::args().skip(1);

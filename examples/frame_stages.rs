@@ -15,7 +15,7 @@
 //! unmeasured (the crowd walks to its goal and packs there, and each frame costs more than
 //! the one before: the frame bench's `2_threads_after_2000_frames` row measures such frames).
 
-use horde::level::{BenchLevel, Crowd};
+use horde_fixtures::{BenchLevel, Crowd};
 use rand_core::{RngCore, SeedableRng};
 
 fn main() {

@@ -1,4 +1,4 @@
-//! A garrison at rest ([`horde::level::Garrison`]): units of radius 0.45 spawned packed, one
+//! A garrison at rest ([`horde_fixtures::Garrison`]): units of radius 0.45 spawned packed, one
 //! per cell, inside a goal area twice their number, with nothing to do but rest. Runs until
 //! 99% are at rest, then times `WINDOW` more frames and prints the frame's median and p95,
 //! each stage's median, how many units are awake and the state hash.
@@ -9,7 +9,7 @@
 
 use horde::Simulation;
 use horde::jobs::FrameTimes;
-use horde::level::Garrison;
+use horde_fixtures::Garrison;
 
 fn main() {
     let mut args = std::env::args().skip(1);

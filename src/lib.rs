@@ -10,7 +10,7 @@
 //! The rest lives in domain modules: [`components`] (what a unit is made of),
 //! [`fields`] (cost, integration and flow fields, clearance, regions, the hierarchy),
 //! [`formats`] (map and scenario files), [`steering`] (steering and body geometry),
-//! [`forces`], [`level`] (the seeded generator and the benchmark levels),
+//! [`forces`], [`level`] (the seeded generator),
 //! [`jobs`] (the job graph and frame reports) and [`persistence`] (snapshots, replays,
 //! file limits). [`hecs`], [`glam`] and [`puffin`] are re-exported, so their versions always
 //! match.
@@ -117,15 +117,10 @@ pub mod forces {
     };
 }
 
-/// Levels: the seeded generator, and the benchmark levels: the frame benchmark's
-/// ([`BenchLevel`](level::BenchLevel) and its [`Crowd`](level::Crowd)) and the dense
-/// army's life (a packed crowd marching, squeezing through gaps and settling).
+/// Levels: the seeded generator. (The benchmark levels horde measures itself on are the
+/// crate `horde-fixtures`.)
 pub mod level {
     pub use horde_core::{Level, LevelConfig, LevelError, LevelWeights, generate_level};
-    pub use horde_systems::{
-        ArmyPhase, BENCH_DT, BenchError, BenchLevel, Crowd, DenseArmy, Garrison, Layout,
-        PhaseReport,
-    };
 }
 
 /// The job graph that runs the frame's stages, its worker pool, its reports and the

@@ -1,9 +1,9 @@
-//! The frame benchmark's scenario (`horde::level::BenchLevel` on the clustered level), as
+//! The frame benchmark's scenario (`horde_fixtures::BenchLevel` on the clustered level), as
 //! the criterion benches call it.
 
 use horde::Simulation;
-use horde::level::BenchLevel;
-pub use horde::level::Crowd;
+use horde_fixtures::BenchLevel;
+pub use horde_fixtures::Crowd;
 
 /// The plain benchmark: `units` units spread over the 1024x1024 clustered level, one goal
 /// near the middle, 8 long-lived force fields, after the first frame.

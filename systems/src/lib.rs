@@ -3,21 +3,18 @@
 //! - [`Simulation`]: a crowd with its own `hecs::World`; [`Horde`]: the same stages on a
 //!   world you own.
 //! - The frame (docs/behaviour.md, "The frame") is a [`JobGraph`] of stages that declare what they
-//!   read and write: `update_forces`, `rebuild_fields`, `bucket_units`, `steer_units`,
-//!   `apply_knockback`, `integrate_units`, `resolve_contacts`. Between frames the units' storage is
-//!   kept in map order (`sort_units`), so the stages read memory in order.
+//!   read and write (the table in ARCHITECTURE.md is written by the graph itself). Between
+//!   frames the units' storage is kept in map order (`sort_units`), so the stages read memory
+//!   in order.
 #![warn(missing_docs)]
 
 mod body_stats;
 mod command;
 mod config;
-mod dense_army;
 mod edit_log;
 mod error;
 mod frame;
-mod frame_bench;
 mod frame_times;
-mod garrison;
 mod groups;
 mod hierarchy_nav;
 mod horde;
@@ -32,11 +29,8 @@ mod unit_check;
 pub use body_stats::BodyStats;
 pub use command::{Command, Outcome};
 pub use config::{ConfigError, ContactConfig, Navigation, SimConfig};
-pub use dense_army::{ArmyPhase, DenseArmy, PhaseReport};
 pub use error::{ReplayError, SimError, StageError};
-pub use frame_bench::{BENCH_DT, BenchError, BenchLevel, Crowd, Layout};
 pub use frame_times::FrameTimes;
-pub use garrison::Garrison;
 pub use groups::{Group, Groups};
 pub use horde::{GroupReach, GroupStatus, Horde, UnitState, UnitStatus, state_hash};
 pub use job_graph::{

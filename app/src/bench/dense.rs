@@ -1,4 +1,4 @@
-//! Table `dense`: the dense army's life ([`horde_systems::DenseArmy`]), each phase on its own.
+//! Table `dense`: the dense army's life ([`horde_fixtures::DenseArmy`]), each phase on its own.
 //! The life runs once on 2 threads: per phase its frames, the frame's median and p95 and
 //! each stage's median in ns per unit. Then, from a snapshot taken as each phase began, the
 //! same [`WINDOW`] frames are run on 1 and on 2 threads, so the speed-up of a second thread
@@ -11,7 +11,8 @@
 
 use std::time::Instant;
 
-use horde_systems::{DenseArmy, PhaseReport, Simulation, Snapshot};
+use horde_fixtures::{DenseArmy, PhaseReport};
+use horde_systems::{Simulation, Snapshot};
 use serde_json::Value;
 
 use super::{Ctx, Row, median, round};

@@ -1,4 +1,4 @@
-//! Table `rest`: what an army at rest costs ([`horde_systems::Garrison`]: units packed inside
+//! Table `rest`: what an army at rest costs ([`horde_fixtures::Garrison`]: units packed inside
 //! a goal area that holds them twice over, with nothing to do but rest; docs/behaviour.md,
 //! "Sleeping"). The garrison walks in on 2 threads until 99% of it is at rest; then, from a
 //! snapshot taken there, the same [`WINDOW`] frames run on 1 and on 2 threads. A row gives
@@ -9,7 +9,8 @@
 
 use std::time::Instant;
 
-use horde_systems::{FrameTimes, Garrison, Simulation, Snapshot};
+use horde_fixtures::Garrison;
+use horde_systems::{FrameTimes, Simulation, Snapshot};
 use serde_json::Value;
 
 use super::{Ctx, Row, round};

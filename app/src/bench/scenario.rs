@@ -1,12 +1,13 @@
 //! The levels and crowds the tables share: the frame benchmark's
-//! ([`horde_systems::BenchLevel`], one definition with the criterion benches), on the
+//! ([`horde_fixtures::BenchLevel`], one definition with the criterion benches), on the
 //! generated clustered-obstacle level or on a Moving AI map.
 
 use std::path::{Path, PathBuf};
 
 use horde_core::load_map;
-pub use horde_systems::{BENCH_DT as DT, BenchLevel as Level, Layout};
-use horde_systems::{Crowd, Simulation};
+use horde_fixtures::Crowd;
+pub use horde_fixtures::{BENCH_DT as DT, BenchLevel as Level, Layout};
+use horde_systems::Simulation;
 
 use crate::AppError;
 
