@@ -395,7 +395,7 @@ impl SpatialGrid {
         let bands = slots.div_ceil(band_len);
         let mut partition = std::mem::take(&mut self.partition);
         // With fewer bands the partition's two extra passes and waits cost more than they save
-        // (measured on 16 cores: `CHANGELOG.md`, "Performance history", "Session 7").
+        // (measured on 16 cores: `git show 33beac9:CHANGELOG.md`, "Session 7").
         let result = if bands < PARTITION_BANDS {
             self.sort_bands(buckets, None, band_len, &run)
         } else {

@@ -136,7 +136,7 @@ impl BucketRing {
 /// How many bands of search nodes [`settle_in_bands`] cuts the coarse search into: a fixed
 /// number, whatever the threads (the distances are the same for any number). Two halves
 /// of the map cross the fewest edges between bands; on the 2-core development machine
-/// three and four bands were slower than two (see CHANGELOG.md, "Performance history", "Session 13").
+/// three and four bands were slower than two (`git show 33beac9:CHANGELOG.md`, "Session 13").
 const SEARCH_BANDS: usize = 2;
 
 /// How far past the lowest waiting key one round of [`settle_in_bands`] settles, in
