@@ -81,7 +81,7 @@ pub mod fields {
         ClassCostChange, Escape, MAX_SIZE_CLASSES, class_clearance, class_cost_field, escape_from,
         size_class, update_class_cost,
     };
-    pub use horde_systems::{ParallelIntegration, Workers};
+    pub use horde_systems::{HierarchyNav, ParallelIntegration, Workers};
 }
 
 /// Map and scenario files: horde's ASCII maps, Moving AI `.map` and `.map.scen`, the check

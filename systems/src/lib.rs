@@ -32,6 +32,7 @@ pub use config::{ConfigError, ContactConfig, Navigation, SimConfig};
 pub use error::{ReplayError, SimError, StageError};
 pub use frame_times::FrameTimes;
 pub use groups::{Group, Groups};
+pub use hierarchy_nav::HierarchyNav;
 pub use horde::{GroupReach, GroupStatus, Horde, UnitState, UnitStatus, state_hash};
 pub use job_graph::{
     Access, FrameReport, GraphBuildError, JobGraph, JobGraphBuilder, JobPanic, PoolError, Resource,

@@ -1,13 +1,13 @@
 //! [`Simulation`]: a [`Horde`] with its own world, for callers that have none; its snapshots,
 //! and the playing of its replays.
 
+use std::ops::Deref;
 use std::path::Path;
 
 use hecs::{Entity, World};
 use horde_core::{
     Cell, ForceField, ForceFieldId, GoalSet, GroupId, Map, Quarantined, Terrain, UnitId, UnitSpec,
 };
-use parking_lot::RwLockReadGuard;
 
 use crate::command::{Command, Outcome};
 use crate::config::SimConfig;
@@ -252,7 +252,7 @@ impl Simulation {
     }
 
     /// The map.
-    pub fn map(&self) -> RwLockReadGuard<'_, Map> {
+    pub fn map(&self) -> impl Deref<Target = Map> + '_ {
         self.horde.map()
     }
 }

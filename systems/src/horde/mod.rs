@@ -9,6 +9,7 @@ mod state_hash;
 pub use reach::{GroupReach, GroupStatus, UnitStatus};
 pub use state_hash::state_hash;
 
+use std::ops::Deref;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -19,7 +20,6 @@ use horde_core::{
     GroupId, Layer, MAX_SIZE_CLASSES, Map, Quarantined, SpatialGrid, SpawnError, Steering, Terrain,
     UnitId, UnitSpec, WALL,
 };
-use parking_lot::RwLockReadGuard;
 
 use crate::SimError;
 use crate::config::SimConfig;
@@ -166,27 +166,27 @@ impl Horde {
     }
 
     /// The map (terrain and costs).
-    pub fn map(&self) -> RwLockReadGuard<'_, Map> {
+    pub fn map(&self) -> impl Deref<Target = Map> + '_ {
         self.data.map.read()
     }
 
     /// The flow fields.
-    pub fn fields(&self) -> RwLockReadGuard<'_, FieldCache> {
+    pub fn fields(&self) -> impl Deref<Target = FieldCache> + '_ {
         self.data.fields.read()
     }
 
     /// Portal graphs and hierarchical path requests (empty with `Navigation::Flat`).
-    pub fn hierarchy(&self) -> RwLockReadGuard<'_, HierarchyNav> {
+    pub fn hierarchy(&self) -> impl Deref<Target = HierarchyNav> + '_ {
         self.data.hierarchy.read()
     }
 
     /// The groups and their goals.
-    pub fn groups(&self) -> RwLockReadGuard<'_, Groups> {
+    pub fn groups(&self) -> impl Deref<Target = Groups> + '_ {
         self.data.groups.read()
     }
 
     /// The active force fields.
-    pub fn forces(&self) -> RwLockReadGuard<'_, ForceManager> {
+    pub fn forces(&self) -> impl Deref<Target = ForceManager> + '_ {
         self.data.forces.read()
     }
 
