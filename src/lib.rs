@@ -89,10 +89,10 @@ pub mod fields {
 pub mod formats {
     pub use horde_core::files;
     pub use horde_core::{
-        Fnv, MAX_MAP_FILE_BYTES, MapFormat, MapFormatError, MapFormatErrorKind, RELATIVE_TOLERANCE,
-        Scen, ScenLine, ScenMismatch, ScenReport, TerrainLengthError, check_scen_lines, load_map,
-        load_scen, movingai_char, parse_ascii_map, parse_movingai_map, parse_scen,
-        uniform_cost_field, write_ascii_map, write_movingai_map,
+        Fnv, MAX_GRID_SIDE, MAX_MAP_FILE_BYTES, MapFormat, MapFormatError, MapFormatErrorKind,
+        RELATIVE_TOLERANCE, Scen, ScenLine, ScenMismatch, ScenReport, TerrainLengthError,
+        check_scen_lines, load_map, load_scen, movingai_char, parse_ascii_map, parse_movingai_map,
+        parse_scen, uniform_cost_field, write_ascii_map, write_movingai_map,
     };
 }
 

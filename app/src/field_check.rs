@@ -7,11 +7,12 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 use clap::{ArgGroup, Args};
-use horde_core::{
-    Cell, Clearance, CostField, FlowConfig, FlowField, IntegrationField, Layer, MAX_SIZE_CLASSES,
-    Map, WALL, check_scen_lines, class_clearance, class_cost_field, load_map, load_scen,
-    size_class,
+use horde::fields::{
+    Clearance, CostField, FlowConfig, FlowField, IntegrationField, MAX_SIZE_CLASSES, WALL,
+    class_clearance, class_cost_field, size_class,
 };
+use horde::formats::{check_scen_lines, load_map, load_scen};
+use horde::{Cell, Layer, Map};
 
 use crate::AppError;
 use crate::render::{CLASS_BLOCKED, Canvas, PictureKind, class_radii, default_width};
@@ -345,7 +346,7 @@ fn check_scen(map: &Map, scen: &Path, json: Option<&Path>) -> Result<(), AppErro
             "matched": report.matched,
             "max_rel_error": report.max_rel_error,
         });
-        horde_core::files::write_atomic(path, format!("{json:#}\n").as_bytes())
+        horde::formats::files::write_atomic(path, format!("{json:#}\n").as_bytes())
             .map_err(|e| AppError::Failed(format!("{}: {e}", path.display())))?;
     }
     if report.matched == report.lines {

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::{Path, PathBuf};
 
-use horde_core::files::{self, DirLock};
+use horde::formats::files::{self, DirLock};
 
 use crate::AppError;
 

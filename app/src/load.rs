@@ -3,8 +3,8 @@
 
 use std::path::Path;
 
+use horde::SimConfig;
 use horde_scenario::{Demo, DemoError, Overrides, Plan, default_threads, load_scenario};
-use horde_systems::SimConfig;
 
 use crate::AppError;
 

@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 use clap::Args;
-use horde_core::{LevelConfig, Map, generate_level, write_ascii_map, write_movingai_map};
+use horde::Map;
+use horde::formats::{write_ascii_map, write_movingai_map};
+use horde::level::{LevelConfig, generate_level};
 
 use crate::AppError;
 use crate::render::{Canvas, default_width};
@@ -128,7 +130,7 @@ pub fn terrain_picture(map: &Map) -> Result<Canvas, AppError> {
 }
 
 fn write_text(path: &Path, text: &str) -> Result<(), AppError> {
-    horde_core::files::write_atomic(path, text.as_bytes())
+    horde::formats::files::write_atomic(path, text.as_bytes())
         .map_err(|e| AppError::Failed(format!("{}: {e}", path.display())))
 }
 

@@ -12,9 +12,10 @@ use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use glam::Vec2;
-use horde_core::{Cell, FlowField, ForceKind, Grid, Layer, Map, Terrain, WALL};
-use horde_systems::Simulation;
+use horde::Simulation;
+use horde::fields::{FlowField, WALL};
+use horde::glam::Vec2;
+use horde::{Cell, ForceKind, Grid, Layer, Map, Terrain};
 use image::{ImageFormat, Rgb, RgbImage};
 
 use crate::AppError;
@@ -96,8 +97,8 @@ const GOAL_TINT: [u8; 3] = [170, 235, 160];
 
 /// The colour of a unit of `status` ([`STATUS_COLOURS`]).
 #[must_use]
-pub fn status_colour(status: horde_systems::UnitStatus) -> [u8; 3] {
-    use horde_systems::UnitStatus as S;
+pub fn status_colour(status: horde::UnitStatus) -> [u8; 3] {
+    use horde::UnitStatus as S;
     STATUS_COLOURS[match status {
         S::Arrived => 0,
         S::Settled => 1,
@@ -691,7 +692,7 @@ pub fn render_plan(plan: &mut Plan, options: &RenderOptions) -> Result<(), AppEr
             Some(writer)
         }
     };
-    let failed = |e: horde_systems::SimError| AppError::Failed(e.to_string());
+    let failed = |e: horde::SimError| AppError::Failed(e.to_string());
     for frame in 0..frames {
         plan.apply_events(frame).map_err(failed)?;
         plan.sim.step(plan.dt).map_err(failed)?;

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use clap::Args;
-use horde_systems::{Replay, ReplayError, SimError};
+use horde::{Replay, ReplayError, SimError};
 
 use crate::AppError;
 use crate::load::resolve_threads;
@@ -67,7 +67,7 @@ pub fn run(args: &ReplayArgs) -> Result<(), AppError> {
             "threads": threads,
             "state_hash": format!("{hash:016x}"),
         });
-        horde_core::files::write_atomic(path, format!("{json:#}\n").as_bytes())
+        horde::formats::files::write_atomic(path, format!("{json:#}\n").as_bytes())
             .map_err(|e| AppError::Failed(format!("{}: {e}", path.display())))?;
     }
     Ok(())

@@ -7,11 +7,10 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use clap::Args;
-use horde_core::GroupId;
+use horde::GroupId;
+use horde::steering::BodyStats;
+use horde::{FileError, GroupReach, GroupStatus, SimError, Simulation, Snapshot, UnitState};
 use horde_scenario::{Overrides, Plan};
-use horde_systems::{
-    BodyStats, FileError, GroupReach, GroupStatus, SimError, Simulation, Snapshot, UnitState,
-};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::AppError;
@@ -347,7 +346,7 @@ fn write_trace(
             u.stun,
             u8::from(u.arrived),
             u8::from(u.settled),
-            u8::from(u.status == horde_systems::UnitStatus::Blocked),
+            u8::from(u.status == horde::UnitStatus::Blocked),
             u8::from(u.asleep)
         )
         .map_err(|e| AppError::Failed(format!("{}: {e}", path.display())))?;
@@ -701,13 +700,13 @@ pub fn run_plan(mut plan: Plan, args: &RunArgs, setup: Duration) -> Result<(), A
             "speed_p99": bodies.speed.quantile(0.99),
             "arrival_s": { "median": arrival_median, "max": arrival_max },
         });
-        horde_core::files::write_atomic(path, format!("{json:#}\n").as_bytes())
+        horde::formats::files::write_atomic(path, format!("{json:#}\n").as_bytes())
             .map_err(|e| AppError::Failed(format!("{}: {e}", path.display())))?;
     }
     if wall_violations > 0 {
         return Err(AppError::Failed(format!(
             "{wall_violations} unit-frames had a body more than {:.0}% of its radius inside a wall",
-            horde_core::WALL_TOLERANCE * 100.0
+            horde::steering::WALL_TOLERANCE * 100.0
         )));
     }
     Ok(())

@@ -238,7 +238,7 @@ fn a_run_killed_while_writing_snapshots_leaves_only_whole_ones() {
                 continue; // the killed run's lock: the next run takes it over (its pid is dead)
             }
             assert!(name.ends_with(".hsnap"), "{name}");
-            let snapshot = horde_systems::Snapshot::load(&path)
+            let snapshot = horde::Snapshot::load(&path)
                 .unwrap_or_else(|e| panic!("round {round}: a broken snapshot was left: {e}"));
             assert_eq!(snapshot.unit_count(), 20000);
             whole += 1;

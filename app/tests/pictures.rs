@@ -4,7 +4,11 @@ use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use horde_core::{LevelConfig, Map, Terrain, generate_level, load_map, movingai_char};
+use horde::level::{LevelConfig, generate_level};
+
+use horde::{Map, Terrain};
+
+use horde::formats::{load_map, movingai_char};
 
 /// Runs the binary with `args`.
 fn horde(args: &[&str]) -> Output {
@@ -88,7 +92,7 @@ fn map_txt_loads_back_and_equals_the_level() {
 #[test]
 fn map_to_stdout_is_the_ascii_map() {
     let out = ok(&horde(&["map", "--seed", "3", "--size", "6x5"]));
-    let parsed = horde_core::parse_ascii_map(&out, "stdout").expect("stdout is an ASCII map");
+    let parsed = horde::formats::parse_ascii_map(&out, "stdout").expect("stdout is an ASCII map");
     assert_eq!(parsed.terrain(), level_map(3, 6, 5, 4).terrain());
 }
 

@@ -4,9 +4,10 @@
 use std::ops::Range;
 use std::path::Path;
 
-use glam::Vec2;
-use horde_core::{Cell, GoalSet, GroupId, Layer, Regions, Terrain, UnitSpec};
-use horde_systems::{Command, SimConfig, Simulation};
+use horde::fields::Regions;
+use horde::glam::Vec2;
+use horde::{Cell, GoalSet, GroupId, Layer, Terrain, UnitSpec};
+use horde::{Command, SimConfig, Simulation};
 use toml::Spanned;
 
 use crate::config;

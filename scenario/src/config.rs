@@ -5,7 +5,7 @@
 
 use std::ops::Range;
 
-use horde_systems::{ConfigError, Navigation, SimConfig};
+use horde::{ConfigError, Navigation, SimConfig};
 use toml::Spanned;
 
 use crate::ctx::{Ctx, integer_in};
@@ -65,7 +65,7 @@ pub(super) fn apply(
         config.partial_fields = on;
     }
     if let Some(n) = &raw.size_classes {
-        let max = i64::from(horde_core::MAX_SIZE_CLASSES);
+        let max = i64::from(horde::fields::MAX_SIZE_CLASSES);
         let key = "config.size_classes";
         config.size_classes = integer_in(ctx, n, key, "a number of size classes", 1, max)? as u8;
     }
@@ -107,7 +107,7 @@ pub(super) fn apply(
     if let Some(c) = &raw.contacts {
         numbers!(c, config.contacts, spans, "contacts", [relaxation]);
         if let Some(n) = &c.passes {
-            let max = i64::from(horde_systems::ContactConfig::MAX_PASSES);
+            let max = i64::from(horde::steering::ContactConfig::MAX_PASSES);
             let key = "config.contacts.passes";
             config.contacts.passes = integer_in(ctx, n, key, "a pass count", 0, max)? as u32;
         }

@@ -4,7 +4,8 @@
 
 use std::ops::Range;
 
-use horde_core::{Cell, Layer, Map, Terrain, WALL};
+use horde::fields::WALL;
+use horde::{Cell, Layer, Map, Terrain};
 use toml::Spanned;
 
 use crate::error::{ScenarioError, ScenarioErrorKind};

@@ -2,12 +2,11 @@
 //! enemy spawns and heading for the lair; an explosion, an attractor and a vortex go off
 //! mid-run; one group changes its goal; a brick of the lair's ring is destroyed.
 
-use glam::Vec2;
-use horde_core::{
-    Cell, ForceField, ForceKind, GoalSet, GroupId, Layer, LevelConfig, Regions, Terrain, UnitSpec,
-    WALL, generate_level,
-};
-use horde_systems::{Command, SimConfig, Simulation};
+use horde::fields::{Regions, WALL};
+use horde::glam::Vec2;
+use horde::level::{LevelConfig, generate_level};
+use horde::{Cell, ForceField, ForceKind, GoalSet, GroupId, Layer, Terrain, UnitSpec};
+use horde::{Command, SimConfig, Simulation};
 
 use crate::plan::{Plan, TimedEvent};
 

@@ -1,7 +1,7 @@
 //! [`build_force`]: one `[[force]]` table turned into a [`ForceField`].
 
-use glam::Vec2;
-use horde_core::{ForceField, ForceKind};
+use horde::glam::Vec2;
+use horde::{ForceField, ForceKind};
 use toml::Spanned;
 
 use crate::MAX_FALLOFF;

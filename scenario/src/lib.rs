@@ -1,6 +1,6 @@
 //! horde's scenario format: a TOML description of a run (a map, groups of units, timed
 //! force fields, terrain edits and goal changes, the simulation's settings) turned into a
-//! [`Plan`], a [`horde_systems::Simulation`] ready to run with the commands that happen at
+//! [`Plan`], a [`horde::Simulation`] ready to run with the commands that happen at
 //! given frames. The format is documented in `docs/scenario.md`; `scenarios/` holds examples.
 //! The built-in demo ([`Demo`]) is a plan too, and `scenarios/demo.toml` reproduces it.
 //!
@@ -29,7 +29,7 @@
 
 use std::path::Path;
 
-use horde_systems::SimConfig;
+use horde::SimConfig;
 
 mod batches;
 mod build;
@@ -76,14 +76,15 @@ pub struct Overrides {
 /// command line. Map files are found relative to the scenario file's folder.
 pub fn load_scenario(path: &Path, overrides: &Overrides) -> Result<Plan, ScenarioError> {
     let source = path.display().to_string();
-    let text = horde_core::files::read_bounded_text(path, MAX_SCENARIO_BYTES, "a scenario file")
-        .map_err(|e| ScenarioError {
-            source: source.clone(),
-            line: None,
-            key: None,
-            kind: ScenarioErrorKind::Read,
-            message: format!("cannot read the scenario file: {e}"),
-        })?;
+    let text =
+        horde::formats::files::read_bounded_text(path, MAX_SCENARIO_BYTES, "a scenario file")
+            .map_err(|e| ScenarioError {
+                source: source.clone(),
+                line: None,
+                key: None,
+                kind: ScenarioErrorKind::Read,
+                message: format!("cannot read the scenario file: {e}"),
+            })?;
     let base_dir = path.parent().unwrap_or_else(|| Path::new(""));
     parse_scenario(&text, &source, base_dir, overrides)
 }

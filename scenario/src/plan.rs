@@ -1,8 +1,8 @@
 //! [`Plan`]: a simulation ready to run, with the events that happen at given frames. Built
 //! from the built-in demo or a scenario file; run by `horde run` and drawn by `horde render`.
 
-use horde_core::GroupId;
-use horde_systems::{Command, GroupReach, Outcome, SimConfig, SimError, Simulation};
+use horde::GroupId;
+use horde::{Command, GroupReach, Outcome, SimConfig, SimError, Simulation};
 
 /// A command given at the start of a frame: a scenario's force fields, goal changes and
 /// terrain edits (the simulation's own [`Command`], so a recorded run replays them as they
@@ -60,13 +60,14 @@ impl Plan {
     /// a snapshot of another plan is refused: its name, time step and events, and the
     /// simulation as built (every unit's id, position and parameters, every group's goal,
     /// every force field). The map and the settings (the seed among them) are compared on
-    /// their own ([`horde_systems::Snapshot::differences`]); the frame count and the thread
+    /// their own ([`horde::Snapshot::differences`]); the frame count and the thread
     /// count are not part of it (a run may be resumed for longer, on other threads).
     #[must_use]
     pub fn fingerprint(&self) -> u64 {
-        use horde_core::{Agent, Mass, Position, UnitId};
+        use horde::UnitId;
+        use horde::components::{Agent, Mass, Position};
         use std::fmt::Write;
-        let mut h = horde_core::Fnv::default();
+        let mut h = horde::formats::Fnv::default();
         h.bytes(self.name.as_bytes());
         h.word(u64::from(self.dt.to_bits()));
         // Formatting into the hash cannot fail.

@@ -4,9 +4,9 @@
 use std::ops::Range;
 use std::path::Path;
 
-use horde_core::{
-    Cell, GoalSet, Layer, Level, LevelConfig, Map, generate_level, load_map, parse_ascii_map,
-};
+use horde::formats::{load_map, parse_ascii_map};
+use horde::level::{Level, LevelConfig, generate_level};
+use horde::{Cell, GoalSet, Layer, Map};
 use toml::Spanned;
 
 use crate::MAX_MAP_CELLS;
@@ -278,7 +278,7 @@ pub(crate) fn build_map(
             Some(s) => integer_in(ctx, s, "map.generate.seed", "a seed", 0, i64::MAX)? as u64,
             None => seed,
         };
-        let side = i64::from(horde_core::MAX_GRID_SIDE);
+        let side = i64::from(horde::formats::MAX_GRID_SIDE);
         let width = integer_in(
             ctx,
             &gen_ref.width,

@@ -6,9 +6,10 @@ mod common;
 use std::path::Path;
 
 use common::*;
-use horde_core::{GroupId, Terrain, WALL};
+use horde::fields::WALL;
+use horde::{Command, SimConfig};
+use horde::{GroupId, Terrain};
 use horde_scenario::*;
-use horde_systems::{Command, SimConfig};
 
 #[test]
 fn small_scenario_builds() {
@@ -39,7 +40,7 @@ fn the_config_table_sets_the_simulation() {
     );
     let plan = parse(&text).expect("parses");
     let config = plan.sim.horde().config();
-    assert_eq!(config.navigation, horde_systems::Navigation::Hierarchical);
+    assert_eq!(config.navigation, horde::Navigation::Hierarchical);
     assert_eq!(config.flow.line_of_sight_radius, 4);
     assert_eq!(config.size_classes, 2);
     assert_eq!(config.steering.jitter, 0.1);
@@ -81,7 +82,7 @@ fn units_that_cannot_reach_their_goal_are_reported_or_refused() {
             u.position.x > 7.0 && (2.0..3.0).contains(&u.position.y),
             "{u:?}"
         );
-        assert_eq!(u.status, horde_systems::UnitStatus::Unreachable);
+        assert_eq!(u.status, horde::UnitStatus::Unreachable);
     }
     assert_eq!(
         reach[0].reachable + reach[0].unreachable.len(),

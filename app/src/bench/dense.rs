@@ -11,8 +11,8 @@
 
 use std::time::Instant;
 
+use horde::{Simulation, Snapshot};
 use horde_fixtures::{DenseArmy, PhaseReport};
-use horde_systems::{Simulation, Snapshot};
 use serde_json::Value;
 
 use super::{Ctx, Row, median, round};

@@ -1,8 +1,9 @@
 //! Table `fields`: horde's integration field (bucket-queue Dijkstra, one thread) against a
-//! textbook `BinaryHeap` Dijkstra (`horde_core::reference`) and `pathfinding::dijkstra_all`
+//! textbook `BinaryHeap` Dijkstra (`horde::fields::reference`) and `pathfinding::dijkstra_all`
 //! on the same graph (entered-cell cost, no corner cutting), toward one goal near the centre.
 
-use horde_core::{Cell, CostField, IntegrationField, Layer, UNREACHABLE, reference};
+use horde::fields::{CostField, IntegrationField, UNREACHABLE, reference};
+use horde::{Cell, Layer};
 
 use super::scenario::{Level, generated};
 use super::{Ctx, Row, median_ms, ratio, round, row};
@@ -28,7 +29,7 @@ pub fn run(ctx: &Ctx) -> Result<Vec<Row>, AppError> {
     let reps = 5;
     let cost = level.map.cost_field(Layer::Ground);
     let goal = level.goal;
-    let failed = |e: horde_core::FieldError| AppError::Failed(e.to_string());
+    let failed = |e: horde::FieldError| AppError::Failed(e.to_string());
 
     ctx.status(format!("fields: horde on {}", level.name));
     let mut field = IntegrationField::build(cost, &[goal]).map_err(failed)?;

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use horde_systems::FrameTimes;
+use horde::jobs::FrameTimes;
 use serde_json::Value;
 
 use super::scenario::{DT, Layout, Level};

@@ -16,8 +16,9 @@ use std::num::NonZero;
 use std::time::{Duration, Instant};
 
 use dodgy_2d::{Agent, AvoidanceOptions, Vec2 as OVec2};
-use glam::Vec2;
-use horde_core::{CostField, FlowField, Grid, Layer, UnitSpec, WALL};
+use horde::fields::{CostField, FlowField, WALL};
+use horde::glam::Vec2;
+use horde::{Grid, Layer, UnitSpec};
 use kiddo::{ImmutableKdTree, SquaredEuclidean};
 
 use super::scenario::{DT, Layout, Level, radius};

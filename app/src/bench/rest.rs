@@ -9,8 +9,9 @@
 
 use std::time::Instant;
 
+use horde::jobs::FrameTimes;
+use horde::{Simulation, Snapshot};
 use horde_fixtures::Garrison;
-use horde_systems::{FrameTimes, Simulation, Snapshot};
 use serde_json::Value;
 
 use super::{Ctx, Row, round};

@@ -4,10 +4,10 @@
 
 use std::path::{Path, PathBuf};
 
-use horde_core::load_map;
+use horde::Simulation;
+use horde::formats::load_map;
 use horde_fixtures::Crowd;
 pub use horde_fixtures::{BENCH_DT as DT, BenchLevel as Level, Layout};
-use horde_systems::Simulation;
 
 use crate::AppError;
 

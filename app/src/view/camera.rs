@@ -2,7 +2,7 @@
 //! many screen points a world unit spans. World `+y` points down, like the screen's.
 
 use eframe::egui::{Pos2, Rect, pos2};
-use glam::Vec2;
+use horde::glam::Vec2;
 
 /// Closest zoom out, in screen points per world unit.
 pub const MIN_ZOOM: f32 = 0.02;

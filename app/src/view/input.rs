@@ -2,11 +2,10 @@
 //! [`Action`]s, and [`apply`], which carries them out through the public [`Simulation`] API
 //! (and nothing else).
 
-use glam::Vec2;
-use horde_core::{
-    Cell, ForceField, ForceKind, GoalSet, GroupId, Layer, Map, Terrain, UnitSpec, WALL,
-};
-use horde_systems::{Command, Simulation};
+use horde::fields::WALL;
+use horde::glam::Vec2;
+use horde::{Cell, ForceField, ForceKind, GoalSet, GroupId, Layer, Map, Terrain, UnitSpec};
+use horde::{Command, Simulation};
 
 use horde_scenario::open_cells_near;
 
@@ -321,8 +320,9 @@ mod tests {
     use super::*;
     use crate::view::camera::Camera;
     use eframe::egui::{Rect, pos2};
-    use horde_core::{CostTable, Grid};
-    use horde_systems::SimConfig;
+    use horde::Grid;
+    use horde::SimConfig;
+    use horde::fields::CostTable;
 
     /// A 40x30 map with a brick wall across row 10 (x 5..=20) and one group heading for
     /// (35, 25).

@@ -4,8 +4,9 @@
 //! palette, the same as `horde render`'s pictures.
 
 use eframe::egui::{Color32, ColorImage, Mesh, Pos2, Rect, TextureId, pos2, vec2};
-use glam::Vec2;
-use horde_core::{Cell, FlowField, Grid, IntegrationField, Layer, Map, UNREACHABLE};
+use horde::fields::{FlowField, IntegrationField, UNREACHABLE};
+use horde::glam::Vec2;
+use horde::{Cell, Grid, Layer, Map};
 
 use super::camera::Camera;
 use crate::render::{shade_for_cost, terrain_colour, unit_colour};
@@ -249,7 +250,8 @@ pub fn segments_mesh(segments: &[[Pos2; 2]], width: f32, colour: Color32) -> Mes
 #[cfg(test)]
 mod tests {
     use super::*;
-    use horde_core::{CostTable, FlowConfig, GoalSet, Terrain};
+    use horde::fields::{CostTable, FlowConfig};
+    use horde::{GoalSet, Terrain};
 
     fn view() -> Rect {
         Rect::from_min_max(pos2(0.0, 0.0), pos2(800.0, 600.0))

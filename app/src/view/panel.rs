@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use eframe::egui::{self, Color32, Key, RichText};
-use horde_core::GroupId;
+use horde::GroupId;
 
 use super::input::{Tool, ToolState};
 use super::mesh::colour;

@@ -10,8 +10,10 @@ use std::time::Instant;
 use eframe::egui::{
     self, Color32, Mesh, Rect, Sense, Shape, Stroke, TextureHandle, TextureOptions, pos2,
 };
-use glam::Vec2;
-use horde_core::{Agent, FieldId, Layer, Position, Steering, Stun, Terrain};
+use horde::components::{Agent, Position, Steering, Stun};
+use horde::fields::FieldId;
+use horde::glam::Vec2;
+use horde::{Layer, Terrain};
 use image::{ImageFormat, RgbImage};
 
 use super::ViewArgs;
@@ -485,8 +487,8 @@ impl Viewer {
                 let cells = group.goal.cells();
                 let (lo, hi) = cells.iter().fold((cells[0], cells[0]), |(lo, hi), c| {
                     (
-                        horde_core::Cell::new(lo.x.min(c.x), lo.y.min(c.y)),
-                        horde_core::Cell::new(hi.x.max(c.x), hi.y.max(c.y)),
+                        horde::Cell::new(lo.x.min(c.x), lo.y.min(c.y)),
+                        horde::Cell::new(hi.x.max(c.x), hi.y.max(c.y)),
                     )
                 });
                 let half = Vec2::splat(grid.cell_size() * 0.5);
@@ -664,8 +666,9 @@ mod tests {
     use super::*;
     use crate::view::input::Tool;
     use egui::{Event, Modifiers, PointerButton, RawInput};
-    use horde_core::{Cell, CostTable, GoalSet, Grid, GroupId, Map, UnitSpec};
-    use horde_systems::{SimConfig, Simulation};
+    use horde::fields::CostTable;
+    use horde::{Cell, GoalSet, Grid, GroupId, Map, UnitSpec};
+    use horde::{SimConfig, Simulation};
 
     const VIEW: Rect = Rect {
         min: egui::Pos2::ZERO,
