@@ -6,7 +6,7 @@ use std::path::Path;
 
 use horde::fields::Regions;
 use horde::glam::Vec2;
-use horde::{Cell, GoalSet, GroupId, Layer, Terrain, UnitSpec};
+use horde::{Cell, GoalSet, Grid, GroupId, Layer, Map, Terrain, UnitSpec};
 use horde::{Command, SimConfig, Simulation};
 use toml::Spanned;
 
@@ -18,8 +18,10 @@ use crate::ctx::{
 use crate::error::{ScenarioError, ScenarioErrorKind};
 use crate::force::build_force;
 use crate::plan::{Plan, TimedEvent};
-use crate::raw::{OneOrMany, RawForce, RawForces, RawGroupRef, RawScenario};
-use crate::world::build_map;
+use crate::raw::{
+    OneOrMany, RawForce, RawForces, RawGroup, RawGroupRef, RawScenario, RawTerrainEdit,
+};
+use crate::world::{World, build_map};
 use crate::{DEFAULT_DT, DEFAULT_FRAMES, MAX_THREADS, Overrides};
 
 /// Per-unit values: one number, or a list cycled through the units.
@@ -52,6 +54,28 @@ struct GroupInfo {
     cells: Vec<Cell>,
 }
 
+/// A terrain edit of the file: its frame, its cells and the new terrain.
+type Edit = (u32, Vec<Cell>, Terrain);
+
+/// The groups of the file placed on the map, before the simulation exists: each group's goal
+/// and what the scenario needs of it, and every unit checked against the map where it stands
+/// (with the index of its group).
+struct Placed {
+    goals: Vec<GoalSet>,
+    units: Vec<(usize, UnitSpec)>,
+    groups: Vec<GroupInfo>,
+}
+
+/// The run's own settings: the seed, the time step, the frames and the threads.
+struct RunSettings {
+    seed: u64,
+    dt: f64,
+    frames: u32,
+    threads: usize,
+}
+
+/// The checked scenario as a [`Plan`]: settings, map, groups and units, then the timed
+/// events (forces, terrain edits, goal changes), then the simulation itself.
 pub(crate) fn build(
     ctx: &Ctx<'_>,
     raw: RawScenario,
@@ -59,6 +83,74 @@ pub(crate) fn build(
     overrides: &Overrides,
     force_batches: &[Range<usize>],
 ) -> Result<Plan, ScenarioError> {
+    let run = run_settings(ctx, &raw, overrides)?;
+    let world = build_map(ctx, &raw.map, base_dir, run.seed)?;
+    if raw.group.is_empty() {
+        return Err(ctx.error(
+            Some(0..0),
+            Some("group".into()),
+            ScenarioErrorKind::MissingKey,
+            "expected at least one [[group]]".into(),
+        ));
+    }
+    let config = sim_config(ctx, &raw, run.seed, run.threads)?;
+    // The simulation is made last, from the map itself: a copy of a big map (and the
+    // scenario's own regions of it) held beside the simulation's would double what loading
+    // costs. Until then the groups and the units are collected, each unit checked against
+    // the map where it is placed.
+    let placed = place_groups(ctx, &raw, &world)?;
+    let require_reachable = raw.require_reachable.as_ref().is_some_and(|r| *r.get_ref());
+
+    let mut events = force_events(ctx, &raw, force_batches, run.dt)?;
+    // Terrain edits, in time order, so that goal changes can be checked against the map as it
+    // will be when they happen.
+    let edits = terrain_edits(ctx, &raw, &world.map, run.dt)?;
+    let goal_events = goal_changes(
+        ctx,
+        &raw,
+        &world,
+        &placed.groups,
+        &edits,
+        require_reachable,
+        run.dt,
+    )?;
+    events.extend(edits.into_iter().map(|(frame, cells, terrain)| TimedEvent {
+        frame,
+        command: Command::SetTerrain { cells, terrain },
+    }));
+    events.extend(goal_events);
+    events.sort_by_key(|e| e.frame);
+
+    let grid = *world.map.grid();
+    let sim = make_simulation(ctx, &raw, world.map, config, placed.goals, placed.units)?;
+    if require_reachable {
+        check_reachable(ctx, &raw, &sim, &grid)?;
+    }
+    let name = raw.name.unwrap_or_else(|| {
+        Path::new(ctx.source).file_stem().map_or_else(
+            || ctx.source.to_string(),
+            |s| s.to_string_lossy().into_owned(),
+        )
+    });
+    let group_names = (placed.groups.iter().enumerate())
+        .map(|(i, g)| g.name.clone().unwrap_or_else(|| format!("group {i}")))
+        .collect();
+    Ok(Plan {
+        name,
+        sim,
+        frames: run.frames,
+        dt: run.dt as f32,
+        events,
+        group_names,
+    })
+}
+
+/// `seed`, `dt`, `frames` and `threads`, the command line's overrides first.
+fn run_settings(
+    ctx: &Ctx<'_>,
+    raw: &RawScenario,
+    overrides: &Overrides,
+) -> Result<RunSettings, ScenarioError> {
     let seed = match (overrides.seed, &raw.seed) {
         (Some(s), _) => s,
         (None, Some(s)) => integer_in(ctx, s, "seed", "a seed", 0, i64::MAX)? as u64,
@@ -100,16 +192,21 @@ pub(crate) fn build(
             format!("expected a thread count in 1..={MAX_THREADS}, found {threads}"),
         ));
     }
-    let world = build_map(ctx, &raw.map, base_dir, seed)?;
-    if raw.group.is_empty() {
-        return Err(ctx.error(
-            Some(0..0),
-            Some("group".into()),
-            ScenarioErrorKind::MissingKey,
-            "expected at least one [[group]]".into(),
-        ));
-    }
+    Ok(RunSettings {
+        seed,
+        dt,
+        frames,
+        threads,
+    })
+}
 
+/// The simulation's settings: the defaults with the seed and threads, then `[config]`.
+fn sim_config(
+    ctx: &Ctx<'_>,
+    raw: &RawScenario,
+    seed: u64,
+    threads: usize,
+) -> Result<SimConfig, ScenarioError> {
     let mut config = SimConfig::default().with_seed(seed).with_threads(threads);
     if let Some(table) = &raw.config {
         config = config::apply(ctx, table, config)?;
@@ -117,27 +214,31 @@ pub(crate) fn build(
     config
         .validate()
         .map_err(|e| ctx.error(None, None, ScenarioErrorKind::Setup, e.to_string()))?;
-    // The simulation is made last, from the map itself: a copy of a big map (and the
-    // scenario's own regions of it) held beside the simulation's would double what loading
-    // costs. Until then the groups and the units are collected, each unit checked against
-    // the map where it is placed.
-    let mut pending_groups: Vec<GoalSet> = Vec::with_capacity(raw.group.len());
-    let mut pending_units: Vec<(usize, UnitSpec)> = Vec::new();
+    Ok(config)
+}
+
+/// Every `[[group]]`: its goal, and its units on free open cells of its spawn area (no two
+/// in one cell; on a level generated with `guarantee_reachable`, only cells connected to
+/// the goal).
+fn place_groups(ctx: &Ctx<'_>, raw: &RawScenario, world: &World) -> Result<Placed, ScenarioError> {
     let map = &world.map;
+    let mut placed = Placed {
+        goals: Vec::with_capacity(raw.group.len()),
+        units: Vec::new(),
+        groups: Vec::with_capacity(raw.group.len()),
+    };
     let mut occupied = vec![false; map.grid().len()];
-    let mut groups: Vec<GroupInfo> = Vec::with_capacity(raw.group.len());
     let mut regions: [Option<Regions>; Layer::COUNT] = Default::default();
-    for (gi, g) in raw.group.iter().enumerate() {
+    for (gi, group) in raw.group.iter().enumerate() {
         let p = format!("group[{gi}]");
-        let span = g.span();
-        let g = g.get_ref();
+        let span = group.span();
+        let g = group.get_ref();
         let layer = match &g.layer {
             Some(l) => parse_layer(ctx, l, &format!("{p}.layer"))?,
             None => Layer::Ground,
         };
         let goal = world.goal(ctx, map, &g.goal_keys(), layer, &p, span.clone())?;
         let id = GroupId(u16::try_from(gi).unwrap_or(u16::MAX));
-        pending_groups.push(goal.clone());
         let count = integer_in(
             ctx,
             &g.count,
@@ -152,7 +253,6 @@ pub(crate) fn build(
             Some(s) => number(ctx, s, &format!("{p}.speed"), true)?,
             None => 4.0,
         };
-        // On a level generated with `guarantee_reachable`, only cells connected to the goal.
         let goal_regions = match world.guaranteed {
             true => regions[layer as usize]
                 .get_or_insert_with(|| Regions::of(map.cost_field(layer)))
@@ -165,57 +265,7 @@ pub(crate) fn build(
                 && !occupied[map.grid().index(c)]
                 && (!world.guaranteed || layer_regions.is_some_and(|r| r.in_any(c, &goal_regions)))
         };
-        let cells = match (&g.spawn, &g.spawn_near) {
-            (Some(rect), None) => {
-                let key = format!("{p}.spawn");
-                let open_cells: Vec<Cell> = rect_cells(ctx, map, rect, &key)?
-                    .into_iter()
-                    .filter(|&c| free(c))
-                    .collect();
-                if open_cells.len() < count {
-                    return Err(ctx.bad(
-                        rect.span(),
-                        &key,
-                        format!(
-                            "the spawn area has {} free open cells for {} units, fewer than \
-                             count = {count}",
-                            open_cells.len(),
-                            layer.name()
-                        ),
-                    ));
-                }
-                // Spread the units evenly over the open cells.
-                let n = open_cells.len();
-                (0..count)
-                    .filter_map(|k| open_cells.get(k * n / count).copied())
-                    .collect()
-            }
-            (None, Some(near)) => {
-                let key = format!("{p}.spawn_near");
-                let centre = world.place(ctx, near, &key)?;
-                let cells = cells_near(map, centre, count, free);
-                if cells.len() < count {
-                    return Err(ctx.bad(
-                        near.span(),
-                        &key,
-                        format!(
-                            "the map has only {} free open cells for {} units, fewer than \
-                             count = {count}",
-                            cells.len(),
-                            layer.name()
-                        ),
-                    ));
-                }
-                cells
-            }
-            _ => {
-                return Err(ctx.missing(
-                    span,
-                    &p,
-                    "give exactly one of `spawn` (an area) and `spawn_near` (a cell or site)",
-                ));
-            }
-        };
+        let cells = spawn_cells(ctx, world, group, &p, layer, count, free)?;
         for (i, &c) in cells.iter().enumerate() {
             occupied[map.grid().index(c)] = true;
             let spec = UnitSpec::at(map.grid().cell_centre(c))
@@ -227,16 +277,90 @@ pub(crate) fn build(
                 .with_controllable(g.controllable.unwrap_or(true));
             spec.validate(map)
                 .map_err(|e| ctx.bad(span.clone(), &p, e.to_string()))?;
-            pending_units.push((gi, spec));
+            placed.units.push((gi, spec));
         }
-        groups.push(GroupInfo {
+        placed.goals.push(goal);
+        placed.groups.push(GroupInfo {
             name: g.name.clone(),
             layer,
             cells,
         });
     }
-    let require_reachable = raw.require_reachable.as_ref().is_some_and(|r| *r.get_ref());
+    Ok(placed)
+}
 
+/// The `count` cells group `p`'s units spawn in: spread evenly over the free cells of its
+/// `spawn` area, or the free cells nearest its `spawn_near` place.
+fn spawn_cells(
+    ctx: &Ctx<'_>,
+    world: &World,
+    group: &Spanned<RawGroup>,
+    p: &str,
+    layer: Layer,
+    count: usize,
+    free: impl Fn(Cell) -> bool,
+) -> Result<Vec<Cell>, ScenarioError> {
+    let map = &world.map;
+    let g = group.get_ref();
+    match (&g.spawn, &g.spawn_near) {
+        (Some(rect), None) => {
+            let key = format!("{p}.spawn");
+            let open_cells: Vec<Cell> = rect_cells(ctx, map, rect, &key)?
+                .into_iter()
+                .filter(|&c| free(c))
+                .collect();
+            if open_cells.len() < count {
+                return Err(ctx.bad(
+                    rect.span(),
+                    &key,
+                    format!(
+                        "the spawn area has {} free open cells for {} units, fewer than \
+                         count = {count}",
+                        open_cells.len(),
+                        layer.name()
+                    ),
+                ));
+            }
+            // Spread the units evenly over the open cells.
+            let n = open_cells.len();
+            Ok((0..count)
+                .filter_map(|k| open_cells.get(k * n / count).copied())
+                .collect())
+        }
+        (None, Some(near)) => {
+            let key = format!("{p}.spawn_near");
+            let centre = world.place(ctx, near, &key)?;
+            let cells = cells_near(map, centre, count, free);
+            if cells.len() < count {
+                return Err(ctx.bad(
+                    near.span(),
+                    &key,
+                    format!(
+                        "the map has only {} free open cells for {} units, fewer than \
+                         count = {count}",
+                        cells.len(),
+                        layer.name()
+                    ),
+                ));
+            }
+            Ok(cells)
+        }
+        _ => Err(ctx.missing(
+            group.span(),
+            p,
+            "give exactly one of `spawn` (an area) and `spawn_near` (a cell or site)",
+        )),
+    }
+}
+
+/// The `[[force]]` tables as events: those serde read with the file, then the batches
+/// parsed on their own (a file gives one or the other).
+fn force_events(
+    ctx: &Ctx<'_>,
+    raw: &RawScenario,
+    force_batches: &[Range<usize>],
+    dt: f64,
+) -> Result<Vec<TimedEvent>, ScenarioError> {
     let mut events: Vec<TimedEvent> = Vec::new();
     let mut force_event = |ctx: &Ctx<'_>, fi: usize, f: &Spanned<RawForce>| {
         let p = format!("force[{fi}]");
@@ -280,10 +404,17 @@ pub(crate) fn build(
             fi += 1;
         }
     }
+    Ok(events)
+}
 
-    // Terrain edits, in time order, so that goal changes can be checked against the map as it
-    // will be when they happen.
-    let mut edits: Vec<(u32, Vec<Cell>, Terrain)> = Vec::new();
+/// Every `[[terrain_edit]]`, in file order.
+fn terrain_edits(
+    ctx: &Ctx<'_>,
+    raw: &RawScenario,
+    map: &Map,
+    dt: f64,
+) -> Result<Vec<Edit>, ScenarioError> {
+    let mut edits: Vec<Edit> = Vec::new();
     for (ti, t) in raw.terrain_edit.iter().enumerate() {
         let p = format!("terrain_edit[{ti}]");
         let e = t.get_ref();
@@ -297,46 +428,69 @@ pub(crate) fn build(
             dt,
         )?;
         let terrain = parse_terrain(ctx, &e.terrain, &format!("{p}.terrain"))?;
-        let cells = match (&e.cells, &e.rect, &e.first_of) {
-            (Some(list), None, None) => {
-                let key = format!("{p}.cells");
-                if list.get_ref().is_empty() {
-                    return Err(ctx.bad(list.span(), &key, "expected at least one cell"));
-                }
-                list.get_ref()
-                    .iter()
-                    .map(|c| cell_in(ctx, map, *c.get_ref(), c.span(), &key))
-                    .collect::<Result<Vec<_>, _>>()?
-            }
-            (None, Some(rect), None) => rect_cells(ctx, map, rect, &format!("{p}.rect"))?,
-            (None, None, Some(kind)) => {
-                let key = format!("{p}.first_of");
-                let kind_t = parse_terrain(ctx, kind, &key)?;
-                let found = (0..map.grid().len())
-                    .map(|i| map.grid().cell(i))
-                    .find(|&c| map.terrain_at(c) == kind_t);
-                match found {
-                    Some(c) => vec![c],
-                    None => {
-                        return Err(ctx.bad(
-                            kind.span(),
-                            &key,
-                            format!("the map has no {} cell", kind_t.name()),
-                        ));
-                    }
-                }
-            }
-            _ => {
-                return Err(ctx.missing(
-                    t.span(),
-                    &p,
-                    "give exactly one of `cells`, `rect` and `first_of`",
-                ));
-            }
-        };
+        let cells = edit_cells(ctx, map, t, &p)?;
         edits.push((frame, cells, terrain));
     }
+    Ok(edits)
+}
 
+/// The cells of terrain edit `p`: its `cells`, its `rect`, or the first cell of the
+/// terrain `first_of` names.
+fn edit_cells(
+    ctx: &Ctx<'_>,
+    map: &Map,
+    t: &Spanned<RawTerrainEdit>,
+    p: &str,
+) -> Result<Vec<Cell>, ScenarioError> {
+    let e = t.get_ref();
+    match (&e.cells, &e.rect, &e.first_of) {
+        (Some(list), None, None) => {
+            let key = format!("{p}.cells");
+            if list.get_ref().is_empty() {
+                return Err(ctx.bad(list.span(), &key, "expected at least one cell"));
+            }
+            list.get_ref()
+                .iter()
+                .map(|c| cell_in(ctx, map, *c.get_ref(), c.span(), &key))
+                .collect::<Result<Vec<_>, _>>()
+        }
+        (None, Some(rect), None) => rect_cells(ctx, map, rect, &format!("{p}.rect")),
+        (None, None, Some(kind)) => {
+            let key = format!("{p}.first_of");
+            let kind_t = parse_terrain(ctx, kind, &key)?;
+            let found = (0..map.grid().len())
+                .map(|i| map.grid().cell(i))
+                .find(|&c| map.terrain_at(c) == kind_t);
+            match found {
+                Some(c) => Ok(vec![c]),
+                None => Err(ctx.bad(
+                    kind.span(),
+                    &key,
+                    format!("the map has no {} cell", kind_t.name()),
+                )),
+            }
+        }
+        _ => Err(ctx.missing(
+            t.span(),
+            p,
+            "give exactly one of `cells`, `rect` and `first_of`",
+        )),
+    }
+}
+
+/// Every `[[goal_change]]` as an event, its goal checked against the map as the terrain
+/// edits will have made it by then (and, with `require_reachable`, reachable from where the
+/// group's units spawned).
+fn goal_changes(
+    ctx: &Ctx<'_>,
+    raw: &RawScenario,
+    world: &World,
+    groups: &[GroupInfo],
+    edits: &[Edit],
+    require_reachable: bool,
+    dt: f64,
+) -> Result<Vec<TimedEvent>, ScenarioError> {
+    let map = &world.map;
     let mut goal_events: Vec<TimedEvent> = Vec::new();
     for (ci, c) in raw.goal_change.iter().enumerate() {
         let p = format!("goal_change[{ci}]");
@@ -368,8 +522,7 @@ pub(crate) fn build(
         // The map as it will be at `frame`: edits of earlier or the same frame applied (events
         // of a frame run in file order, terrain edits after forces and before goal changes).
         let mut later_map = map.clone();
-        let mut edited: Vec<&(u32, Vec<Cell>, Terrain)> =
-            edits.iter().filter(|e| e.0 <= frame).collect();
+        let mut edited: Vec<&Edit> = edits.iter().filter(|e| e.0 <= frame).collect();
         edited.sort_by_key(|e| e.0);
         for (_, cells, terrain) in edited {
             for &cell in cells {
@@ -406,67 +559,62 @@ pub(crate) fn build(
             },
         });
     }
-    events.extend(edits.into_iter().map(|(frame, cells, terrain)| TimedEvent {
-        frame,
-        command: Command::SetTerrain { cells, terrain },
-    }));
-    events.extend(goal_events);
-    events.sort_by_key(|e| e.frame);
+    Ok(goal_events)
+}
 
-    drop(regions);
-    let grid = *map.grid();
-    let mut sim = Simulation::new(world.map, config)
+/// The simulation on `map`, with the groups and units placed before.
+fn make_simulation(
+    ctx: &Ctx<'_>,
+    raw: &RawScenario,
+    map: Map,
+    config: SimConfig,
+    goals: Vec<GoalSet>,
+    units: Vec<(usize, UnitSpec)>,
+) -> Result<Simulation, ScenarioError> {
+    let mut sim = Simulation::new(map, config)
         .map_err(|e| ctx.error(None, None, ScenarioErrorKind::Setup, e.to_string()))?;
-    for (gi, goal) in pending_groups.into_iter().enumerate() {
+    for (gi, goal) in goals.into_iter().enumerate() {
         sim.add_group(goal)
             .map_err(|e| ctx.bad(raw.group[gi].span(), &format!("group[{gi}]"), e.to_string()))?;
     }
-    for (gi, spec) in pending_units {
+    for (gi, spec) in units {
         sim.spawn(spec)
             .map_err(|e| ctx.bad(raw.group[gi].span(), &format!("group[{gi}]"), e.to_string()))?;
     }
-    if require_reachable {
-        for reach in sim.reachability() {
-            let Some(&first) = reach.unreachable.first() else {
-                continue;
-            };
-            let gi = usize::from(reach.group.0);
-            let units = sim.units();
-            let at = units
-                .iter()
-                .find(|u| u.id == first)
-                .map_or(Vec2::ZERO, |u| u.position);
-            let cell = grid.clamped_cell_at(at);
-            return Err(ctx.bad(
-                raw.group[gi].span(),
-                &format!("group[{gi}]"),
-                format!(
-                    "{} of {} units spawn where they cannot reach the goal (the first at cell \
-                     [{}, {}]), and require_reachable = true",
-                    reach.unreachable.len(),
-                    reach.unreachable.len() + reach.reachable,
-                    cell.x,
-                    cell.y
-                ),
-            ));
-        }
-    }
+    Ok(sim)
+}
 
-    let name = raw.name.unwrap_or_else(|| {
-        Path::new(ctx.source).file_stem().map_or_else(
-            || ctx.source.to_string(),
-            |s| s.to_string_lossy().into_owned(),
-        )
-    });
-    let group_names = (groups.iter().enumerate())
-        .map(|(i, g)| g.name.clone().unwrap_or_else(|| format!("group {i}")))
-        .collect();
-    Ok(Plan {
-        name,
-        sim,
-        frames,
-        dt: dt as f32,
-        events,
-        group_names,
-    })
+/// `require_reachable = true`: the first group with a unit cut off from its goal is an
+/// error naming the group and the first such unit's cell.
+fn check_reachable(
+    ctx: &Ctx<'_>,
+    raw: &RawScenario,
+    sim: &Simulation,
+    grid: &Grid,
+) -> Result<(), ScenarioError> {
+    for reach in sim.reachability() {
+        let Some(&first) = reach.unreachable.first() else {
+            continue;
+        };
+        let gi = usize::from(reach.group.0);
+        let units = sim.units();
+        let at = units
+            .iter()
+            .find(|u| u.id == first)
+            .map_or(Vec2::ZERO, |u| u.position);
+        let cell = grid.clamped_cell_at(at);
+        return Err(ctx.bad(
+            raw.group[gi].span(),
+            &format!("group[{gi}]"),
+            format!(
+                "{} of {} units spawn where they cannot reach the goal (the first at cell \
+                 [{}, {}]), and require_reachable = true",
+                reach.unreachable.len(),
+                reach.unreachable.len() + reach.reachable,
+                cell.x,
+                cell.y
+            ),
+        ));
+    }
+    Ok(())
 }
