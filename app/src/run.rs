@@ -395,6 +395,97 @@ impl CutOff {
     }
 }
 
+/// What the frames of a run measured, in memory bounded however many frames run:
+/// summaries of the times, not a record per frame.
+struct Tally {
+    per_stage: Vec<(String, DurationStats)>,
+    totals: DurationStats,
+    bodies: BodyFigures,
+    /// Units that cannot reach their goal: where the run starts, and after each goal change.
+    cut_off: CutOff,
+    quarantined: usize,
+    snapshots_written: usize,
+}
+
+impl Tally {
+    fn new() -> Self {
+        Self {
+            per_stage: Vec::new(),
+            totals: DurationStats::new(),
+            bodies: BodyFigures::new(),
+            cut_off: CutOff::default(),
+            quarantined: 0,
+            snapshots_written: 0,
+        }
+    }
+
+    /// Adds one frame's stage times.
+    fn add_stages(&mut self, sim: &Simulation) {
+        for (name, time) in sim.horde().stage_times() {
+            match self.per_stage.iter_mut().find(|(n, _)| *n == name) {
+                Some((_, v)) => v.add(time),
+                None => {
+                    let mut v = DurationStats::new();
+                    v.add(time);
+                    self.per_stage.push((name, v));
+                }
+            }
+        }
+    }
+}
+
+/// How the run ended: the units' states and the figures the report prints.
+struct Outcome {
+    units: Vec<UnitState>,
+    status: Vec<GroupStatus>,
+    arrived: usize,
+    settled: usize,
+    moving: usize,
+    unreachable: usize,
+    blocked: usize,
+    stunned: usize,
+    hash: u64,
+    arrival_median: Option<f64>,
+    arrival_max: Option<f64>,
+}
+
+impl Outcome {
+    fn of(plan: &Plan) -> Self {
+        let sim = &plan.sim;
+        let units = sim.units();
+        let status = sim.group_status();
+        let count = |f: fn(&GroupStatus) -> usize| status.iter().map(f).sum::<usize>();
+        // Arrival times count from the group's latest goal change, and come from the saved
+        // state: a resumed run reports what the uninterrupted one does.
+        let mut arrival_s: Vec<f64> = units
+            .iter()
+            .filter_map(|u| {
+                let since = sim.horde().group_goal_frame(u.group)?;
+                let frames = u.arrived_frame?.checked_sub(since)?;
+                Some(frames as f64 * f64::from(plan.dt))
+            })
+            .collect();
+        arrival_s.sort_by(f64::total_cmp);
+        let (arrival_median, arrival_max) = match arrival_s.as_slice() {
+            [] => (None, None),
+            s => (Some(s[s.len() / 2]), s.last().copied()),
+        };
+        Self {
+            arrived: count(|g| g.arrived),
+            settled: count(|g| g.settled),
+            moving: count(|g| g.moving),
+            unreachable: count(|g| g.unreachable),
+            blocked: count(|g| g.blocked),
+            stunned: units.iter().filter(|u| u.stun > 0.0).count(),
+            hash: sim.state_hash(),
+            units,
+            status,
+            arrival_median,
+            arrival_max,
+        }
+    }
+}
+
 /// Runs `plan` and reports (see the module docs).
 pub fn run_plan(mut plan: Plan, args: &RunArgs, setup: Duration) -> Result<(), AppError> {
     let threads = plan.threads();
@@ -411,84 +502,83 @@ pub fn run_plan(mut plan: Plan, args: &RunArgs, setup: Duration) -> Result<(), A
     if args.record.is_some() {
         plan.sim.start_recording();
     }
-    let mut snapshots_written = 0usize;
-    let mut quarantined = 0usize;
-    let profiling = Profiling::start(args)?;
-    let mut trace = match &args.trace {
-        Some(path) => {
-            let mut w = create(path)?;
-            writeln!(
-                w,
-                "frame,unit,group,x,y,vx,vy,external_speed,stun,arrived,settled,blocked,asleep"
-            )
-            .map_err(|e| AppError::Failed(format!("{}: {e}", path.display())))?;
-            // The state before the first frame.
-            write_trace(&mut w, path, start, &plan.sim.units())?;
-            Some((path.clone(), w))
+    let tally = run_frames(&mut plan, args, start, frames)?;
+    let replay = match (&args.record, plan.sim.finish_recording()) {
+        (Some(path), Some(replay)) => {
+            replay.save(path).map_err(file_error)?;
+            Some((path, replay))
         }
-        None => None,
+        _ => None,
     };
-    let every = args.trace_every.max(1);
-    let progress = if std::io::stderr().is_terminal() {
-        ProgressBar::with_draw_target(
-            Some(u64::from(frames - start)),
-            ProgressDrawTarget::stderr(),
-        )
-    } else {
-        ProgressBar::hidden()
+    let outcome = Outcome::of(&plan);
+    let report = Report {
+        plan: &plan,
+        args,
+        start,
+        frames,
+        threads,
+        setup,
+        tally: &tally,
+        outcome: &outcome,
     };
-    if let Ok(style) =
-        ProgressStyle::with_template("{bar:40} {pos}/{len} frames {elapsed_precise} eta {eta}")
-    {
-        progress.set_style(style);
+    report.print(
+        replay
+            .as_ref()
+            .map(|(path, replay)| (path.as_path(), replay)),
+    );
+    if let Some(path) = &args.json {
+        horde::formats::files::write_atomic(path, format!("{:#}\n", report.json()).as_bytes())
+            .map_err(|e| AppError::Failed(format!("{}: {e}", path.display())))?;
     }
+    let wall_violations = tally.bodies.wall_violations;
+    if wall_violations > 0 {
+        return Err(AppError::Failed(format!(
+            "{wall_violations} unit-frames had a body more than {:.0}% of its radius inside a wall",
+            horde::steering::WALL_TOLERANCE * 100.0
+        )));
+    }
+    Ok(())
+}
 
-    // Bounded however many frames run: summaries of the times, not a record per frame.
-    let mut per_stage: Vec<(String, DurationStats)> = Vec::new();
-    let mut totals = DurationStats::new();
-    let mut bodies = BodyFigures::new();
+/// Runs frames `start..frames` of `plan` with the run's outputs (the trace, snapshots,
+/// puffin, the progress bar), and tallies what they measured.
+fn run_frames(plan: &mut Plan, args: &RunArgs, start: u32, frames: u32) -> Result<Tally, AppError> {
+    let profiling = Profiling::start(args)?;
+    let mut trace = open_trace(args, start, plan)?;
+    let every = args.trace_every.max(1);
+    let progress = progress_bar(frames - start);
+    let mut tally = Tally::new();
     let mut units_before = plan.sim.units();
-    // Units that cannot reach their goal: where the run starts, and after each goal change.
-    let mut cut_off = CutOff::default();
     let cause = if start == 0 { "spawn" } else { "resume" };
     for reach in plan.sim.reachability() {
-        cut_off.add(start, cause, &reach);
+        tally.cut_off.add(start, cause, &reach);
     }
     for frame in start..frames {
         let reaches = plan
             .apply_events(frame)
             .map_err(|e| AppError::Failed(e.to_string()))?;
         for reach in &reaches {
-            cut_off.add(frame, "goal change", reach);
+            tally.cut_off.add(frame, "goal change", reach);
         }
         let t = Instant::now();
         plan.sim
             .step(plan.dt)
             .map_err(|e| AppError::Failed(e.to_string()))?;
-        totals.add(t.elapsed());
-        quarantined += plan.sim.horde().last_quarantined().len();
+        tally.totals.add(t.elapsed());
+        tally.quarantined += plan.sim.horde().last_quarantined().len();
         if let (Some(every), Some(dir)) = (args.snapshot_every, &args.snapshot_dir)
             && (frame + 1) % every == 0
         {
             let path = dir.join(format!("frame-{:08}.hsnap", frame + 1));
             plan.sim.save_snapshot(&path).map_err(file_error)?;
-            snapshots_written += 1;
+            tally.snapshots_written += 1;
         }
         if profiling.is_some() {
             puffin::GlobalProfiler::lock().new_frame();
         }
-        for (name, time) in plan.sim.horde().stage_times() {
-            match per_stage.iter_mut().find(|(n, _)| *n == name) {
-                Some((_, v)) => v.add(time),
-                None => {
-                    let mut v = DurationStats::new();
-                    v.add(time);
-                    per_stage.push((name, v));
-                }
-            }
-        }
+        tally.add_stages(&plan.sim);
         let units = plan.sim.units();
-        bodies.sample(&plan.sim, frame + 1, &units_before, &units, plan.dt);
+        (tally.bodies).sample(&plan.sim, frame + 1, &units_before, &units, plan.dt);
         if let Some((path, w)) = &mut trace
             && (frame + 1) % every == 0
         {
@@ -505,189 +595,238 @@ pub fn run_plan(mut plan: Plan, args: &RunArgs, setup: Duration) -> Result<(), A
     if let Some(p) = profiling {
         p.finish()?;
     }
-    let replay = match (&args.record, plan.sim.finish_recording()) {
-        (Some(path), Some(replay)) => {
-            replay.save(path).map_err(file_error)?;
-            Some((path, replay))
-        }
-        _ => None,
-    };
+    Ok(tally)
+}
 
-    let sim = &plan.sim;
-    let units = sim.units();
-    let status = sim.group_status();
-    let count = |f: fn(&GroupStatus) -> usize| status.iter().map(f).sum::<usize>();
-    let (arrived, settled) = (count(|g| g.arrived), count(|g| g.settled));
-    let (moving, unreachable) = (count(|g| g.moving), count(|g| g.unreachable));
-    let blocked = count(|g| g.blocked);
-    let stunned = units.iter().filter(|u| u.stun > 0.0).count();
-    let hash = sim.state_hash();
-    // Arrival times count from the group's latest goal change, and come from the saved
-    // state: a resumed run reports what the uninterrupted one does.
-    let mut arrival_s: Vec<f64> = units
-        .iter()
-        .filter_map(|u| {
-            let since = sim.horde().group_goal_frame(u.group)?;
-            let frames = u.arrived_frame?.checked_sub(since)?;
-            Some(frames as f64 * f64::from(plan.dt))
-        })
-        .collect();
-    arrival_s.sort_by(f64::total_cmp);
-    let (arrival_median, arrival_max) = match arrival_s.as_slice() {
-        [] => (None, None),
-        s => (Some(s[s.len() / 2]), s.last().copied()),
+/// The `--trace` file, its header and the state before the first frame written.
+fn open_trace(
+    args: &RunArgs,
+    start: u32,
+    plan: &Plan,
+) -> Result<Option<(PathBuf, BufWriter<File>)>, AppError> {
+    let Some(path) = &args.trace else {
+        return Ok(None);
     };
+    let mut w = create(path)?;
+    writeln!(
+        w,
+        "frame,unit,group,x,y,vx,vy,external_speed,stun,arrived,settled,blocked,asleep"
+    )
+    .map_err(|e| AppError::Failed(format!("{}: {e}", path.display())))?;
+    write_trace(&mut w, path, start, &plan.sim.units())?;
+    Ok(Some((path.clone(), w)))
+}
 
-    println!(
-        "horde: {}: {} units, {} frames, {} threads",
-        printable(&plan.name),
-        units.len(),
-        frames - start,
-        threads
-    );
-    if start > 0 {
-        println!("resumed at frame {start}");
+/// A progress bar of `frames` frames on a terminal's stderr, hidden elsewhere.
+fn progress_bar(frames: u32) -> ProgressBar {
+    let progress = if std::io::stderr().is_terminal() {
+        ProgressBar::with_draw_target(Some(u64::from(frames)), ProgressDrawTarget::stderr())
+    } else {
+        ProgressBar::hidden()
+    };
+    if let Ok(style) =
+        ProgressStyle::with_template("{bar:40} {pos}/{len} frames {elapsed_precise} eta {eta}")
+    {
+        progress.set_style(style);
     }
-    println!("setup {:.1} ms", setup.as_secs_f64() * 1e3);
-    println!(
-        "{:<18} {:>10} {:>10} {:>10}",
-        "stage", "median ms", "p95 ms", "max ms"
-    );
-    let mut json_stages = serde_json::Map::new();
-    let mut rows: Vec<(String, DurationStats)> = per_stage;
-    rows.push(("frame".to_string(), totals));
-    for (name, samples) in &rows {
-        let (med, p95, max) = samples.summary_ms();
-        println!("{name:<18} {med:>10.3} {p95:>10.3} {max:>10.3}");
-        json_stages.insert(
-            name.clone(),
-            serde_json::json!({ "median_ms": med, "p95_ms": p95, "max_ms": max }),
+    progress
+}
+
+/// The end of a run, printed (docs/run-output.md) and as `--json`.
+struct Report<'a> {
+    plan: &'a Plan,
+    args: &'a RunArgs,
+    start: u32,
+    frames: u32,
+    threads: usize,
+    setup: Duration,
+    tally: &'a Tally,
+    outcome: &'a Outcome,
+}
+
+impl Report<'_> {
+    /// The stages' rows and the frame's: name, median, p95 and max in ms.
+    fn stage_rows(&self) -> Vec<(&str, (f64, f64, f64))> {
+        (self.tally.per_stage.iter())
+            .map(|(name, samples)| (name.as_str(), samples.summary_ms()))
+            .chain([("frame", self.tally.totals.summary_ms())])
+            .collect()
+    }
+
+    fn seconds(&self, frames: Option<u64>) -> Option<f64> {
+        frames.map(|f| f as f64 * f64::from(self.plan.dt))
+    }
+
+    fn print(&self, replay: Option<(&Path, &horde::Replay)>) {
+        let (plan, o, bodies) = (self.plan, self.outcome, &self.tally.bodies);
+        println!(
+            "horde: {}: {} units, {} frames, {} threads",
+            printable(&plan.name),
+            o.units.len(),
+            self.frames - self.start,
+            self.threads
         );
-    }
-    let wall_violations = bodies.wall_violations;
-    println!(
-        "arrived {arrived} (median {} s, max {} s), settled {settled}, moving {moving}, blocked {blocked}, unreachable {unreachable}, stunned {stunned}, wall violations {wall_violations}",
-        arrival_median.map_or("-".into(), |s| format!("{s:.2}")),
-        arrival_max.map_or("-".into(), |s| format!("{s:.2}")),
-    );
-    let seconds = |frames: Option<u64>| frames.map(|f| f as f64 * f64::from(plan.dt));
-    let shown = |s: Option<f64>| s.map_or("-".into(), |s| format!("{s:.2}"));
-    let mut json_groups = Vec::with_capacity(status.len());
-    for g in &status {
-        let name = plan.group_name(g.group);
-        let (first, last) = (seconds(g.first_arrival), seconds(g.last_arrival));
-        if status.len() > 1 {
+        if self.start > 0 {
+            println!("resumed at frame {}", self.start);
+        }
+        println!("setup {:.1} ms", self.setup.as_secs_f64() * 1e3);
+        println!(
+            "{:<18} {:>10} {:>10} {:>10}",
+            "stage", "median ms", "p95 ms", "max ms"
+        );
+        for (name, (med, p95, max)) in self.stage_rows() {
+            println!("{name:<18} {med:>10.3} {p95:>10.3} {max:>10.3}");
+        }
+        let shown = |s: Option<f64>| s.map_or("-".into(), |s| format!("{s:.2}"));
+        println!(
+            "arrived {} (median {} s, max {} s), settled {}, moving {}, blocked {}, unreachable {}, stunned {}, wall violations {}",
+            o.arrived,
+            shown(o.arrival_median),
+            shown(o.arrival_max),
+            o.settled,
+            o.moving,
+            o.blocked,
+            o.unreachable,
+            o.stunned,
+            bodies.wall_violations,
+        );
+        if o.status.len() > 1 {
+            for g in &o.status {
+                let (first, last) = (self.seconds(g.first_arrival), self.seconds(g.last_arrival));
+                println!(
+                    "  {}: {} units: arrived {} (first {} s, last {} s), settled {}, moving {}, blocked {}, unreachable {}",
+                    printable(&plan.group_name(g.group)),
+                    g.units,
+                    g.arrived,
+                    shown(first),
+                    shown(last),
+                    g.settled,
+                    g.moving,
+                    g.blocked,
+                    g.unreachable
+                );
+            }
+        }
+        let cut_off = &self.tally.cut_off;
+        for r in &cut_off.reports {
             println!(
-                "  {}: {} units: arrived {} (first {} s, last {} s), settled {}, moving {}, blocked {}, unreachable {}",
-                printable(&name),
-                g.units,
-                g.arrived,
-                shown(first),
-                shown(last),
-                g.settled,
-                g.moving,
-                g.blocked,
-                g.unreachable
+                "unreachable at frame {} ({}): {} of {} units of {} cannot reach the goal",
+                r.frame,
+                r.cause,
+                r.unreachable,
+                r.unreachable + r.reachable,
+                printable(&plan.group_name(r.group)),
             );
         }
-        json_groups.push(serde_json::json!({
-            "group": g.group.0,
-            "name": name,
-            "units": g.units,
-            "arrived": g.arrived,
-            "settled": g.settled,
-            "moving": g.moving,
-            "blocked": g.blocked,
-            "unreachable": g.unreachable,
-            "goal_frame": g.goal_frame,
-            "first_arrival_s": first,
-            "last_arrival_s": last,
-        }));
-    }
-    let mut json_cut_off = Vec::with_capacity(cut_off.reports.len());
-    for r in &cut_off.reports {
-        println!(
-            "unreachable at frame {} ({}): {} of {} units of {} cannot reach the goal",
-            r.frame,
-            r.cause,
-            r.unreachable,
-            r.unreachable + r.reachable,
-            printable(&plan.group_name(r.group)),
-        );
-        json_cut_off.push(serde_json::json!({
-            "frame": r.frame,
-            "cause": r.cause,
-            "group": r.group.0,
-            "unreachable": r.unreachable,
-            "reachable": r.reachable,
-            "first_units": r.first_units,
-        }));
-    }
-    if cut_off.more > 0 {
-        println!(
-            "unreachable: {} more goal changes left units cut off",
-            cut_off.more
-        );
-    }
-    let (worst_frame, worst_mean) = bodies.worst_frame.unwrap_or((0, 0.0));
-    println!(
-        "overlap mean {:.3}, p99 {:.3}, max {:.3}, worst frame {worst_frame} (mean {worst_mean:.3}) (penetration / mean radius of touching pairs)",
-        bodies.overlap_mean(),
-        bodies.overlaps.quantile(0.99),
-        bodies.overlap_max,
-    );
-    println!(
-        "wall depth max {:.3} (of the radius), speed p99 {:.3} (displacement / (top + external speed) per frame){}",
-        bodies.wall_depth_max,
-        bodies.speed.quantile(0.99),
-        if bodies.walled_in > 0 {
-            format!(
-                ", walled in {} (units inside walls with no way out)",
-                bodies.walled_in
-            )
-        } else {
-            String::new()
+        if cut_off.more > 0 {
+            println!(
+                "unreachable: {} more goal changes left units cut off",
+                cut_off.more
+            );
         }
-    );
-    if quarantined > 0 {
-        println!("quarantined {quarantined} units (their state stopped being finite)");
-    }
-    if let Some(dir) = &args.snapshot_dir {
+        let (worst_frame, worst_mean) = bodies.worst_frame.unwrap_or((0, 0.0));
         println!(
-            "{snapshots_written} snapshots written to {}",
-            guard::printable_path(dir)
+            "overlap mean {:.3}, p99 {:.3}, max {:.3}, worst frame {worst_frame} (mean {worst_mean:.3}) (penetration / mean radius of touching pairs)",
+            bodies.overlap_mean(),
+            bodies.overlaps.quantile(0.99),
+            bodies.overlap_max,
         );
-    }
-    if let Some((path, replay)) = &replay {
         println!(
-            "replay of {} frames, {} commands written to {}",
-            replay.frames(),
-            replay.commands(),
-            guard::printable_path(path)
+            "wall depth max {:.3} (of the radius), speed p99 {:.3} (displacement / (top + external speed) per frame){}",
+            bodies.wall_depth_max,
+            bodies.speed.quantile(0.99),
+            if bodies.walled_in > 0 {
+                format!(
+                    ", walled in {} (units inside walls with no way out)",
+                    bodies.walled_in
+                )
+            } else {
+                String::new()
+            }
         );
+        if self.tally.quarantined > 0 {
+            println!(
+                "quarantined {} units (their state stopped being finite)",
+                self.tally.quarantined
+            );
+        }
+        if let Some(dir) = &self.args.snapshot_dir {
+            println!(
+                "{} snapshots written to {}",
+                self.tally.snapshots_written,
+                guard::printable_path(dir)
+            );
+        }
+        if let Some((path, replay)) = replay {
+            println!(
+                "replay of {} frames, {} commands written to {}",
+                replay.frames(),
+                replay.commands(),
+                guard::printable_path(path)
+            );
+        }
+        println!("state_hash {:016x}", o.hash);
     }
-    println!("state_hash {hash:016x}");
-    if let Some(path) = &args.json {
-        let json = serde_json::json!({
+
+    fn json(&self) -> serde_json::Value {
+        let (plan, o, bodies) = (self.plan, self.outcome, &self.tally.bodies);
+        let mut stages = serde_json::Map::new();
+        for (name, (med, p95, max)) in self.stage_rows() {
+            stages.insert(
+                name.to_owned(),
+                serde_json::json!({ "median_ms": med, "p95_ms": p95, "max_ms": max }),
+            );
+        }
+        let groups: Vec<serde_json::Value> = (o.status.iter())
+            .map(|g| {
+                serde_json::json!({
+                    "group": g.group.0,
+                    "name": plan.group_name(g.group),
+                    "units": g.units,
+                    "arrived": g.arrived,
+                    "settled": g.settled,
+                    "moving": g.moving,
+                    "blocked": g.blocked,
+                    "unreachable": g.unreachable,
+                    "goal_frame": g.goal_frame,
+                    "first_arrival_s": self.seconds(g.first_arrival),
+                    "last_arrival_s": self.seconds(g.last_arrival),
+                })
+            })
+            .collect();
+        let cut_off: Vec<serde_json::Value> = (self.tally.cut_off.reports.iter())
+            .map(|r| {
+                serde_json::json!({
+                    "frame": r.frame,
+                    "cause": r.cause,
+                    "group": r.group.0,
+                    "unreachable": r.unreachable,
+                    "reachable": r.reachable,
+                    "first_units": r.first_units,
+                })
+            })
+            .collect();
+        let (worst_frame, worst_mean) = bodies.worst_frame.unwrap_or((0, 0.0));
+        serde_json::json!({
             "scenario": plan.name,
-            "frames": frames - start,
-            "start_frame": start,
-            "end_frame": frames,
-            "quarantined": quarantined,
-            "snapshots_written": snapshots_written,
-            "units": units.len(),
-            "threads": threads,
-            "arrived": arrived,
-            "settled": settled,
-            "moving": moving,
-            "blocked": blocked,
-            "unreachable": unreachable,
-            "groups": json_groups,
-            "unreachable_reports": json_cut_off,
-            "stunned": stunned,
-            "state_hash": format!("{hash:016x}"),
-            "wall_violations": wall_violations,
-            "stages": json_stages,
+            "frames": self.frames - self.start,
+            "start_frame": self.start,
+            "end_frame": self.frames,
+            "quarantined": self.tally.quarantined,
+            "snapshots_written": self.tally.snapshots_written,
+            "units": o.units.len(),
+            "threads": self.threads,
+            "arrived": o.arrived,
+            "settled": o.settled,
+            "moving": o.moving,
+            "blocked": o.blocked,
+            "unreachable": o.unreachable,
+            "groups": groups,
+            "unreachable_reports": cut_off,
+            "stunned": o.stunned,
+            "state_hash": format!("{:016x}", o.hash),
+            "wall_violations": bodies.wall_violations,
+            "stages": stages,
             "overlap": {
                 "mean": bodies.overlap_mean(),
                 "p99": bodies.overlaps.quantile(0.99),
@@ -698,16 +837,7 @@ pub fn run_plan(mut plan: Plan, args: &RunArgs, setup: Duration) -> Result<(), A
             "wall_depth_max": bodies.wall_depth_max,
             "walled_in": bodies.walled_in,
             "speed_p99": bodies.speed.quantile(0.99),
-            "arrival_s": { "median": arrival_median, "max": arrival_max },
-        });
-        horde::formats::files::write_atomic(path, format!("{json:#}\n").as_bytes())
-            .map_err(|e| AppError::Failed(format!("{}: {e}", path.display())))?;
+            "arrival_s": { "median": o.arrival_median, "max": o.arrival_max },
+        })
     }
-    if wall_violations > 0 {
-        return Err(AppError::Failed(format!(
-            "{wall_violations} unit-frames had a body more than {:.0}% of its radius inside a wall",
-            horde::steering::WALL_TOLERANCE * 100.0
-        )));
-    }
-    Ok(())
 }
