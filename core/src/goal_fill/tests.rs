@@ -1,0 +1,292 @@
+//! Tests of the rest order, the fill and the ways it gives.
+
+use super::*;
+
+fn area(w: u32, h: u32, cells: impl Iterator<Item = (u32, u32)>) -> (Grid, CostField, GoalSet) {
+    let grid = Grid::new(w, h).unwrap();
+    let cost = CostField::filled(&grid, 1);
+    let goal = GoalSet::new(cells.map(|(x, y)| Cell::new(x, y))).unwrap();
+    (grid, cost, goal)
+}
+
+fn at(grid: &Grid, x: u32, y: u32) -> Vec2 {
+    grid.cell_centre(Cell::new(x, y))
+}
+
+#[test]
+fn an_area_fills_from_its_middle_out() {
+    let (grid, cost, goal) = area(20, 20, (5..10).flat_map(|x| (5..10).map(move |y| (x, y))));
+    let mut fill = GoalFill::new(&goal, &cost).unwrap();
+    fill.update(&grid, [], []);
+    // The middle cell is the deepest: the only target.
+    let middle = at(&grid, 7, 7);
+    assert_eq!(
+        fill.way(&grid, middle, false),
+        FillWay::Rest { in_goal: true }
+    );
+    let corner = at(&grid, 5, 5);
+    assert!(matches!(fill.way(&grid, corner, false), FillWay::Toward(_)));
+    // Far outside the goal (past the rest area) a unit follows its field.
+    assert_eq!(fill.way(&grid, at(&grid, 0, 0), false), FillWay::Outside);
+    // Next to the goal it is led in.
+    assert!(matches!(
+        fill.way(&grid, at(&grid, 4, 7), false),
+        FillWay::Toward(_)
+    ));
+    // Once a unit rests in the middle, the ring around it is next.
+    fill.update(&grid, [(middle, 0.45)], []);
+    assert_eq!(
+        fill.way(&grid, middle, true),
+        FillWay::Rest { in_goal: true }
+    );
+    // A unit that walks onto the resting blob rests there too (it reached the blob).
+    assert_eq!(
+        fill.way(&grid, middle, false),
+        FillWay::Rest { in_goal: true }
+    );
+    let ring = at(&grid, 6, 7);
+    assert_eq!(
+        fill.way(&grid, ring, false),
+        FillWay::Rest { in_goal: true }
+    );
+    assert_eq!(fill.to_target(&grid, corner), Some(2));
+}
+
+#[test]
+fn a_full_area_grows_a_blob_outside_it_ring_by_ring() {
+    let (grid, cost, goal) = area(20, 20, (5..8).flat_map(|x| (5..8).map(move |y| (x, y))));
+    let mut fill = GoalFill::new(&goal, &cost).unwrap();
+    let all: Vec<(Vec2, f32)> = goal
+        .cells()
+        .iter()
+        .map(|&c| (grid.cell_centre(c), 0.45))
+        .collect();
+    fill.update(&grid, all.iter().copied(), []);
+    for &c in goal.cells() {
+        assert_eq!(
+            fill.way(&grid, grid.cell_centre(c), true),
+            FillWay::Rest { in_goal: true }
+        );
+    }
+    // The first ring outside is the target now: a unit there settles, one two rings out
+    // walks in to it.
+    assert_eq!(
+        fill.way(&grid, at(&grid, 8, 6), false),
+        FillWay::Rest { in_goal: false }
+    );
+    assert_eq!(
+        fill.way(&grid, at(&grid, 9, 6), false),
+        FillWay::Toward(at(&grid, 8, 6))
+    );
+    assert_eq!(fill.to_target(&grid, at(&grid, 10, 6)), Some(2));
+    // Small units: one does not take a cell, four do.
+    assert_eq!(cell_share(0.45, 1.0), 1.0);
+    assert_eq!(cell_share(0.2, 1.0), 0.25);
+    assert_eq!(cell_share(3.0, 1.0), 1.0);
+}
+
+#[test]
+fn a_one_cell_goal_fills_its_cell_then_the_rings_around_it() {
+    let (grid, cost, goal) = area(40, 40, [(20, 20)].into_iter());
+    let mut fill = GoalFill::new(&goal, &cost).unwrap();
+    fill.update(&grid, [], []);
+    let goal_cell = at(&grid, 20, 20);
+    assert_eq!(
+        fill.way(&grid, goal_cell, false),
+        FillWay::Rest { in_goal: true }
+    );
+    assert_eq!(
+        fill.way(&grid, at(&grid, 22, 20), false),
+        FillWay::Toward(at(&grid, 21, 20))
+    );
+    fill.update(&grid, [(goal_cell, 0.5)], []);
+    assert_eq!(
+        fill.way(&grid, at(&grid, 21, 20), false),
+        FillWay::Rest { in_goal: false }
+    );
+    // The diagonal cells are 1.41 cells away: the second ring.
+    assert!(matches!(
+        fill.way(&grid, at(&grid, 21, 21), false),
+        FillWay::Toward(_)
+    ));
+    assert_eq!(
+        fill.way(&grid, goal_cell, true),
+        FillWay::Rest { in_goal: true }
+    );
+}
+
+#[test]
+fn units_behind_a_queue_walk_round_it_and_a_detached_unit_wakes() {
+    let (grid, cost, goal) = area(60, 30, [(10, 15)].into_iter());
+    let mut fill = GoalFill::new(&goal, &cost).unwrap();
+    // A queue from the goal along +x: (10..=16, 15) all resting.
+    let queue: Vec<(Vec2, f32)> = (10..=16).map(|x| (at(&grid, x, 15), 0.5)).collect();
+    // Units still coming stand farther out.
+    let coming = [at(&grid, 22, 15)];
+    fill.update(&grid, queue.iter().copied(), coming);
+    // The unit behind the queue's end does not rest there: room beside the queue is
+    // nearer the goal.
+    let behind = at(&grid, 17, 15);
+    assert!(
+        matches!(fill.way(&grid, behind, false), FillWay::Toward(_)),
+        "{:?}",
+        fill.way(&grid, behind, false)
+    );
+    // The queue's tail is supported (it touches the goal through resting units): while
+    // units come in it stays.
+    assert_eq!(
+        fill.way(&grid, at(&grid, 16, 15), true),
+        FillWay::Rest { in_goal: false }
+    );
+    // With nobody coming, the open room beside the queue, nearer the goal than its tail,
+    // draws it: the queue flows into a blob.
+    fill.update(&grid, queue.iter().copied(), []);
+    assert!(matches!(
+        fill.way(&grid, at(&grid, 16, 15), true),
+        FillWay::Toward(_)
+    ));
+    // A unit resting away from the blob is not supported: it walks on.
+    let mut resting = queue.clone();
+    resting.push((at(&grid, 14, 19), 0.5));
+    fill.update(&grid, resting.iter().copied(), coming);
+    assert!(matches!(
+        fill.way(&grid, at(&grid, 14, 19), true),
+        FillWay::Toward(_)
+    ));
+}
+
+#[test]
+fn the_box_grows_as_the_army_nears_its_edge() {
+    let (grid, cost, goal) = area(200, 200, [(100, 100)].into_iter());
+    let mut fill = GoalFill::new(&goal, &cost).unwrap();
+    assert_eq!(fill.reach(), FIRST_REACH);
+    fill.update(&grid, [], []);
+    assert!(!fill.wants_more_reach());
+    // A resting disc of 12 cells' radius around the goal.
+    let blob: Vec<(Vec2, f32)> = (88..=112)
+        .flat_map(|x| (88..=112).map(move |y| (x, y)))
+        .filter(|&(x, y)| (x as i32 - 100).pow(2) + (y as i32 - 100).pow(2) <= 144)
+        .map(|(x, y)| (at(&grid, x, y), 0.5))
+        .collect();
+    fill.update(&grid, blob.iter().copied(), []);
+    assert!(fill.wants_more_reach());
+    let mut bigger = GoalFill::with_reach(&goal, &cost, fill.grown_reach()).unwrap();
+    bigger.update(&grid, blob.iter().copied(), []);
+    assert!(!bigger.wants_more_reach());
+    assert_eq!(
+        bigger.way(&grid, at(&grid, 100, 100), true),
+        FillWay::Rest { in_goal: true }
+    );
+}
+
+#[test]
+fn a_search_is_repeated_exactly_from_its_taken_cells() {
+    let (grid, cost, goal) = area(30, 30, (3..20).flat_map(|x| (4..15).map(move |y| (x, y))));
+    let mut fill = GoalFill::new(&goal, &cost).unwrap();
+    let resting: Vec<(Vec2, f32)> = (5..12).map(|x| (at(&grid, x, 9), 0.45)).collect();
+    fill.update(&grid, resting.iter().copied(), []);
+    let taken = fill.searched().unwrap().to_vec();
+    assert_eq!(taken.len(), 7);
+    GoalFill::check_taken(&goal, fill.reach(), (30, 30), &taken).unwrap();
+    let mut again = GoalFill::with_reach(&goal, &cost, fill.reach()).unwrap();
+    again.search_with(taken).unwrap();
+    assert_eq!(again.to_target, fill.to_target);
+    assert_eq!(again.targets, fill.targets);
+    assert!(again.search_with(vec![5, 3]).is_err());
+    assert!(again.search_with(vec![100_000]).is_err());
+    assert!(GoalFill::check_taken(&goal, fill.reach(), (30, 30), &[100_000]).is_err());
+    assert!(GoalFill::check_taken(&goal, MAX_REACH + 1, (30, 30), &[]).is_err());
+}
+
+#[test]
+fn terrain_changes_are_noticed() {
+    let (_, mut cost, goal) = area(10, 10, (2..5).map(|x| (x, 2)));
+    let fill = GoalFill::new(&goal, &cost).unwrap();
+    assert!(fill.is_current(&cost));
+    cost.set(Cell::new(3, 2), WALL);
+    assert!(!fill.is_current(&cost));
+}
+
+#[test]
+fn a_goal_with_no_open_cell_has_no_fill() {
+    let (_, mut cost, goal) = area(10, 10, [(3, 3)].into_iter());
+    cost.set(Cell::new(3, 3), WALL);
+    assert!(GoalFill::new(&goal, &cost).is_none());
+}
+
+#[test]
+fn a_room_cut_off_by_the_blob_draws_the_resting_units_beside_it() {
+    // A goal area of two rooms joined by a door at (10, 5); the army came in from the
+    // west and holds the west room and the door: the east room is cut off.
+    let grid = Grid::new(22, 11).unwrap();
+    let mut cost = CostField::filled(&grid, 1);
+    for y in 0..11 {
+        if y != 5 {
+            cost.set(Cell::new(10, y), WALL);
+        }
+    }
+    let goal = GoalSet::new((1..21).flat_map(|x| (1..10).map(move |y| Cell::new(x, y)))).unwrap();
+    let mut fill = GoalFill::new(&goal, &cost).unwrap();
+    let west: Vec<(Vec2, f32)> = (1..11)
+        .flat_map(|x| (1..10).map(move |y| (x, y)))
+        .filter(|&(x, y)| x < 10 || y == 5)
+        .map(|(x, y)| (at(&grid, x, y), 0.5))
+        .collect();
+    // Units still coming stand west of the goal.
+    fill.update(&grid, west.iter().copied(), [at(&grid, 0, 5)]);
+    // The unit resting in the door walks on into the east room.
+    assert!(matches!(fill.way(&grid, at(&grid, 10, 5), true), FillWay::Toward(p) if p.x > 10.5));
+    // One deep in the west room stays.
+    assert_eq!(
+        fill.way(&grid, at(&grid, 3, 3), true),
+        FillWay::Rest { in_goal: true }
+    );
+}
+
+#[test]
+fn nothing_nearer_looks_only_where_a_unit_can_step() {
+    // A corridor along y = 2, the goal at its west end; the parallel corridor y = 4 is
+    // behind a wall and holds free cells of lower rank.
+    let grid = Grid::new(12, 7).unwrap();
+    let mut cost = CostField::filled(&grid, 1);
+    for x in 0..12 {
+        for y in [1, 3, 5] {
+            cost.set(Cell::new(x, y), WALL);
+        }
+    }
+    cost.set(Cell::new(0, 3), 1);
+    let goal = GoalSet::single(Cell::new(0, 2));
+    let mut fill = GoalFill::with_reach(&goal, &cost, 16).unwrap();
+    let queue: Vec<(Vec2, f32)> = (0..5).map(|x| (at(&grid, x, 2), 0.5)).collect();
+    fill.update(&grid, queue.iter().copied(), []);
+    // Behind the queue's tail nothing nearer is in reach (the other corridor is behind a
+    // wall), though its cells are nearer the goal.
+    assert!(fill.nothing_nearer(&grid, at(&grid, 5, 2), 2));
+    // Beside an open cell of a lower rank there is.
+    assert!(!fill.nothing_nearer(&grid, at(&grid, 1, 4), 1));
+}
+
+#[test]
+fn the_way_round_does_not_cut_corners() {
+    let grid = Grid::new(30, 30).unwrap();
+    let mut cost = CostField::filled(&grid, 1);
+    cost.set(Cell::new(14, 15), WALL);
+    let goal = GoalSet::single(Cell::new(5, 5));
+    let mut fill = GoalFill::new(&goal, &cost).unwrap();
+    fill.update(&grid, [], []);
+    // From (15, 15), the step to (14, 14) would cut the wall's corner.
+    let to = fill.way_round(&grid, at(&grid, 15, 15)).unwrap();
+    assert_ne!(to, at(&grid, 14, 14));
+    assert!(fill.to_target(&grid, to) < fill.to_target(&grid, at(&grid, 15, 15)));
+}
+
+#[test]
+fn a_big_body_covering_a_goal_cell_stands_on_the_goal() {
+    let (grid, cost, _) = area(20, 20, [(10, 10)].into_iter());
+    let goal = GoalSet::single(Cell::new(10, 10));
+    let fill = GoalFill::new(&goal, &cost).unwrap();
+    let beside = at(&grid, 11, 10);
+    assert!(!fill.covers_goal(&grid, beside, 0.4));
+    assert!(fill.covers_goal(&grid, beside, 1.5));
+    assert!(fill.covers_goal(&grid, at(&grid, 10, 10), 0.4));
+}

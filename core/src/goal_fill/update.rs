@@ -1,0 +1,317 @@
+//! What the resting army holds each frame: the taken cells, the supported ones, the free
+//! pieces and their targets, and the rooms arriving units would pass by.
+
+use super::*;
+
+impl GoalFill {
+    /// This frame's targets, steps, supported cells and rooms from the units of the fill's
+    /// army as the frame began: `resting` (each one's position and radius) and `coming`
+    /// (the positions of the others).
+    pub fn update(
+        &mut self,
+        grid: &Grid,
+        resting: impl IntoIterator<Item = (Vec2, f32)>,
+        coming: impl IntoIterator<Item = Vec2>,
+    ) {
+        self.take_cells(grid, resting);
+        self.find_rooms(grid, coming);
+    }
+
+    /// The covered, supported and taken cells, and a new search when they call for one.
+    pub(super) fn take_cells(
+        &mut self,
+        grid: &Grid,
+        resting: impl IntoIterator<Item = (Vec2, f32)>,
+    ) {
+        for &i in &self.touched {
+            self.covered[i as usize] = 0.0;
+        }
+        self.touched.clear();
+        let size = grid.cell_size();
+        // Most units of a crowd share a radius: its share is worked out once.
+        let mut share = (f32::NAN, 0.0);
+        for (pos, radius) in resting {
+            let Some(i) = self.index_of(grid, pos) else {
+                continue;
+            };
+            if radius <= 0.5 * size || !radius.is_finite() {
+                if share.0.to_bits() != radius.to_bits() {
+                    share = (radius, cell_share(radius, size));
+                }
+                self.cover(i, share.1);
+                continue;
+            }
+            // A body wider than a cell takes every cell whose centre lies within half a
+            // cell of its disc: no other body fits there beside it.
+            let w = self.width as usize;
+            let (cx, cy) = ((i % w) as i64, (i / w) as i64);
+            let around = radius + 0.5 * size;
+            let reach = (around / size).ceil().min(f32::from(u16::MAX)) as i64;
+            for y in (cy - reach).max(0)..=(cy + reach).min(i64::from(self.height) - 1) {
+                for x in (cx - reach).max(0)..=(cx + reach).min(i64::from(self.width) - 1) {
+                    let j = (y as usize) * w + x as usize;
+                    let centre = grid.cell_centre(self.cell(j));
+                    if j == i || centre.distance_squared(pos) <= around * around {
+                        self.cover(j, 1.0);
+                    }
+                }
+            }
+        }
+        let mut occupied = std::mem::take(&mut self.touched);
+        occupied.sort_unstable();
+        if occupied != self.occupied {
+            self.find_support(&occupied);
+        }
+        self.touched = occupied.clone();
+        self.occupied = occupied;
+        let taken: Vec<u32> = self
+            .occupied
+            .iter()
+            .copied()
+            .filter(|&i| self.covered[i as usize] >= TAKEN)
+            .collect();
+        // The steps are searched again only when the taken cells changed: when one was
+        // freed, or a target was taken since the last search (a quarter of the targets
+        // once there are more than `THROTTLE_FROM`), or there were no targets left: between
+        // searches a unit walks to a target that is still free, or rests next to the ones
+        // that were taken (see `way`). Measured on a 300x600-cell area filled by 100k
+        // units: searching every frame cost 5 ms a frame.
+        if self.searched.as_ref() == Some(&taken) {
+            return;
+        }
+        let targets_taken = self
+            .targets
+            .iter()
+            .filter(|&&i| self.covered[i as usize] >= TAKEN)
+            .count();
+        let only_added = self
+            .searched
+            .as_ref()
+            .is_some_and(|before| is_subset(before, &taken));
+        if only_added && !self.targets.is_empty() && targets_taken < self.targets_to_wait_for() {
+            return;
+        }
+        self.search(taken);
+    }
+
+    /// How many targets must be taken before the steps are searched again.
+    pub(super) fn targets_to_wait_for(&self) -> usize {
+        if self.targets.len() > THROTTLE_FROM {
+            self.targets.len().div_ceil(4)
+        } else {
+            1
+        }
+    }
+
+    pub(super) fn cover(&mut self, i: usize, share: f32) {
+        if self.covered[i] == 0.0 {
+            self.touched.push(i as u32);
+        }
+        self.covered[i] += share;
+    }
+
+    /// Marks the occupied cells joined to the goal's occupied cells (8 neighbours, through
+    /// occupied ranked cells).
+    pub(super) fn find_support(&mut self, occupied: &[u32]) {
+        for &i in &self.occupied {
+            self.supported[i as usize] = false;
+        }
+        self.far_supported = None;
+        self.queue.clear();
+        for &i in occupied {
+            let rank = self.rank[i as usize];
+            if rank < self.goal_ranks {
+                self.supported[i as usize] = true;
+                self.queue.push(i);
+            }
+        }
+        let (w, h) = (self.width as i64, self.height as i64);
+        let mut head = 0;
+        while head < self.queue.len() {
+            let i = self.queue[head] as usize;
+            head += 1;
+            let rank = self.rank[i];
+            self.far_supported = Some(self.far_supported.map_or(rank, |f| f.max(rank)));
+            let (x, y) = ((i as i64) % w, (i as i64) / w);
+            for (dx, dy) in NEIGHBOURS {
+                let (nx, ny) = (x + dx, y + dy);
+                if !((0..w).contains(&nx) && (0..h).contains(&ny)) {
+                    continue;
+                }
+                let j = (ny * w + nx) as usize;
+                if !self.supported[j] && self.covered[j] > 0.0 && self.rank[j] != UNRANKED {
+                    self.supported[j] = true;
+                    self.queue.push(j as u32);
+                }
+            }
+        }
+        self.queue.clear();
+    }
+
+    /// The taken cells (box indices, sorted) the steps were last searched with (`None`:
+    /// never): what a snapshot saves, so that a restored run searches as the saved one did.
+    #[must_use]
+    pub fn searched(&self) -> Option<&[u32]> {
+        self.searched.as_deref()
+    }
+
+    /// Whether `taken` could be the taken cells of a fill of `goal` with `reach` over a map
+    /// of `width` x `height` cells (what [`Self::search_with`] accepts), without building
+    /// the fill: `Err` says why not (an index outside the box, indices out of order).
+    pub fn check_taken(
+        goal: &GoalSet,
+        reach: u32,
+        (width, height): (u32, u32),
+        taken: &[u32],
+    ) -> Result<(), String> {
+        if reach > MAX_REACH {
+            return Err(format!(
+                "a fill reaches {reach} cells, more than {MAX_REACH}"
+            ));
+        }
+        let cells = goal.cells();
+        let first = cells.first().ok_or("a fill is saved for an empty goal")?;
+        let (mut lo, mut hi) = (*first, *first);
+        for c in cells {
+            lo = Cell::new(lo.x.min(c.x), lo.y.min(c.y));
+            hi = Cell::new(hi.x.max(c.x), hi.y.max(c.y));
+        }
+        if hi.x >= width || hi.y >= height {
+            return Err("the goal is outside the map".into());
+        }
+        let w = hi.x.saturating_add(reach).min(width - 1) - lo.x.saturating_sub(reach) + 1;
+        let h = hi.y.saturating_add(reach).min(height - 1) - lo.y.saturating_sub(reach) + 1;
+        Self::check_taken_in(w as usize * h as usize, taken)
+    }
+
+    pub(super) fn check_taken_in(size: usize, taken: &[u32]) -> Result<(), String> {
+        if let Some(&bad) = taken.iter().find(|&&i| i as usize >= size) {
+            return Err(format!(
+                "taken cell {bad} is outside the fill's {size} cells"
+            ));
+        }
+        if !taken.windows(2).all(|w| w[0] < w[1]) {
+            return Err("taken cells are not in increasing order".into());
+        }
+        Ok(())
+    }
+
+    /// Searches the steps as if `taken` (box indices, as [`Self::searched`] gives them) were
+    /// the taken cells: a restored fill then continues exactly. `Err` names an index
+    /// outside the box or out of order.
+    pub fn search_with(&mut self, taken: Vec<u32>) -> Result<(), String> {
+        Self::check_taken_in(self.rank.len(), &taken)?;
+        self.search(taken);
+        Ok(())
+    }
+
+    /// The targets and steps with `taken` (sorted box indices) taken.
+    pub(super) fn search(&mut self, taken: Vec<u32>) {
+        self.is_taken.clear();
+        self.is_taken.resize(self.rank.len(), false);
+        for &i in &taken {
+            self.is_taken[i as usize] = true;
+        }
+        self.searched = Some(taken);
+        let free = |i: usize, rank: &[u32], is_taken: &[bool]| rank[i] != UNRANKED && !is_taken[i];
+        // The free cells in pieces (4-connected): each piece's targets are its cells of the
+        // lowest rank, so a free hole left deep inside a filled part does not draw every unit.
+        let (w, h) = (self.width, self.height);
+        let (rank, is_taken) = (&self.rank, &self.is_taken);
+        self.to_target.fill(u32::MAX);
+        self.piece.fill(u32::MAX);
+        // Per piece: its lowest-rank cells and how many cells it has.
+        let mut pieces: Vec<(Vec<u32>, usize)> = Vec::new();
+        for start in 0..rank.len() {
+            if self.to_target[start] != u32::MAX || !free(start, rank, is_taken) {
+                continue;
+            }
+            // Mark the piece (steps 0 for now), and find its lowest rank.
+            self.queue.clear();
+            self.queue.push(start as u32);
+            self.to_target[start] = 0;
+            bfs_keep(&mut self.queue, &mut self.to_target, w, h, 0, |i| {
+                free(i, rank, is_taken)
+            });
+            let level = self.queue.iter().map(|&i| rank[i as usize]).min();
+            let lowest = (self.queue.iter().copied())
+                .filter(|&i| Some(rank[i as usize]) == level)
+                .collect();
+            let cells = self.queue.len();
+            for &i in &self.queue {
+                self.to_target[i as usize] = u32::MAX - 1;
+                self.piece[i as usize] = pieces.len() as u32;
+            }
+            pieces.push((lowest, cells));
+        }
+        for t in self.to_target.iter_mut() {
+            if *t == u32::MAX - 1 {
+                *t = u32::MAX;
+            }
+        }
+        let mut seeds = Vec::new();
+        self.piece_low.clear();
+        self.piece_cells.clear();
+        for (lowest, cells) in pieces {
+            self.piece_low
+                .push(lowest.first().map_or(u32::MAX, |&i| self.rank[i as usize]));
+            self.piece_cells.push(cells as u32);
+            seeds.extend(lowest);
+        }
+        seeds.sort_unstable();
+        self.low_target = seeds.iter().map(|&i| self.rank[i as usize]).min();
+        self.queue.clear();
+        self.queue.extend(seeds.iter().copied());
+        for &i in &seeds {
+            self.to_target[i as usize] = 0;
+        }
+        bfs(&mut self.queue, &mut self.to_target, w, h, |i| {
+            free(i, rank, is_taken)
+        });
+        self.targets = seeds;
+    }
+
+    /// This frame's rooms. The pieces where the army's units still coming stand (`coming`;
+    /// at least one in [`ARRIVING_SHARE`] of those in the box) are where it arrives; the lowest of their
+    /// lowest ranks is the edge the blob grows at now (without units coming: the resting
+    /// blob's far edge). A piece where the army does not arrive, of at least `PASS_PIECE`
+    /// free cells, whose lowest rank comes `FLOW_SLACK` or more before that edge is a
+    /// *room*: nearer the goal, but cut off from the units coming by the army's resting
+    /// units (a side room whose door the blob reached first, the deep part of a goal area
+    /// beyond a door). It draws the resting units beside it in (see `way`), and the blob
+    /// flows into it until the way in opens.
+    pub(super) fn find_rooms(&mut self, grid: &Grid, coming: impl IntoIterator<Item = Vec2>) {
+        self.rooms.clear();
+        if self.piece_low.is_empty() {
+            return;
+        }
+        let mut count = vec![0u32; self.piece_low.len()];
+        let mut total = 0u32;
+        for pos in coming {
+            if let Some(i) = self.index_of(grid, pos) {
+                total += 1;
+                if let Some(n) = count.get_mut(self.piece[i] as usize) {
+                    *n += 1;
+                }
+            }
+        }
+        // A few stragglers in a piece do not make it where the army arrives.
+        let arriving = (total / ARRIVING_SHARE).max(1);
+        let reached: Vec<bool> = count.iter().map(|&n| n >= arriving).collect();
+        let arrival = (self.piece_low.iter().zip(&reached))
+            .filter(|&(_, &r)| r)
+            .map(|(&low, _)| low)
+            .min()
+            .or_else(|| self.far_supported.map(|f| f.saturating_add(1)));
+        let Some(arrival) = arrival else {
+            return;
+        };
+        for (k, ((&low, &cells), &r)) in
+            (self.piece_low.iter().zip(&self.piece_cells).zip(&reached)).enumerate()
+        {
+            if !r && cells as usize >= PASS_PIECE && low.saturating_add(FLOW_SLACK) <= arrival {
+                self.rooms.push(k as u32);
+            }
+        }
+    }
+}

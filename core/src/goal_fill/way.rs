@@ -1,0 +1,259 @@
+//! Where a unit of the army walks to rest next ([`GoalFill::way`]), and the questions
+//! steering asks about a position (in the goal, near the frontier, the way round a jam).
+
+use super::*;
+
+impl GoalFill {
+    /// Steps from the cell of `pos` to the nearest target (see the module docs).
+    #[must_use]
+    pub fn to_target(&self, grid: &Grid, pos: Vec2) -> Option<u32> {
+        let i = self.index_of(grid, pos)?;
+        (self.to_target[i] != u32::MAX).then_some(self.to_target[i])
+    }
+
+    /// Whether `pos` stands on a cell of the goal (open on the fill's costs).
+    #[must_use]
+    pub fn in_goal(&self, grid: &Grid, pos: Vec2) -> bool {
+        self.index_of(grid, pos)
+            .is_some_and(|i| self.rank[i] < self.goal_ranks)
+    }
+
+    /// Whether a disc of `radius` at `pos` stands on the goal: its centre's cell is a goal
+    /// cell, or (a body wider than a cell) it takes a goal cell: one whose centre lies
+    /// within half a cell of the disc, as [`Self::update`] counts it.
+    #[must_use]
+    pub fn covers_goal(&self, grid: &Grid, pos: Vec2, radius: f32) -> bool {
+        if self.in_goal(grid, pos) {
+            return true;
+        }
+        let size = grid.cell_size();
+        if !(radius > 0.5 * size && radius.is_finite()) {
+            return false;
+        }
+        let Some(i) = self.index_of(grid, pos) else {
+            return false;
+        };
+        let w = self.width as usize;
+        let (cx, cy) = ((i % w) as i64, (i / w) as i64);
+        let around = radius + 0.5 * size;
+        let reach = (around / size).ceil().min(f32::from(u16::MAX)) as i64;
+        for y in (cy - reach).max(0)..=(cy + reach).min(i64::from(self.height) - 1) {
+            for x in (cx - reach).max(0)..=(cx + reach).min(i64::from(self.width) - 1) {
+                let j = (y as usize) * w + x as usize;
+                if self.rank[j] < self.goal_ranks
+                    && grid.cell_centre(self.cell(j)).distance_squared(pos) <= around * around
+                {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
+    /// Whether the cell of `pos` comes at most `rings` ranks after the lowest target of the
+    /// free piece it stands in (of all pieces, on a taken cell): the blob's edge where it
+    /// fills now (a unit held there may rest; farther out, or outside a goal area that
+    /// still has room, it may not). A hole left inside the blob, too small for a body, is a
+    /// piece of its own and does not hold the front back.
+    #[must_use]
+    pub fn near_frontier(&self, grid: &Grid, pos: Vec2, rings: u32) -> bool {
+        self.index_of(grid, pos)
+            .is_some_and(|i| match self.piece_low.get(self.piece[i] as usize) {
+                Some(&low) => self.rank[i] != UNRANKED && self.rank[i] <= low.saturating_add(rings),
+                None => self.at_frontier(i, rings),
+            })
+    }
+
+    /// Whether no free cell nearer the goal (of a lower rank) than the cell of `pos` lies
+    /// within `reach` moves of it (8 neighbours through cells in the order, no corner
+    /// cutting) in the free piece it stands in (any piece, from a taken cell): nowhere
+    /// nearer to go within its reach.
+    #[must_use]
+    pub fn nothing_nearer(&self, grid: &Grid, pos: Vec2, reach: u32) -> bool {
+        let Some(start) = self.index_of(grid, pos) else {
+            return false;
+        };
+        let mine = self.rank[start];
+        // A small search: at most (2 reach + 1)^2 cells, so a list, not a map.
+        let mut seen = vec![(start, 0u32)];
+        let mut head = 0;
+        while head < seen.len() {
+            let (i, d) = seen[head];
+            head += 1;
+            let own_piece = self.piece[start] == u32::MAX || self.piece[i] == self.piece[start];
+            if i != start && self.rank[i] < mine && self.covered[i] < TAKEN && own_piece {
+                return false;
+            }
+            if d == reach {
+                continue;
+            }
+            for j in self.neighbours(i) {
+                if self.rank[j] == UNRANKED
+                    || !self.legal_step(i, j)
+                    || seen.iter().any(|&(k, _)| k == j)
+                {
+                    continue;
+                }
+                seen.push((j, d + 1));
+            }
+        }
+        true
+    }
+
+    pub(super) fn at_frontier(&self, i: usize, rings: u32) -> bool {
+        let low = self.low_target.unwrap_or(0);
+        self.rank[i] != UNRANKED && self.rank[i] <= low.saturating_add(rings)
+    }
+
+    pub(super) fn in_area(&self, i: usize) -> bool {
+        let rank = self.rank[i];
+        rank != UNRANKED && (rank < self.goal_ranks || rank <= self.active())
+    }
+
+    /// The centre of the supported cell beside the cell of `pos` (8 neighbours) that comes
+    /// first in the order, if one is: where a unit that reached free room walks to close
+    /// the gap to the resting blob.
+    #[must_use]
+    pub fn toward_support(&self, grid: &Grid, pos: Vec2) -> Option<Vec2> {
+        let i = self.index_of(grid, pos)?;
+        self.neighbours(i)
+            .filter(|&j| self.supported[j])
+            .min_by_key(|&j| (self.rank[j], j))
+            .map(|j| grid.cell_centre(self.cell(j)))
+    }
+
+    /// Where a unit resting on box cell `i` walks on to instead of staying: a free cell
+    /// beside it (4 neighbours) in a room (see `search`), or a target two ranks
+    /// or more before its own cell (the blob closes holes in it, nearest the goal first).
+    pub(super) fn drawn_to(&self, i: usize) -> Option<usize> {
+        let (w, h) = (i64::from(self.width), i64::from(self.height));
+        let (x, y) = ((i as i64) % w, (i as i64) / w);
+        let mut best: Option<(u32, usize)> = None;
+        for (dx, dy) in &NEIGHBOURS[..4] {
+            let (nx, ny) = (x + dx, y + dy);
+            if !((0..w).contains(&nx) && (0..h).contains(&ny)) {
+                continue;
+            }
+            let j = (ny * w + nx) as usize;
+            if self.covered[j] >= TAKEN || self.piece[j] == u32::MAX {
+                continue;
+            }
+            let room = self.rooms.binary_search(&self.piece[j]).is_ok();
+            let lower = self.to_target[j] == 0 && self.rank[j].saturating_add(2) <= self.rank[i];
+            if (room || lower) && best.is_none_or(|(r, _)| self.rank[j] < r) {
+                best = Some((self.rank[j], j));
+            }
+        }
+        best.map(|(_, j)| j)
+    }
+
+    /// Whether a step from box cell `i` to its neighbour `j` is legal: a diagonal step needs
+    /// both cells beside it in the order (no corner cutting).
+    pub(super) fn legal_step(&self, i: usize, j: usize) -> bool {
+        let w = self.width as usize;
+        let (xi, yi, xj, yj) = (i % w, i / w, j % w, j / w);
+        xi == xj
+            || yi == yj
+            || (self.rank[yi * w + xj] != UNRANKED && self.rank[yj * w + xi] != UNRANKED)
+    }
+
+    /// The box cells around box cell `i` (8 neighbours, inside the box).
+    pub(super) fn neighbours(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
+        let (w, h) = (i64::from(self.width), i64::from(self.height));
+        let (x, y) = ((i as i64) % w, (i as i64) / w);
+        NEIGHBOURS.into_iter().filter_map(move |(dx, dy)| {
+            let (nx, ny) = (x + dx, y + dy);
+            ((0..w).contains(&nx) && (0..h).contains(&ny)).then(|| (ny * w + nx) as usize)
+        })
+    }
+
+    /// For a unit at `pos` outside the rest area but in the fill's box: the centre of the
+    /// free cell beside it nearest a target through free cells, if one is (`None`: no way
+    /// to a target from there within the box). A blocked unit takes this way round instead
+    /// of its field's way into the back of the jam.
+    #[must_use]
+    pub fn way_round(&self, grid: &Grid, pos: Vec2) -> Option<Vec2> {
+        let i = self.index_of(grid, pos)?;
+        let own = self.to_target[i];
+        self.neighbours(i)
+            .filter(|&j| self.legal_step(i, j))
+            .filter(|&j| self.covered[j] < TAKEN && self.to_target[j] != u32::MAX)
+            .filter(|&j| own == u32::MAX || self.to_target[j] < own)
+            .min_by_key(|&j| (self.to_target[j], j))
+            .map(|j| grid.cell_centre(self.cell(j)))
+    }
+
+    /// What a unit at `pos` does (see the module docs); `resting`: it rested as the frame
+    /// began. It rests on a target; a resting unit on a supported cell stays (it is one of
+    /// those who hold it), and a walking unit that reached a supported cell beside a target
+    /// (the blob's edge where it fills now) rests there.
+    #[must_use]
+    pub fn way(&self, grid: &Grid, pos: Vec2, resting: bool) -> FillWay {
+        let Some(i) = self.index_of(grid, pos).filter(|&i| self.in_area(i)) else {
+            return FillWay::Outside;
+        };
+        let in_goal = self.rank[i] < self.goal_ranks;
+        let free = |j: usize| self.covered[j] < TAKEN && self.rank[j] != UNRANKED;
+        if resting && self.supported[i] {
+            return match self.drawn_to(i) {
+                Some(j) => FillWay::Toward(grid.cell_centre(self.cell(j))),
+                None => FillWay::Rest { in_goal },
+            };
+        }
+        if self.to_target[i] == 0 && free(i) {
+            return FillWay::Rest { in_goal };
+        }
+        // The free neighbour (8-connected, inside the box) with the fewest steps; ties go to
+        // the first in a fixed order. A target taken since the last search is no target.
+        let (w, h) = (i64::from(self.width), i64::from(self.height));
+        let (x, y) = ((i as i64) % w, (i as i64) / w);
+        let mut best: Option<(u32, usize)> = None;
+        for (dx, dy) in NEIGHBOURS {
+            let (nx, ny) = (x + dx, y + dy);
+            if !((0..w).contains(&nx) && (0..h).contains(&ny)) {
+                continue;
+            }
+            let j = (ny * w + nx) as usize;
+            // A diagonal step needs both cells beside it in the order.
+            if dx != 0 && dy != 0 {
+                let (a, b) = ((y * w + nx) as usize, (ny * w + x) as usize);
+                if self.rank[a] == UNRANKED || self.rank[b] == UNRANKED {
+                    continue;
+                }
+            }
+            let steps = self.to_target[j];
+            if steps != u32::MAX && free(j) && best.is_none_or(|(s, _)| steps < s) {
+                best = Some((steps, j));
+            }
+        }
+        let stale = self.to_target[i] == 0;
+        match best {
+            Some((0, _)) if self.supported[i] && self.at_frontier(i, 1) => {
+                FillWay::Rest { in_goal }
+            }
+            Some((steps, j)) if steps < self.to_target[i] || (stale && steps == 0) => {
+                FillWay::Toward(grid.cell_centre(self.cell(j)))
+            }
+            // No free cell nearer a target beside it. At the blob's edge where it fills now,
+            // touching the blob (or in the goal), it rests.
+            _ if self.at_frontier(i, 1)
+                && (in_goal
+                    || self.supported[i]
+                    || self.neighbours(i).any(|j| self.supported[j])) =>
+            {
+                FillWay::Rest { in_goal }
+            }
+            // Farther out the steps are stale (cells on its way were taken since the last
+            // search): on to the free cell beside it nearest a target, if that comes before
+            // its own cell in (steps, rank): a strict order, so two units never send each
+            // other back and forth between two cells.
+            Some((steps, j)) if (steps, self.rank[j]) < (self.to_target[i], self.rank[i]) => {
+                FillWay::Toward(grid.cell_centre(self.cell(j)))
+            }
+            // Hemmed in by resting units, or nowhere better beside it: in the goal it rests,
+            // outside it follows its field (into the blob, where it is held and rests).
+            _ if in_goal => FillWay::Rest { in_goal },
+            _ => FillWay::Outside,
+        }
+    }
+}
