@@ -19,9 +19,15 @@ fn read(path: &str) -> String {
 /// The lines of `text` from the first that starts with `from` up to the first after it that
 /// starts with `to`.
 fn between<'a>(text: &'a str, from: &str, to: &str) -> Vec<&'a str> {
-    let mut lines = text.lines().skip_while(|l| !l.trim_start().starts_with(from));
-    lines.next().unwrap_or_else(|| panic!("no line starts with {from:?}"));
-    lines.take_while(|l| !l.trim_start().starts_with(to)).collect()
+    let mut lines = text
+        .lines()
+        .skip_while(|l| !l.trim_start().starts_with(from));
+    lines
+        .next()
+        .unwrap_or_else(|| panic!("no line starts with {from:?}"));
+    lines
+        .take_while(|l| !l.trim_start().starts_with(to))
+        .collect()
 }
 
 /// `HordeConfig`'s fields in `ffi/include/horde.h`, in struct order.
@@ -31,7 +37,13 @@ fn header_fields() -> Vec<String> {
         .into_iter()
         .map(str::trim)
         .filter(|l| !l.starts_with("//") && l.ends_with(';'))
-        .map(|l| l.trim_end_matches(';').rsplit(' ').next().unwrap().to_owned())
+        .map(|l| {
+            l.trim_end_matches(';')
+                .rsplit(' ')
+                .next()
+                .unwrap()
+                .to_owned()
+        })
         .collect()
 }
 
@@ -44,7 +56,10 @@ fn csharp_fields() -> Vec<String> {
         .filter_map(|l| l.strip_prefix("public "))
         .flat_map(|l| {
             let names = l.trim_end_matches(';').split_once(' ').unwrap().1;
-            names.split(',').map(|n| n.trim().to_owned()).collect::<Vec<_>>()
+            names
+                .split(',')
+                .map(|n| n.trim().to_owned())
+                .collect::<Vec<_>>()
         })
         .collect()
 }
@@ -66,7 +81,11 @@ fn table_rows(doc: &str, header: &str) -> Vec<Vec<String>> {
 
 /// The names in backticks of a table cell (`` `a`, `b` `` is two).
 fn ticked(cell: &str) -> Vec<String> {
-    cell.split('`').skip(1).step_by(2).map(str::to_owned).collect()
+    cell.split('`')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_owned)
+        .collect()
 }
 
 /// docs/ffi.md's config table: (field, default as written).
@@ -142,7 +161,10 @@ fn the_scenario_keys_are_the_config_fields_but_seed_and_threads() {
     assert_eq!(unique.len(), fields.len(), "a key listed twice: {fields:?}");
     let mut expected: BTreeSet<String> = header_fields().into_iter().collect();
     assert!(expected.remove("seed") && expected.remove("threads"));
-    assert_eq!(unique.into_iter().cloned().collect::<BTreeSet<_>>(), expected);
+    assert_eq!(
+        unique.into_iter().cloned().collect::<BTreeSet<_>>(),
+        expected
+    );
 }
 
 #[test]

@@ -79,6 +79,103 @@ pub(crate) struct SavedCache {
     pub cache: SectorCache,
 }
 
+/// A request's key: (group, layer, size class).
+type RequestKey = (u16, Layer, u8);
+
+/// The request of `key` in `requests`, taken out, if its route is current with `graph`.
+fn take_request(
+    requests: &mut Vec<Request>,
+    (group, layer, class): RequestKey,
+    graph: &PortalGraph,
+) -> Option<Request> {
+    let i = (requests.iter()).position(|r| (r.group, r.layer, r.class) == (group, layer, class))?;
+    let old = requests.swap_remove(i);
+    (old.field.route().version() == graph.version()).then_some(old)
+}
+
+/// The cache of `key` restored from a snapshot, taken out, if there is one.
+fn take_saved(
+    pending: &mut Vec<SavedCache>,
+    (group, layer, class): RequestKey,
+) -> Option<SavedCache> {
+    let i = (pending.iter()).position(|p| (p.group, p.layer, p.class) == (group, layer, class))?;
+    Some(pending.swap_remove(i))
+}
+
+/// How requests open and move: their searches on the pool's threads, or with one queue on
+/// a one-thread pool.
+struct Searches<'a, R> {
+    run: &'a R,
+    threads: usize,
+}
+
+impl<R: RunJobs> Searches<'_, R> {
+    /// A new request's field toward `goals`.
+    fn open(
+        &self,
+        graph: &PortalGraph,
+        cost: &CostField,
+        goals: &[Cell],
+    ) -> Result<HierarchicalField, HierarchyError> {
+        if self.threads > 1 {
+            HierarchicalField::new_on(graph, cost, goals, SECTOR_FIELD_BUDGET, self.run)
+        } else {
+            HierarchicalField::new(graph, cost, goals, SECTOR_FIELD_BUDGET)
+        }
+    }
+
+    /// The request a saved cache stands for.
+    fn restore(
+        &self,
+        graph: &PortalGraph,
+        cost: &CostField,
+        saved: SavedCache,
+    ) -> Result<Request, HierarchyError> {
+        let mut field = self.open(graph, cost, saved.goal.cells())?;
+        field.restore_cache(graph, saved.cache)?;
+        Ok(Request {
+            group: saved.group,
+            layer: saved.layer,
+            class: saved.class,
+            goal: saved.goal,
+            field,
+        })
+    }
+
+    /// The request of `key` toward `goal` this frame: `old` as it is, `old` retargeted to a
+    /// new goal, or a new one.
+    fn request(
+        &self,
+        old: Option<Request>,
+        (group, layer, class): RequestKey,
+        goal: &GoalSet,
+        graph: &PortalGraph,
+        cost: &CostField,
+    ) -> Result<Request, HierarchyError> {
+        match old {
+            Some(r) if r.goal == *goal => Ok(r),
+            Some(mut r) => {
+                if self.threads > 1 {
+                    r.field.retarget_on(graph, cost, goal.cells(), self.run)?;
+                } else {
+                    r.field.retarget(graph, cost, goal.cells())?;
+                }
+                Ok(Request {
+                    goal: goal.clone(),
+                    ..r
+                })
+            }
+            None => self.open(graph, cost, goal.cells()).map(|field| Request {
+                group,
+                layer,
+                class,
+                goal: goal.clone(),
+                field,
+            }),
+        }
+    }
+}
+
 impl HierarchyNav {
     /// The portal graph of `layer` for size class 0, once a unit of that layer exists.
     #[must_use]
@@ -220,25 +317,65 @@ impl HierarchyNav {
     where
         R: RunJobs,
     {
-        // A new request, and an old one moved to new goals: on the pool's threads, or with
-        // one queue on a one-thread pool.
-        let open = |graph: &PortalGraph, cost: &CostField, goals: &[Cell]| {
-            if threads > 1 {
-                HierarchicalField::new_on(graph, cost, goals, SECTOR_FIELD_BUDGET, &run)
-            } else {
-                HierarchicalField::new(graph, cost, goals, SECTOR_FIELD_BUDGET)
+        let mut errors = self.update_graphs(map, groups, edits);
+        let searches = Searches { run: &run, threads };
+        // One request per (group, layer, class) with units; new costs start it over, a new
+        // goal retargets it (keeping the sector fields the move cannot change).
+        let mut requests = Vec::new();
+        let keys = (groups.list.iter().enumerate()).flat_map(|(g, group)| {
+            Layer::ALL.into_iter().flat_map(move |layer| {
+                (0..MAX_SIZE_CLASSES)
+                    .filter(move |&class| group.field(layer, class).is_some())
+                    .map(move |class| (g, group, layer, class))
+            })
+        });
+        for (g, group, layer, class) in keys {
+            let s = slot(layer, class);
+            let (Some(graph), Some(cost)) =
+                (&self.graphs[s], map.prepared_class_cost_field(layer, class))
+            else {
+                continue;
+            };
+            let key = (g as u16, layer, class);
+            let old = take_request(&mut self.requests, key, graph).or_else(|| {
+                // New costs: start over; a cache restored from a snapshot (saved with the
+                // request's own goal) takes the old request's place.
+                let fresh = Some(cost.version()) == self.pending_versions[s];
+                let saved = fresh
+                    .then(|| take_saved(&mut self.pending, key))
+                    .flatten()?;
+                match searches.restore(graph, cost, saved) {
+                    Ok(r) => Some(r),
+                    Err(e) => {
+                        errors.push(StageError::RestoreSectors(e));
+                        None
+                    }
+                }
+            });
+            match searches.request(old, key, &group.goal, graph, cost) {
+                Ok(r) => requests.push(r),
+                // Every goal cell walled over for the class (allowed after the goal was
+                // set, or a goal too close to walls for the class's bodies): no request, so
+                // these units stand still (their flat field is not built in this mode)
+                // until a goal cell opens again.
+                Err(HierarchyError::NoPassableGoal) => {}
+                Err(e) => errors.push(StageError::PathRequest(e)),
             }
-        };
-        let retarget = |field: &mut HierarchicalField,
-                        graph: &PortalGraph,
-                        cost: &CostField,
-                        goals: &[Cell]| {
-            if threads > 1 {
-                field.retarget_on(graph, cost, goals, &run)
-            } else {
-                field.retarget(graph, cost, goals)
-            }
-        };
+        }
+        requests.sort_by_key(Request::key);
+        self.requests = requests;
+        // Restored caches whose request was not made again are stale.
+        self.pending.clear();
+        for r in &mut self.requests {
+            r.field.begin_frame();
+        }
+        errors
+    }
+
+    /// One portal graph per (layer, size class) some group's units path in, current with
+    /// the costs: repaired from the edit log, or rebuilt when the log no longer reaches
+    /// back; the others dropped.
+    fn update_graphs(&mut self, map: &Map, groups: &Groups, edits: &EditLog) -> Vec<StageError> {
         let mut errors = Vec::new();
         for class in 0..MAX_SIZE_CLASSES {
             for layer in Layer::ALL {
@@ -254,7 +391,6 @@ impl HierarchyNav {
                 match slot {
                     Some(graph) if graph.is_current(cost) => {}
                     Some(graph) => {
-                        // Repair from the edit log; rebuild when it no longer reaches back.
                         let result = match edits.since_class(layer, class, graph.version()) {
                             Some(log) => {
                                 let cells: Vec<Cell> = log.iter().map(|&(c, _)| c).collect();
@@ -274,95 +410,6 @@ impl HierarchyNav {
                     },
                 }
             }
-        }
-        // One request per (group, layer, class) with units; new costs start it over, a new
-        // goal retargets it (keeping the sector fields the move cannot change).
-        let mut requests = Vec::new();
-        let keys = (groups.list.iter().enumerate()).flat_map(|(g, group)| {
-            Layer::ALL.into_iter().flat_map(move |layer| {
-                (0..MAX_SIZE_CLASSES)
-                    .filter(move |&class| group.field(layer, class).is_some())
-                    .map(move |class| (g, group, layer, class))
-            })
-        });
-        for (g, group, layer, class) in keys {
-            let s = slot(layer, class);
-            let (Some(graph), Some(cost)) =
-                (&self.graphs[s], map.prepared_class_cost_field(layer, class))
-            else {
-                continue;
-            };
-            let same = |group_: u16, layer_: Layer, class_: u8| {
-                usize::from(group_) == g && layer_ == layer && class_ == class
-            };
-            let old = self
-                .requests
-                .iter()
-                .position(|r| same(r.group, r.layer, r.class))
-                .map(|i| self.requests.swap_remove(i));
-            let old = match old {
-                Some(r) if r.field.route().version() == graph.version() => Some(r),
-                // New costs: start over; a cache restored from a snapshot (saved with the
-                // request's own goal) takes the old request's place.
-                _ => self
-                    .pending
-                    .iter()
-                    .position(|p| same(p.group, p.layer, p.class))
-                    .filter(|_| Some(cost.version()) == self.pending_versions[s])
-                    .map(|i| self.pending.swap_remove(i))
-                    .and_then(|saved| {
-                        let restored =
-                            open(graph, cost, saved.goal.cells()).and_then(|mut field| {
-                                field.restore_cache(graph, saved.cache)?;
-                                Ok(field)
-                            });
-                        match restored {
-                            Ok(field) => Some(Request {
-                                group: g as u16,
-                                layer,
-                                class,
-                                goal: saved.goal,
-                                field,
-                            }),
-                            Err(e) => {
-                                errors.push(StageError::RestoreSectors(e));
-                                None
-                            }
-                        }
-                    }),
-            };
-            let result = match old {
-                Some(r) if r.goal == group.goal => Ok(r),
-                Some(mut r) => {
-                    retarget(&mut r.field, graph, cost, group.goal.cells()).map(|_| Request {
-                        goal: group.goal.clone(),
-                        ..r
-                    })
-                }
-                None => open(graph, cost, group.goal.cells()).map(|field| Request {
-                    group: g as u16,
-                    layer,
-                    class,
-                    goal: group.goal.clone(),
-                    field,
-                }),
-            };
-            match result {
-                Ok(r) => requests.push(r),
-                // Every goal cell walled over for the class (allowed after the goal was
-                // set, or a goal too close to walls for the class's bodies): no request, so
-                // these units stand still (their flat field is not built in this mode)
-                // until a goal cell opens again.
-                Err(HierarchyError::NoPassableGoal) => {}
-                Err(e) => errors.push(StageError::PathRequest(e)),
-            }
-        }
-        requests.sort_by_key(Request::key);
-        self.requests = requests;
-        // Restored caches whose request was not made again are stale.
-        self.pending.clear();
-        for r in &mut self.requests {
-            r.field.begin_frame();
         }
         errors
     }
