@@ -10,10 +10,10 @@
 
 use glam::Vec2;
 use horde_core::{
-    Agent, Cell, CellMemo, Clearance, Fan, FillWay, GiveWay, LANE_REACH, Layer, MAX_SIZE_CLASSES,
-    Map, NO_DIRECTION, NavField, Position, Steering, Stun, TurnLimit, UnitId, UnitSpec, Velocity,
-    avoid_walls, blend_and_turn, clear_of_walls, escape_from, lane_near, separation_push,
-    slide_velocity, unit_noise, without_part_into,
+    Agent, Cell, CellMemo, Clearance, Fan, FillWay, GiveWay, GoalFill, LANE_REACH, Lane, Layer,
+    MAX_SIZE_CLASSES, Map, NO_DIRECTION, NavField, Position, Steering, Stun, TurnLimit, UnitId,
+    UnitSpec, Velocity, avoid_walls, blend_and_turn, clear_of_walls, escape_from, lane_near,
+    separation_push, slide_velocity, unit_noise, without_part_into,
 };
 
 use crate::config::Navigation;
@@ -292,18 +292,44 @@ impl<'a> Frame<'a> {
         steering: &mut Steering,
         fetched: &Fetched,
     ) -> Vec2 {
-        let config = &self.data.config;
-        let sc = &config.steering;
-        let cell_size = self.map.grid().cell_size();
+        let me = Me {
+            id,
+            pos,
+            agent,
+            fetched: *fetched,
+        };
+        let bound = self.bound_for(&me, steering);
+        let lane = self.lane_ahead(&me, bound.way);
+        let mut met = self.meet(&me, &bound, lane, steering);
+        let sc = &self.data.config.steering;
+        if met.stacked {
+            // Someone stands exactly on us: leave along a direction fixed per unit.
+            let n = unit_noise(self.data.config.seed, id, 0);
+            met.separation +=
+                Vec2::new(n, 1.0 - n.abs()).normalize_or(Vec2::X) * sc.separation_range;
+        }
+        match self.come_to_rest(&me, steering, bound, &met) {
+            Some(bound) => self.move_on(&me, steering, lane, &bound, &met),
+            None => {
+                steering.yielding = GiveWay::No;
+                Vec2::ZERO
+            }
+        }
+    }
+
+    /// Where the unit is bound: its field's way, or (in its army's rest area) the fill's
+    /// way to the free cells to fill next, or the way round a jam.
+    #[inline(always)]
+    fn bound_for(&self, me: &Me<'_>, steering: &mut Steering) -> Bound<'a> {
+        let (pos, agent) = (me.pos, me.agent);
+        let sc = &self.data.config.steering;
         let Fetched {
             cell,
             ideal,
             distance,
-            near,
-            clearance,
             class,
-        } = *fetched;
-
+            ..
+        } = me.fetched;
         // Where the unit is bound: along the field, or in its army's rest area to the free
         // cells to fill next (`horde_core::GoalFill`). `distance` `None`: farther than
         // `near_goal`, so not in the goal and not slowing down.
@@ -337,7 +363,25 @@ impl<'a> Frame<'a> {
             FillWay::Rest { .. } => (Vec2::ZERO, None),
             FillWay::Outside => (ideal, distance),
         };
+        Bound {
+            army,
+            was_resting,
+            fill,
+            fill_way,
+            way,
+            distance,
+            in_goal,
+        }
+    }
 
+    /// A one-cell lane near the unit on its way, if any.
+    #[inline(always)]
+    fn lane_ahead(&self, me: &Me<'_>, way: Vec2) -> Option<Lane> {
+        let (pos, agent) = (me.pos, me.agent);
+        let Fetched {
+            clearance, class, ..
+        } = me.fetched;
+        let grid = self.map.grid();
         // A one-cell lane ahead (a door, a corridor just wide enough for the body's class):
         // aim along its centre line, without the fan (its side rays would touch the lane's
         // walls), and let separation push only along the way: a push across would take the
@@ -346,10 +390,37 @@ impl<'a> Frame<'a> {
         // holds every body off the centre line, and none passes; the one nearest the lane
         // never yields, so one always goes.
         let lane_reach = u32::from(class) + LANE_REACH as u32 + 1;
-        let lane = (way != Vec2::ZERO && u32::from(clearance) <= lane_reach)
+        (way != Vec2::ZERO && u32::from(clearance) <= lane_reach)
             .then(|| self.map.prepared_class_cost_field(agent.layer, class))
             .flatten()
-            .and_then(|cost| lane_near(cost, grid, pos, way));
+            .and_then(|cost| lane_near(cost, grid, pos, way))
+    }
+
+    /// Step 5: separation from the neighbours, and what the unit meets among them (see
+    /// [`Meeting`]).
+    #[inline(always)]
+    fn meet(
+        &self,
+        me: &Me<'_>,
+        bound: &Bound<'_>,
+        lane: Option<Lane>,
+        steering: &Steering,
+    ) -> Meeting {
+        let (id, pos, agent) = (me.id, me.pos, me.agent);
+        let Fetched {
+            near,
+            clearance,
+            class,
+            ..
+        } = me.fetched;
+        let sc = &self.data.config.steering;
+        let Bound {
+            army,
+            was_resting,
+            fill_way,
+            way,
+            ..
+        } = *bound;
         let queue_for = lane
             .filter(|l| !l.inside)
             .map(|l| (l.aim, pos.distance_squared(l.aim)));
@@ -457,12 +528,46 @@ impl<'a> Frame<'a> {
         };
         self.neighbours
             .for_each_candidate(pos, agent.radius, sc.separation_range, near, push_from);
-        if stacked {
-            // Someone stands exactly on us: leave along a direction fixed per unit.
-            let n = unit_noise(config.seed, id, 0);
-            separation += Vec2::new(n, 1.0 - n.abs()).normalize_or(Vec2::X) * sc.separation_range;
+        Meeting {
+            separation,
+            touches_rest,
+            nearest_friend,
+            approach,
+            stacked,
+            blockers,
+            blocked_by,
+            give_way_to,
+            head_on,
         }
+    }
 
+    /// Whether the unit rests this frame (updating its rest state): `None` when it does,
+    /// else where it is bound on (walking up to its resting friends first, if it closes
+    /// on them).
+    #[inline(always)]
+    fn come_to_rest(
+        &self,
+        me: &Me<'_>,
+        steering: &mut Steering,
+        bound: Bound<'a>,
+        met: &Meeting,
+    ) -> Option<Bound<'a>> {
+        let (pos, agent) = (me.pos, me.agent);
+        let cell_size = self.map.grid().cell_size();
+        let grid = self.map.grid();
+        let Bound {
+            fill,
+            fill_way,
+            way,
+            in_goal,
+            ..
+        } = bound;
+        let Meeting {
+            touches_rest,
+            nearest_friend,
+            approach,
+            ..
+        } = *met;
         // Rest (docs/behaviour.md, "Coming to rest"): where the army's fill says (a target,
         // or a supported cell for a unit already at rest), or, held against the resting
         // army a step or two from a target for `HELD_REST`, where it stands. Without a fill
@@ -513,11 +618,44 @@ impl<'a> Frame<'a> {
         if steering.arrived && steering.arrived_frame.is_none() {
             steering.arrived_frame = Some(self.data.clock.frame + 1);
         }
-        if resting {
-            steering.yielding = GiveWay::No;
-            return Vec2::ZERO;
-        }
+        (!resting).then_some(Bound {
+            way,
+            fill_way,
+            ..bound
+        })
+    }
 
+    /// Steps 2-4 and 6-7 for a unit on its way: backing off, the lane, walls, the probe
+    /// and fan, the blend, the turn and the speed; its own velocity.
+    #[inline(always)]
+    fn move_on(
+        &self,
+        me: &Me<'_>,
+        steering: &mut Steering,
+        lane: Option<Lane>,
+        bound: &Bound<'_>,
+        met: &Meeting,
+    ) -> Vec2 {
+        let (id, pos, agent) = (me.id, me.pos, me.agent);
+        let clearance = me.fetched.clearance;
+        let config = &self.data.config;
+        let sc = &config.steering;
+        let cell_size = self.map.grid().cell_size();
+        let grid = self.map.grid();
+        let Bound {
+            fill_way,
+            way,
+            distance,
+            ..
+        } = *bound;
+        let Meeting {
+            separation,
+            give_way_to,
+            head_on,
+            blockers,
+            blocked_by,
+            ..
+        } = *met;
         // Backing away from a lane, or from a unit with the right of way (back and to the
         // side, so that two flows pass each other on the same hand): at once, not at the
         // turn rate.
@@ -650,6 +788,52 @@ impl<'a> Frame<'a> {
         }
         own
     }
+}
+
+/// The unit [`Frame::steer`] steers.
+#[derive(Clone, Copy)]
+struct Me<'u> {
+    id: u32,
+    pos: Vec2,
+    agent: &'u Agent,
+    fetched: Fetched,
+}
+
+/// Where a unit is bound this frame ([`Frame::bound_for`]).
+#[derive(Clone, Copy)]
+struct Bound<'f> {
+    army: u16,
+    /// Arrived or settled as the frame began.
+    was_resting: bool,
+    /// Its army's fill of the goal area, for its layer and class.
+    fill: Option<&'f GoalFill>,
+    fill_way: FillWay,
+    /// The direction it walks.
+    way: Vec2,
+    /// Its path distance to the goal while it follows its field near the goal.
+    distance: Option<f32>,
+    in_goal: bool,
+}
+
+/// What a unit meets among its neighbours this frame ([`Frame::meet`]).
+#[derive(Clone, Copy)]
+struct Meeting {
+    separation: Vec2,
+    /// A resting unit of its army touches it.
+    touches_rest: bool,
+    /// On reaching free room: the nearest resting friend (squared distance, direction).
+    nearest_friend: Option<(f32, Vec2)>,
+    /// It reached free room and is not at rest yet: it walks up to its resting friends.
+    approach: bool,
+    /// Someone stands exactly on it.
+    stacked: bool,
+    /// The directions (from them to it) of the first bodies it touches.
+    blockers: [Vec2; BLOCKERS],
+    blocked_by: usize,
+    /// Queueing for a lane: the nearest unit nearer the lane's aim (squared distance, away).
+    give_way_to: Option<(f32, Vec2)>,
+    /// Meeting the right of way: hops from the unit that has it.
+    head_on: Option<u8>,
 }
 
 /// The bounding box of a goal's cells.
