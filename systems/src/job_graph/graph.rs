@@ -363,30 +363,36 @@ impl<C: ?Sized> JobGraph<C> {
     /// this text, checked current by a test.
     #[must_use]
     pub fn markdown_table(&self) -> String {
-        let names = |resources: &mut dyn Iterator<Item = &Resource>| {
-            let names: Vec<String> = resources.map(|r| format!("`{}`", short_name(r))).collect();
+        let cells = |names: Vec<String>| {
             if names.is_empty() {
                 "-".to_owned()
             } else {
                 names.join(", ")
             }
         };
+        let ticked = |name: &str| format!("`{name}`");
         let mut table =
             String::from("| stage | runs after | reads | writes |\n|---|---|---|---|\n");
         for stage in &self.stages {
-            let after: Vec<String> = (stage.dependencies.iter())
-                .map(|&d| format!("`{}`", self.stages[d].name))
-                .collect();
-            let after = if after.is_empty() {
-                "-".to_owned()
-            } else {
-                after.join(", ")
-            };
+            let after = self.runs_after(&stage.name).into_iter().flatten();
             table.push_str(&format!(
-                "| `{}` | {after} | {} | {} |\n",
+                "| `{}` | {} | {} | {} |\n",
                 stage.name,
-                names(&mut stage.access.reads()),
-                names(&mut stage.access.writes()),
+                cells(after.map(ticked).collect()),
+                cells(
+                    stage
+                        .access
+                        .reads()
+                        .map(|r| ticked(short_name(r)))
+                        .collect()
+                ),
+                cells(
+                    stage
+                        .access
+                        .writes()
+                        .map(|r| ticked(short_name(r)))
+                        .collect()
+                ),
             ));
         }
         table
