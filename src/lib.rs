@@ -100,11 +100,11 @@ pub mod formats {
 /// push-outs, slides, escapes), with their settings.
 pub mod steering {
     pub use horde_core::{
-        Blocked, ESCAPE_REACH, Fan, MAX_SEPARATION_RANGE, RayHit, SteeringConfig,
-        SteeringConfigError, TurnLimit, WALL_TOLERANCE, avoid_walls, blend_and_turn, cast_ray,
-        cell_coords, centre_is_open, clear_of_walls, escape_wall, escape_wall_where, floor,
-        limit_approach, move_body, probe, push_out_of_walls, rotate, separation_push,
-        slide_velocity, sweep, unit_noise, wall_depth, without_part_into,
+        Blocked, ESCAPE_REACH, Fan, MAX_SEPARATION_RANGE, RayHit, SteeringConfig, TurnLimit,
+        WALL_TOLERANCE, avoid_walls, blend_and_turn, cast_ray, cell_coords, centre_is_open,
+        clear_of_walls, escape_wall, escape_wall_where, floor, limit_approach, move_body, probe,
+        push_out_of_walls, rotate, separation_push, slide_velocity, sweep, unit_noise, wall_depth,
+        without_part_into,
     };
     pub use horde_systems::{BodyStats, ContactConfig};
 }
@@ -113,8 +113,15 @@ pub mod steering {
 pub mod forces {
     pub use horde_core::{
         ForceField, ForceFieldError, ForceFieldId, ForceKind, ForceManager, ForceRestoreError,
-        KnockbackParams, KnockbackParamsError, always_snaps_below, apply_impulse, decay_external,
+        KnockbackParams, always_snaps_below, apply_impulse, decay_external,
     };
+}
+
+/// Every setting of [`SimConfig`], declared once: [`SETTINGS`](settings::SETTINGS) gives each
+/// one's name, scenario key, type, range, default and doc, and reads or writes it on a
+/// config. Scenario files, snapshots and the C ABI all go through it.
+pub mod settings {
+    pub use horde_core::config::{Kind, Place, Range, SETTINGS, Setting, Value};
 }
 
 /// Levels: the seeded generator. (The benchmark levels horde measures itself on are the

@@ -352,7 +352,9 @@ fn write_binary_corpus() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus");
     for (dir, file, bytes) in seeds {
         let path = root.join(dir).join(file);
-        if std::env::var_os("HORDE_WRITE_CORPUS").is_some() {
+        if std::env::var_os("HORDE_WRITE_CORPUS").is_some()
+            || std::env::var_os("HORDE_BLESS").is_some()
+        {
             std::fs::write(&path, &bytes).unwrap();
         }
         let committed = std::fs::read(&path).unwrap_or_else(|e| {
@@ -366,7 +368,7 @@ fn write_binary_corpus() {
         assert_eq!(
             committed,
             bytes,
-            "{} differs from what this build writes: if the format changed on purpose, bump its version and rewrite the seed",
+            "{} differs from what this build writes: if the format changed on purpose, bump its version (a new saved setting needs none: settings are saved by name) and rewrite the seed with HORDE_BLESS=1",
             path.display()
         );
     }

@@ -3,8 +3,9 @@
 
 use std::collections::HashMap;
 
+use crate::config::FlowConfig;
 use crate::cost_field::CostField;
-use crate::flow::{FlowConfig, FlowField, fill_direction_rows};
+use crate::flow::{FlowField, fill_direction_rows};
 use crate::grid::Cell;
 use crate::integration::{FieldError, IntegrationField};
 use crate::map::Map;

@@ -4,6 +4,7 @@ use std::ops::Range;
 
 use glam::Vec2;
 
+use crate::config::FlowConfig;
 use crate::cost_field::CostField;
 use crate::direction::Direction;
 use crate::grid::{Cell, Grid};
@@ -14,23 +15,6 @@ use crate::terrain::WALL;
 pub const NO_DIRECTION: u8 = 8;
 /// Bit of a flow byte set when the cell sees the goal in a straight line.
 pub const LINE_OF_SIGHT: u8 = 0x80;
-
-/// How a flow field is made.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct FlowConfig {
-    /// Cells within this many cells (Chebyshev distance) of a single-cell goal are tested for
-    /// line of sight to it; units in cells that see the goal walk straight at it.
-    /// Default 16; 0 turns line of sight off.
-    pub line_of_sight_radius: u32,
-}
-
-impl Default for FlowConfig {
-    fn default() -> Self {
-        Self {
-            line_of_sight_radius: 16,
-        }
-    }
-}
 
 /// The direction to walk from every cell: toward the neighbour with the lowest integration
 /// value (legal moves only: no corner cutting), or none for goals, walls and unreachable

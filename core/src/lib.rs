@@ -8,6 +8,7 @@
 mod body;
 mod cell_memo;
 mod clearance;
+pub mod config;
 mod cost_field;
 mod direction;
 mod field_cache;
@@ -57,15 +58,17 @@ pub use body::{
 };
 pub use cell_memo::CellMemo;
 pub use clearance::Clearance;
+pub use config::{
+    ConfigError, ContactConfig, FlowConfig, KnockbackParams, Navigation, SETTINGS, Setting,
+    SimConfig, SteeringConfig,
+};
 pub use cost_field::{CostField, CostFieldError};
 pub use direction::{DIAG_STEP, Direction, ORTHO_STEP};
 pub use field_cache::{EmptyGoalSet, FieldCache, FieldId, FieldKey, GoalSet, NavField};
-pub use flow::{
-    FlowConfig, FlowField, LINE_OF_SIGHT, NO_DIRECTION, fill_direction_rows, segment_is_clear,
-};
+pub use flow::{FlowField, LINE_OF_SIGHT, NO_DIRECTION, fill_direction_rows, segment_is_clear};
 pub use force::{
     ForceField, ForceFieldError, ForceFieldId, ForceKind, ForceManager, ForceRestoreError,
-    KnockbackParams, KnockbackParamsError, always_snaps_below, apply_impulse, decay_external,
+    always_snaps_below, apply_impulse, decay_external,
 };
 pub use goal_fill::{FIRST_REACH, FillWay, GoalFill, MAX_REACH, REST_MARGIN, cell_share};
 pub use grid::{Cell, Grid, GridError, MAX_GRID_SIDE};
@@ -91,9 +94,8 @@ pub use size_class::{
 };
 pub use spatial_grid::{SpatialGrid, SpatialGridError};
 pub use steering::{
-    Fan, LANE_REACH, Lane, MAX_SEPARATION_RANGE, RayHit, SteeringConfig, SteeringConfigError,
-    TurnLimit, avoid_walls, blend_and_turn, cast_ray, floor, lane_near, probe, rotate,
-    separation_push, unit_noise,
+    Fan, LANE_REACH, Lane, MAX_SEPARATION_RANGE, RayHit, TurnLimit, avoid_walls, blend_and_turn,
+    cast_ray, floor, lane_near, probe, rotate, separation_push, unit_noise,
 };
 pub use terrain::{CostTable, Layer, OPEN, Terrain, TerrainProps, WALL, ZeroCost};
 pub use unit::{

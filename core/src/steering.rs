@@ -7,172 +7,15 @@
 
 use glam::Vec2;
 
+use crate::config::SteeringConfig;
 use crate::cost_field::CostField;
 use crate::grid::Grid;
 use crate::terrain::WALL;
-
-/// Steering parameters. Lengths are in world units, angles in radians.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct SteeringConfig {
-    /// How far ahead of the unit's edge the probe rays look (default 1.5).
-    pub probe_length: f32,
-    /// The side rays start at `radius * probe_inflate` from the centre (default 1.1).
-    pub probe_inflate: f32,
-    /// Angle between fan directions (default 10 degrees).
-    pub fan_step: f32,
-    /// Number of fan steps on each side (default 6: 60 degrees each way, a 120-degree fan).
-    pub fan_steps: u32,
-    /// Weight of the avoidance direction in the blend (default 1.0).
-    pub avoid_weight: f32,
-    /// Weight of separation in the blend (default 1.5).
-    pub separation_weight: f32,
-    /// Fraction of its top speed at which separation pushes a unit directly, on top of
-    /// turning its heading (default 0.5).
-    pub separation_push: f32,
-    /// Neighbours closer than `(r_a + r_b) * separation_range` push each other apart
-    /// (default 1.2).
-    pub separation_range: f32,
-    /// Largest random turn added each frame to break symmetric deadlocks (default 0.03 rad).
-    pub jitter: f32,
-    /// A unit whose path distance to the goal is at most this many cells has arrived and
-    /// stops (default 0.5).
-    pub arrival_distance: f32,
-    /// Units slow down linearly within this many cells of the goal (default 1.5).
-    pub slow_distance: f32,
-}
-
-/// A [`SteeringConfig`] value that is NaN, infinite or out of its range.
-#[derive(Clone, Copy, Debug, PartialEq, thiserror::Error)]
-#[error("steering parameter {name} = {value} is invalid: it must be {expected}")]
-pub struct SteeringConfigError {
-    /// Name of the field of [`SteeringConfig`].
-    pub name: &'static str,
-    /// Its value.
-    pub value: f32,
-    /// The range it must lie in.
-    pub expected: &'static str,
-}
 
 /// The largest [`SteeringConfig::separation_range`]: with [`crate::MAX_RADIUS`] it keeps a
 /// unit's reach (`2 * radius * separation_range`), and the neighbour buckets sized by it,
 /// finite.
 pub const MAX_SEPARATION_RANGE: f32 = 1000.0;
-
-impl SteeringConfig {
-    /// `Ok` when every value is finite and in range (`fan_step` in `(0, pi]`, `fan_steps` at
-    /// most `180`, `separation_range` in `(0, MAX_SEPARATION_RANGE]`, the rest `>= 0` and at
-    /// most the bound its error names), else the first bad one.
-    pub fn validate(&self) -> Result<(), SteeringConfigError> {
-        // Upper bounds keep the frame's cost and numbers sane: a longer probe walks more
-        // cells per ray, larger weights and pushes turn every blend into an overflow, a jitter
-        // past pi is a full turn.
-        let checks = [
-            (
-                "probe_length",
-                self.probe_length,
-                100.0,
-                "finite, >= 0 and <= 100 (world units; each ray walks the cells it covers)",
-            ),
-            (
-                "probe_inflate",
-                self.probe_inflate,
-                10.0,
-                "finite, >= 0 and <= 10",
-            ),
-            (
-                "avoid_weight",
-                self.avoid_weight,
-                1000.0,
-                "finite, >= 0 and <= 1000 (a blend weight)",
-            ),
-            (
-                "separation_weight",
-                self.separation_weight,
-                1000.0,
-                "finite, >= 0 and <= 1000 (a blend weight)",
-            ),
-            (
-                "separation_push",
-                self.separation_push,
-                10.0,
-                "finite, >= 0 and <= 10 (times the top speed)",
-            ),
-            (
-                "jitter",
-                self.jitter,
-                std::f32::consts::PI,
-                "finite, >= 0 and <= pi (radians a frame)",
-            ),
-            (
-                "arrival_distance",
-                self.arrival_distance,
-                1.0e6,
-                "finite, >= 0 and <= 1e6 (cells)",
-            ),
-            (
-                "slow_distance",
-                self.slow_distance,
-                1.0e6,
-                "finite, >= 0 and <= 1e6 (cells)",
-            ),
-        ];
-        for (name, value, max, expected) in checks {
-            if !(value.is_finite() && (0.0..=max).contains(&value)) {
-                return Err(SteeringConfigError {
-                    name,
-                    value,
-                    expected,
-                });
-            }
-        }
-        if !(self.fan_step.is_finite()
-            && self.fan_step > 0.0
-            && self.fan_step <= std::f32::consts::PI)
-        {
-            return Err(SteeringConfigError {
-                name: "fan_step",
-                value: self.fan_step,
-                expected: "finite, > 0 and <= pi",
-            });
-        }
-        if self.fan_steps > 180 {
-            return Err(SteeringConfigError {
-                name: "fan_steps",
-                value: self.fan_steps as f32,
-                expected: "at most 180",
-            });
-        }
-        if !(self.separation_range.is_finite()
-            && self.separation_range > 0.0
-            && self.separation_range <= MAX_SEPARATION_RANGE)
-        {
-            return Err(SteeringConfigError {
-                name: "separation_range",
-                value: self.separation_range,
-                expected: "finite, > 0 and <= 1000",
-            });
-        }
-        Ok(())
-    }
-}
-
-impl Default for SteeringConfig {
-    fn default() -> Self {
-        Self {
-            probe_length: 1.5,
-            probe_inflate: 1.1,
-            fan_step: 10f32.to_radians(),
-            fan_steps: 6,
-            avoid_weight: 1.0,
-            separation_weight: 1.5,
-            separation_push: 0.5,
-            separation_range: 1.2,
-            jitter: 0.03,
-            arrival_distance: 0.5,
-            slow_distance: 1.5,
-        }
-    }
-}
 
 /// Where a ray met a wall.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -589,9 +432,10 @@ mod tests {
 
     #[test]
     fn separation_range_is_refused_above_its_limit() {
-        let with = |separation_range| SteeringConfig {
-            separation_range,
-            ..SteeringConfig::default()
+        let with = |separation_range| {
+            let mut c = crate::SimConfig::default();
+            c.steering.separation_range = separation_range;
+            c
         };
         assert_eq!(with(MAX_SEPARATION_RANGE).validate(), Ok(()));
         for bad in [MAX_SEPARATION_RANGE * 1.01, 1e30, f32::INFINITY, 0.0, -1.0] {

@@ -128,69 +128,139 @@ typedef int32_t HordeStatus;
 // what you need; every value is checked when a simulation is created
 // (`HORDE_ERROR_INVALID_ARGUMENT` names the first bad one).
 typedef struct HordeConfig {
-  // Seed of the per-unit random numbers (default 0).
+  // Seed of the per-unit random numbers (jitter, the way out for a unit standing
+  // exactly on another).
+  //
+  // Default 0; any whole number.
   uint64_t seed;
-  // Threads, the caller's included (default 1: everything runs on the thread that calls
-  // `horde_step`; n > 1 starts n - 1 worker threads at creation, joined by
-  // `horde_sim_free`). 1..=1024. Results do not depend on it.
+  // Threads the simulation works on, the caller's included. Results do not depend
+  // on it.
+  //
+  // Default 1; an integer in 1..=1024.
   uint32_t threads;
-  // Units per data-parallel batch (default 1024; at least 1).
+  // Units per batch of the data-parallel stages. Batch boundaries depend on the unit
+  // count and this number only; keep it equal on every peer.
+  //
+  // Default 1024; an integer in 1..=4294967295.
   uint32_t batch_size;
-  // `HORDE_NAVIGATION_FLAT` (default) or `HORDE_NAVIGATION_HIERARCHICAL`.
+  // Where units get their direction: one full-map flow field per goal, layer and size
+  // class ("flat"), or sector fields along a coarse route on the portal graph, for big
+  // maps ("hierarchical").
+  //
+  // Default 0 ("flat"); 0 ("flat") or 1 ("hierarchical").
   uint32_t navigation;
-  // 1 (default): a field whose goal moved is rebuilt only as far as its followers need
-  // that frame; 0: always complete. Results do not depend on it.
+  // On: with flat navigation, a field whose goal moved is rebuilt only as far as the
+  // cells its followers stand in, then completed a slice a frame once the goal rests.
+  // Off: fields are always complete (to draw or read them). Steering reads the same
+  // values either way, so results do not depend on it and snapshots do not hold it.
+  //
+  // Default 1; 0 or 1.
   uint32_t partial_fields;
-  // Size classes units path in (default 4; 1..=4): a unit of radius `r` cells follows
-  // the fields of class `c`, the smallest with `r <= c + 0.5` (capped at the last), in
-  // which every cell within `c` cells of a wall is blocked. 1: every unit paths as a
-  // unit half a cell across.
+  // How many size classes units path in. A unit of radius `r` cells follows the
+  // fields of class `c`, the smallest with `r <= c + 0.5` (capped at the last class),
+  // in which every cell within `c` cells of a wall or the map's edge is blocked, so
+  // they lead a body only where it fits. 1 sends every unit along the fields of a unit
+  // half a cell across. Fields are built per class present in a group, not per unit.
+  //
+  // Default 4; an integer in 1..=4.
   uint32_t size_classes;
-  // Contact passes per frame (default 4; 0..=16; 0 lets bodies overlap).
+  // Passes a frame at most; 0 turns contacts off and bodies overlap as steering leaves
+  // them. Each pass resolves a unit's overlaps as they stood before it; the passes
+  // stop early once one moves no unit.
+  //
+  // Default 4; an integer in 0..=16.
   uint32_t contact_passes;
-  // Scale of a unit's summed contact correction (default 1.5; 0.5..=2).
+  // Scale of the summed correction of a unit with several contacts, divided by their
+  // count: 1 moves it by the average of its contacts' corrections, more opens a packed
+  // crowd faster (outside the range the passes overshoot or stall).
+  //
+  // Default 1.5; finite, in 0.5..=2.
   float contact_relaxation;
-  // Cells within this many cells of a single-cell goal walk straight at it when they see
-  // it (default 16; 0 turns line of sight off).
+  // Cells within this many cells (Chebyshev distance) of a one-cell goal are tested
+  // for a straight line to it; units in cells that see the goal walk straight at it.
+  // 0 turns line of sight off.
+  //
+  // Default 16; an integer in 0..=4294967295.
   uint32_t line_of_sight_radius;
-  // Steering: how far ahead of a unit's edge its probe rays look (default 1.5).
+  // How far past a unit's edge its probe rays look, world units (each ray walks the
+  // cells it covers).
+  //
+  // Default 1.5; finite, in 0..=100.
   float probe_length;
-  // Steering: side rays start at `radius * probe_inflate` from the centre (default 1.1).
+  // The side rays start at `radius * probe_inflate` from the centre.
+  //
+  // Default 1.1; finite, in 0..=10.
   float probe_inflate;
-  // Steering: angle between fan directions, radians (default 10 degrees; in (0, pi]).
+  // Angle between fan directions, radians (10 degrees).
+  //
+  // Default 0.17453292; finite, in (0, pi].
   float fan_step;
-  // Steering: fan steps on each side (default 6; at most 180).
+  // Fan directions on each side (6 x 10 degrees: 60 degrees each way, a 120-degree
+  // fan).
+  //
+  // Default 6; an integer in 0..=180.
   uint32_t fan_steps;
-  // Steering: weight of the avoidance direction (default 1.0).
+  // Weight of the avoidance direction in the blend.
+  //
+  // Default 1; finite, in 0..=1000.
   float avoid_weight;
-  // Steering: weight of separation (default 1.5).
+  // Weight of separation in the blend.
+  //
+  // Default 1.5; finite, in 0..=1000.
   float separation_weight;
-  // Steering: fraction of top speed at which separation pushes directly (default 0.5).
+  // Fraction of its top speed at which separation pushes a unit directly, on top of
+  // turning its heading.
+  //
+  // Default 0.5; finite, in 0..=10.
   float separation_push;
-  // Steering: neighbours closer than `(r_a + r_b) * separation_range` push apart
-  // (default 1.2).
+  // Neighbours closer than `(r_a + r_b) * separation_range` push each other apart;
+  // also how far a unit looks for neighbours, and (with a cell more) how near
+  // something must come to wake a sleeping unit.
+  //
+  // Default 1.2; finite, in (0, 1000].
   float separation_range;
-  // Steering: largest random turn a frame, radians (default 0.03).
+  // Largest random turn added each frame, radians (breaks symmetric deadlocks).
+  //
+  // Default 0.03; finite, in 0..=pi.
   float jitter;
-  // Steering: a unit this many cells (path distance) from its goal has arrived
-  // (default 0.5).
+  // A unit whose path distance to its goal is at most this many cells is in it.
+  //
+  // Default 0.5; finite, in 0..=1e6.
   float arrival_distance;
-  // Steering: units slow down within this many cells of the goal (default 1.5).
+  // Units slow down linearly within this many cells of the goal, to a quarter of their
+  // top speed at least.
+  //
+  // Default 1.5; finite, in 0..=1e6.
   float slow_distance;
-  // Knock-back: largest external speed, world units per second (default 20).
+  // Largest external speed, world units per second.
+  //
+  // Default 20; finite, in 0..=10000.
   float max_external_speed;
-  // Knock-back: a hit whose speed change exceeds this stuns (default 4).
+  // A hit whose speed change (the length of `force * dt / mass`, before clamping)
+  // exceeds this stuns the unit.
+  //
+  // Default 4; finite, in 0..=10000.
   float stun_threshold;
-  // Knock-back: seconds of stun per unit of speed change above the threshold
-  // (default 0.1).
+  // Seconds of stun per world unit per second of speed change above the threshold.
+  //
+  // Default 0.1; finite, in 0..=1e6.
   float stun_per_impulse;
-  // Knock-back: longest stun of one hit, seconds (default 2).
+  // Longest stun one hit gives, seconds (hits do not stack: the longer stun wins).
+  //
+  // Default 2; finite, in 0..=1e6.
   float max_stun;
-  // Knock-back: drag per second on normal terrain (default 4).
+  // Drag on normal terrain, per second: each frame the external velocity is divided
+  // by `1 + drag * dt`.
+  //
+  // Default 4; finite, in 0..=1e6.
   float drag;
-  // Knock-back: drag per second on slippery terrain (default 1).
+  // The same on slippery terrain (snow).
+  //
+  // Default 1; finite, in 0..=1e6.
   float slippery_drag;
-  // Knock-back: external speeds below this snap to zero (default 0.05).
+  // External speeds below this (world units per second) become exactly 0.
+  //
+  // Default 0.05; finite, in 0..=10000.
   float snap_speed;
 } HordeConfig;
 

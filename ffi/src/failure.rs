@@ -103,22 +103,10 @@ impl From<SpawnError> for Failure {
 }
 
 impl From<ConfigError> for Failure {
-    /// The message names the setting by its `HordeConfig` field, which is what the caller
-    /// wrote: horde's own messages name the contact settings by their Rust path
-    /// (`contacts.passes`); every other setting has the same name on both sides.
+    /// The message names the setting by its `HordeConfig` field (settings have one name
+    /// outside Rust).
     fn from(error: ConfigError) -> Self {
-        let rust_path = match error {
-            ConfigError::ContactPasses(_) => Some(("contacts.passes", "contact_passes")),
-            ConfigError::ContactRelaxation(_) => {
-                Some(("contacts.relaxation", "contact_relaxation"))
-            }
-            _ => None,
-        };
-        let mut message = error.to_string();
-        if let Some((path, field)) = rust_path {
-            message = message.replacen(path, field, 1);
-        }
-        Failure::invalid(format!("config: {message}"))
+        Failure::invalid(format!("config: {error}"))
     }
 }
 

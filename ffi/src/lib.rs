@@ -27,6 +27,9 @@
 // The `#[repr(C)]` structs, the constants and the handle.
 mod types;
 
+// `HordeConfig`, written from horde's settings (tests/settings.rs).
+mod config;
+
 pub mod status;
 
 // Failures, the last error message, horde's errors as statuses.

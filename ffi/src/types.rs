@@ -4,14 +4,11 @@
 
 use std::ffi::c_char;
 
-use horde::fields::FlowConfig;
-use horde::forces::KnockbackParams;
 use horde::glam::Vec2;
-use horde::steering::{ContactConfig, SteeringConfig};
-use horde::{
-    ForceField, ForceKind, GroupId, Layer, Navigation, SimConfig, Simulation, Terrain, UnitSpec,
-};
+use horde::settings::{SETTINGS, Value};
+use horde::{ForceField, ForceKind, GroupId, Layer, SimConfig, Simulation, Terrain, UnitSpec};
 
+pub use crate::config::HordeConfig;
 use crate::failure::Failure;
 pub use crate::status::HordeStatus;
 
@@ -132,165 +129,19 @@ impl HordeSim {
     }
 }
 
-/// Every setting of a simulation. Get the defaults with `horde_config_default` and change
-/// what you need; every value is checked when a simulation is created
-/// (`HORDE_ERROR_INVALID_ARGUMENT` names the first bad one).
-#[repr(C)]
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct HordeConfig {
-    /// Seed of the per-unit random numbers (default 0).
-    pub seed: u64,
-    /// Threads, the caller's included (default 1: everything runs on the thread that calls
-    /// `horde_step`; n > 1 starts n - 1 worker threads at creation, joined by
-    /// `horde_sim_free`). 1..=1024. Results do not depend on it.
-    pub threads: u32,
-    /// Units per data-parallel batch (default 1024; at least 1).
-    pub batch_size: u32,
-    /// `HORDE_NAVIGATION_FLAT` (default) or `HORDE_NAVIGATION_HIERARCHICAL`.
-    pub navigation: u32,
-    /// 1 (default): a field whose goal moved is rebuilt only as far as its followers need
-    /// that frame; 0: always complete. Results do not depend on it.
-    pub partial_fields: u32,
-    /// Size classes units path in (default 4; 1..=4): a unit of radius `r` cells follows
-    /// the fields of class `c`, the smallest with `r <= c + 0.5` (capped at the last), in
-    /// which every cell within `c` cells of a wall is blocked. 1: every unit paths as a
-    /// unit half a cell across.
-    pub size_classes: u32,
-    /// Contact passes per frame (default 4; 0..=16; 0 lets bodies overlap).
-    pub contact_passes: u32,
-    /// Scale of a unit's summed contact correction (default 1.5; 0.5..=2).
-    pub contact_relaxation: f32,
-    /// Cells within this many cells of a single-cell goal walk straight at it when they see
-    /// it (default 16; 0 turns line of sight off).
-    pub line_of_sight_radius: u32,
-    /// Steering: how far ahead of a unit's edge its probe rays look (default 1.5).
-    pub probe_length: f32,
-    /// Steering: side rays start at `radius * probe_inflate` from the centre (default 1.1).
-    pub probe_inflate: f32,
-    /// Steering: angle between fan directions, radians (default 10 degrees; in (0, pi]).
-    pub fan_step: f32,
-    /// Steering: fan steps on each side (default 6; at most 180).
-    pub fan_steps: u32,
-    /// Steering: weight of the avoidance direction (default 1.0).
-    pub avoid_weight: f32,
-    /// Steering: weight of separation (default 1.5).
-    pub separation_weight: f32,
-    /// Steering: fraction of top speed at which separation pushes directly (default 0.5).
-    pub separation_push: f32,
-    /// Steering: neighbours closer than `(r_a + r_b) * separation_range` push apart
-    /// (default 1.2).
-    pub separation_range: f32,
-    /// Steering: largest random turn a frame, radians (default 0.03).
-    pub jitter: f32,
-    /// Steering: a unit this many cells (path distance) from its goal has arrived
-    /// (default 0.5).
-    pub arrival_distance: f32,
-    /// Steering: units slow down within this many cells of the goal (default 1.5).
-    pub slow_distance: f32,
-    /// Knock-back: largest external speed, world units per second (default 20).
-    pub max_external_speed: f32,
-    /// Knock-back: a hit whose speed change exceeds this stuns (default 4).
-    pub stun_threshold: f32,
-    /// Knock-back: seconds of stun per unit of speed change above the threshold
-    /// (default 0.1).
-    pub stun_per_impulse: f32,
-    /// Knock-back: longest stun of one hit, seconds (default 2).
-    pub max_stun: f32,
-    /// Knock-back: drag per second on normal terrain (default 4).
-    pub drag: f32,
-    /// Knock-back: drag per second on slippery terrain (default 1).
-    pub slippery_drag: f32,
-    /// Knock-back: external speeds below this snap to zero (default 0.05).
-    pub snap_speed: f32,
-}
-
 impl HordeConfig {
     pub(crate) fn from_sim_config(c: &SimConfig) -> Self {
-        Self {
-            seed: c.seed,
-            threads: u32::try_from(c.threads).unwrap_or(u32::MAX),
-            batch_size: u32::try_from(c.batch_size).unwrap_or(u32::MAX),
-            navigation: match c.navigation {
-                Navigation::Hierarchical => HORDE_NAVIGATION_HIERARCHICAL,
-                _ => HORDE_NAVIGATION_FLAT,
-            },
-            partial_fields: u32::from(c.partial_fields),
-            size_classes: u32::from(c.size_classes),
-            contact_passes: c.contacts.passes,
-            contact_relaxation: c.contacts.relaxation,
-            line_of_sight_radius: c.flow.line_of_sight_radius,
-            probe_length: c.steering.probe_length,
-            probe_inflate: c.steering.probe_inflate,
-            fan_step: c.steering.fan_step,
-            fan_steps: c.steering.fan_steps,
-            avoid_weight: c.steering.avoid_weight,
-            separation_weight: c.steering.separation_weight,
-            separation_push: c.steering.separation_push,
-            separation_range: c.steering.separation_range,
-            jitter: c.steering.jitter,
-            arrival_distance: c.steering.arrival_distance,
-            slow_distance: c.steering.slow_distance,
-            max_external_speed: c.knockback.max_external_speed,
-            stun_threshold: c.knockback.stun_threshold,
-            stun_per_impulse: c.knockback.stun_per_impulse,
-            max_stun: c.knockback.max_stun,
-            drag: c.knockback.drag,
-            slippery_drag: c.knockback.slippery_drag,
-            snap_speed: c.knockback.snap_speed,
-        }
+        let values: Vec<Value> = SETTINGS.iter().map(|s| s.get(c)).collect();
+        Self::from_values(&values)
     }
 
-    /// The `SimConfig` this describes, every value checked.
+    /// The `SimConfig` this describes, every value checked in the settings' order; the
+    /// error names the first bad one by its field.
     pub(crate) fn to_sim_config(self) -> Result<SimConfig, Failure> {
-        let navigation = match self.navigation {
-            HORDE_NAVIGATION_FLAT => Navigation::Flat,
-            HORDE_NAVIGATION_HIERARCHICAL => Navigation::Hierarchical,
-            other => {
-                return Err(Failure::invalid(format!(
-                    "config: navigation = {other} is invalid: it must be \
-                     HORDE_NAVIGATION_FLAT (0) or HORDE_NAVIGATION_HIERARCHICAL (1)"
-                )));
-            }
-        };
-        let c = SimConfig {
-            seed: self.seed,
-            threads: self.threads as usize,
-            batch_size: self.batch_size as usize,
-            navigation,
-            partial_fields: flag("config: partial_fields", self.partial_fields)?,
-            // Above 255 reads as 0, which the check below refuses by name.
-            size_classes: u8::try_from(self.size_classes).unwrap_or(0),
-            contacts: ContactConfig {
-                passes: self.contact_passes,
-                relaxation: self.contact_relaxation,
-            },
-            flow: FlowConfig {
-                line_of_sight_radius: self.line_of_sight_radius,
-            },
-            steering: SteeringConfig {
-                probe_length: self.probe_length,
-                probe_inflate: self.probe_inflate,
-                fan_step: self.fan_step,
-                fan_steps: self.fan_steps,
-                avoid_weight: self.avoid_weight,
-                separation_weight: self.separation_weight,
-                separation_push: self.separation_push,
-                separation_range: self.separation_range,
-                jitter: self.jitter,
-                arrival_distance: self.arrival_distance,
-                slow_distance: self.slow_distance,
-            },
-            knockback: KnockbackParams {
-                max_external_speed: self.max_external_speed,
-                stun_threshold: self.stun_threshold,
-                stun_per_impulse: self.stun_per_impulse,
-                max_stun: self.max_stun,
-                drag: self.drag,
-                slippery_drag: self.slippery_drag,
-                snap_speed: self.snap_speed,
-            },
-        };
-        c.validate()?;
+        let mut c = SimConfig::default();
+        for (setting, value) in SETTINGS.iter().zip(self.values()) {
+            setting.apply(&mut c, value)?;
+        }
         Ok(c)
     }
 }

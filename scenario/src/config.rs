@@ -1,148 +1,93 @@
 //! The `[config]` table of a scenario file: the simulation's settings ([`SimConfig`]), each
-//! key named as the field it sets (documented in `docs/scenario.md`). Unknown keys are
-//! refused like everywhere in the file; a value out of its range names its key, its line
-//! and the range, as [`SimConfig::validate`] states it.
+//! key its path in `SimConfig` (`steering.jitter` is `jitter` in `[config.steering]`). The
+//! keys and their ranges are the settings' own ([`horde::settings::SETTINGS`]); an unknown
+//! key is refused like everywhere in the file, a value of the wrong type or out of its range
+//! names its key, its line and what it must be.
 
 use std::ops::Range;
 
-use horde::{ConfigError, Navigation, SimConfig};
+use horde::SimConfig;
+use horde::settings::{Kind, Place, Range as Accepts, SETTINGS, Setting, Value};
 use toml::Spanned;
 
-use crate::ctx::{Ctx, integer_in};
-use crate::error::ScenarioError;
+use crate::ctx::Ctx;
+use crate::error::{ScenarioError, ScenarioErrorKind};
 use crate::raw::RawConfig;
 
-/// Where each key given in the table stands, to name it when its value is refused.
-#[derive(Default)]
-struct Spans(Vec<(&'static str, Range<usize>)>);
-
-impl Spans {
-    fn find(&self, key: &str) -> Option<Range<usize>> {
-        self.0
-            .iter()
-            .find(|(k, _)| *k == key)
-            .map(|(_, s)| s.clone())
-    }
-}
-
-/// Copies the listed number keys of `$raw` into the same-named fields of `$into`, noting each
-/// key's place under `$table`.
-macro_rules! numbers {
-    ($raw:expr, $into:expr, $spans:expr, $table:literal, [$($field:ident),* $(,)?]) => {
-        $(
-            if let Some(v) = &$raw.$field {
-                $into.$field = *v.get_ref() as f32;
-                $spans.0.push((concat!($table, ".", stringify!($field)), v.span()));
-            }
-        )*
-    };
-}
-
-/// `config` with the `[config]` table's values applied, checked as the simulation checks
-/// them.
+/// `config` with the `[config]` table's values applied, each checked as the simulation
+/// checks it.
 pub(super) fn apply(
     ctx: &Ctx<'_>,
     raw: &Spanned<RawConfig>,
     mut config: SimConfig,
 ) -> Result<SimConfig, ScenarioError> {
-    let table = raw.span();
-    let raw = raw.get_ref();
-    let mut spans = Spans::default();
-    if let Some(n) = &raw.navigation {
-        config.navigation = match n.get_ref().as_str() {
-            "flat" => Navigation::Flat,
-            "hierarchical" => Navigation::Hierarchical,
-            other => {
-                return Err(ctx.bad(
-                    n.span(),
-                    "config.navigation",
-                    format!("expected \"flat\" or \"hierarchical\", found {other:?}"),
-                ));
-            }
-        };
+    for (key, span, value) in &raw.get_ref().entries {
+        let name = format!("config.{key}");
+        let setting = Setting::at_key(key)
+            .filter(|s| s.is_in(Place::Scenario))
+            .ok_or_else(|| unknown(ctx, span, &name))?;
+        let refused = |detail: String| ctx.bad(span.clone(), &name, detail);
+        let written = written(ctx, span);
+        let value = read(setting, value, written).map_err(&refused)?;
+        setting
+            .apply(&mut config, value)
+            .map_err(|e| refused(format!("expected {}, found {written}", e.expected)))?;
     }
-    if let Some(on) = raw.partial_fields {
-        config.partial_fields = on;
-    }
-    if let Some(n) = &raw.size_classes {
-        let max = i64::from(horde::fields::MAX_SIZE_CLASSES);
-        let key = "config.size_classes";
-        config.size_classes = integer_in(ctx, n, key, "a number of size classes", 1, max)? as u8;
-    }
-    if let Some(b) = &raw.batch_size {
-        let max = i64::from(u32::MAX);
-        config.batch_size =
-            integer_in(ctx, b, "config.batch_size", "a batch size", 1, max)? as usize;
-    }
-    if let Some(r) = &raw.line_of_sight_radius {
-        let max = i64::from(u32::MAX);
-        let key = "config.line_of_sight_radius";
-        config.flow.line_of_sight_radius =
-            integer_in(ctx, r, key, "a radius in cells", 0, max)? as u32;
-    }
-    if let Some(s) = &raw.steering {
-        numbers!(
-            s,
-            config.steering,
-            spans,
-            "steering",
-            [
-                probe_length,
-                probe_inflate,
-                fan_step,
-                avoid_weight,
-                separation_weight,
-                separation_push,
-                separation_range,
-                jitter,
-                arrival_distance,
-                slow_distance,
-            ]
-        );
-        if let Some(n) = &s.fan_steps {
-            let key = "config.steering.fan_steps";
-            config.steering.fan_steps = integer_in(ctx, n, key, "a step count", 0, 180)? as u32;
-        }
-    }
-    if let Some(c) = &raw.contacts {
-        numbers!(c, config.contacts, spans, "contacts", [relaxation]);
-        if let Some(n) = &c.passes {
-            let max = i64::from(horde::steering::ContactConfig::MAX_PASSES);
-            let key = "config.contacts.passes";
-            config.contacts.passes = integer_in(ctx, n, key, "a pass count", 0, max)? as u32;
-        }
-    }
-    if let Some(k) = &raw.knockback {
-        numbers!(
-            k,
-            config.knockback,
-            spans,
-            "knockback",
-            [
-                max_external_speed,
-                stun_threshold,
-                stun_per_impulse,
-                max_stun,
-                drag,
-                slippery_drag,
-                snap_speed,
-            ]
-        );
-    }
-    config.validate().map_err(|e| {
-        let key = match &e {
-            ConfigError::Steering(s) => format!("steering.{}", s.name),
-            ConfigError::Knockback(k) => format!("knockback.{}", k.name),
-            ConfigError::ContactRelaxation(_) => "contacts.relaxation".into(),
-            _ => String::new(),
-        };
-        let span = spans.find(&key).unwrap_or(table);
-        let key = if key.is_empty() {
-            "config".into()
-        } else {
-            format!("config.{key}")
-        };
-        ctx.bad(span, &key, e.to_string())
-    })?;
+    // What the table does not hold (the seed, the thread count) is checked too.
+    config
+        .validate()
+        .map_err(|e| ctx.bad(raw.span(), "config", e.to_string()))?;
     Ok(config)
+}
+
+fn unknown(ctx: &Ctx<'_>, span: &Range<usize>, name: &str) -> ScenarioError {
+    let keys: Vec<&str> = SETTINGS
+        .iter()
+        .filter(|s| s.is_in(Place::Scenario))
+        .map(|s| s.key)
+        .collect();
+    ctx.error(
+        Some(span.clone()),
+        Some(name.to_owned()),
+        ScenarioErrorKind::UnknownKey,
+        format!("unknown key `{name}`, expected one of {}", keys.join(", ")),
+    )
+}
+
+/// The value's text as the file writes it.
+fn written<'a>(ctx: &Ctx<'a>, span: &Range<usize>) -> &'a str {
+    let start = ctx.original(span.start);
+    ctx.text.get(start..start + span.len()).unwrap_or("").trim()
+}
+
+/// The TOML value as the setting's value: a name for a choice, a bool for a switch, an
+/// integer for a count, a number for a real.
+fn read(setting: &Setting, value: &toml::Value, written: &str) -> Result<Value, String> {
+    let found = |what: &str| format!("expected {what}, found {written}");
+    match (setting.range, setting.kind, value) {
+        (Accepts::Choice(names), _, toml::Value::String(s)) => names
+            .iter()
+            .position(|n| n == s)
+            .map(|i| Value::Int(i as u64))
+            .ok_or_else(|| found(&quoted(names))),
+        (Accepts::Choice(names), _, _) => Err(found(&quoted(names))),
+        (Accepts::Flag, _, toml::Value::Boolean(on)) => Ok(Value::Int(u64::from(*on))),
+        (Accepts::Flag, _, _) => Err(found("true or false")),
+        (_, Kind::Int { .. }, toml::Value::Integer(i)) => u64::try_from(*i)
+            .map(Value::Int)
+            .map_err(|_| found(&setting.range.describe(setting.kind))),
+        (_, Kind::Int { .. }, _) => Err(found("an integer")),
+        (_, Kind::Real, toml::Value::Float(x)) => Ok(Value::Real(*x as f32)),
+        (_, Kind::Real, toml::Value::Integer(i)) => Ok(Value::Real(*i as f32)),
+        (_, Kind::Real, _) => Err(found("a number")),
+    }
+}
+
+/// `"flat" or "hierarchical"`.
+fn quoted(names: &[&str]) -> String {
+    names
+        .iter()
+        .map(|n| format!("{n:?}"))
+        .collect::<Vec<_>>()
+        .join(" or ")
 }

@@ -1,7 +1,11 @@
 //! The scenario file as serde reads it: every value [`Spanned`], so that a check made later
 //! can name the value's line. Unknown keys are refused here.
 
+use std::fmt;
+use std::ops::Range;
+
 use serde::Deserialize;
+use serde::de::{self, Deserializer, MapAccess, Visitor};
 use toml::Spanned;
 
 /// One batch of `[[force]]` tables as serde reads it.
@@ -173,54 +177,85 @@ pub(crate) struct RawGoalChange {
     pub(crate) frame: Option<Spanned<i64>>,
 }
 
-/// The `[config]` table (checked in `config.rs`).
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+/// The `[config]` table: every key with where it stands and its value, a sub-table's keys
+/// under the table's name (`steering.jitter` for `jitter` in `[config.steering]`). Which keys
+/// exist is the settings' business (`config.rs`), not serde's.
 pub(crate) struct RawConfig {
-    pub(crate) navigation: Option<Spanned<String>>,
-    pub(crate) partial_fields: Option<bool>,
-    pub(crate) size_classes: Option<Spanned<i64>>,
-    pub(crate) batch_size: Option<Spanned<i64>>,
-    pub(crate) line_of_sight_radius: Option<Spanned<i64>>,
-    pub(crate) steering: Option<RawSteering>,
-    pub(crate) contacts: Option<RawContacts>,
-    pub(crate) knockback: Option<RawKnockback>,
+    pub(crate) entries: Vec<(String, Range<usize>, toml::Value)>,
 }
 
-/// `[config.steering]`.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct RawSteering {
-    pub(crate) probe_length: Option<Spanned<f64>>,
-    pub(crate) probe_inflate: Option<Spanned<f64>>,
-    pub(crate) fan_step: Option<Spanned<f64>>,
-    pub(crate) fan_steps: Option<Spanned<i64>>,
-    pub(crate) avoid_weight: Option<Spanned<f64>>,
-    pub(crate) separation_weight: Option<Spanned<f64>>,
-    pub(crate) separation_push: Option<Spanned<f64>>,
-    pub(crate) separation_range: Option<Spanned<f64>>,
-    pub(crate) jitter: Option<Spanned<f64>>,
-    pub(crate) arrival_distance: Option<Spanned<f64>>,
-    pub(crate) slow_distance: Option<Spanned<f64>>,
+/// A `[config]` value: a sub-table's keys or one value.
+enum RawConfigItem {
+    Table(Vec<(String, Spanned<toml::Value>)>),
+    Value(toml::Value),
 }
 
-/// `[config.contacts]`.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct RawContacts {
-    pub(crate) passes: Option<Spanned<i64>>,
-    pub(crate) relaxation: Option<Spanned<f64>>,
+impl<'de> Deserialize<'de> for RawConfig {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Entries;
+        impl<'de> Visitor<'de> for Entries {
+            type Value = RawConfig;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a table of settings")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawConfig, A::Error> {
+                let mut entries = Vec::new();
+                while let Some(key) = map.next_key::<String>()? {
+                    let item = map.next_value::<Spanned<RawConfigItem>>()?;
+                    let span = item.span();
+                    match item.into_inner() {
+                        RawConfigItem::Value(v) => entries.push((key, span, v)),
+                        RawConfigItem::Table(keys) => {
+                            for (name, v) in keys {
+                                let span = v.span();
+                                entries.push((format!("{key}.{name}"), span, v.into_inner()));
+                            }
+                        }
+                    }
+                }
+                Ok(RawConfig { entries })
+            }
+        }
+        deserializer.deserialize_map(Entries)
+    }
 }
 
-/// `[config.knockback]`.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct RawKnockback {
-    pub(crate) max_external_speed: Option<Spanned<f64>>,
-    pub(crate) stun_threshold: Option<Spanned<f64>>,
-    pub(crate) stun_per_impulse: Option<Spanned<f64>>,
-    pub(crate) max_stun: Option<Spanned<f64>>,
-    pub(crate) drag: Option<Spanned<f64>>,
-    pub(crate) slippery_drag: Option<Spanned<f64>>,
-    pub(crate) snap_speed: Option<Spanned<f64>>,
+impl<'de> Deserialize<'de> for RawConfigItem {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Item;
+        impl<'de> Visitor<'de> for Item {
+            type Value = RawConfigItem;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a setting's value or a table of them")
+            }
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<RawConfigItem, E> {
+                Ok(RawConfigItem::Value(toml::Value::Boolean(v)))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<RawConfigItem, E> {
+                Ok(RawConfigItem::Value(toml::Value::Integer(v)))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<RawConfigItem, E> {
+                let v = i64::try_from(v).map_err(|_| E::custom("integer out of range"))?;
+                Ok(RawConfigItem::Value(toml::Value::Integer(v)))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<RawConfigItem, E> {
+                Ok(RawConfigItem::Value(toml::Value::Float(v)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<RawConfigItem, E> {
+                Ok(RawConfigItem::Value(toml::Value::String(v.to_owned())))
+            }
+            fn visit_seq<A: de::SeqAccess<'de>>(self, seq: A) -> Result<RawConfigItem, A::Error> {
+                let v = toml::Value::deserialize(de::value::SeqAccessDeserializer::new(seq))?;
+                Ok(RawConfigItem::Value(v))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawConfigItem, A::Error> {
+                let mut keys = Vec::new();
+                while let Some(key) = map.next_key::<String>()? {
+                    keys.push((key, map.next_value::<Spanned<toml::Value>>()?));
+                }
+                Ok(RawConfigItem::Table(keys))
+            }
+        }
+        deserializer.deserialize_any(Item)
+    }
 }

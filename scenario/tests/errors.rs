@@ -19,7 +19,7 @@ fn config_values_out_of_range_name_key_and_line() {
         ScenarioErrorKind::BadValue,
         "config.steering.separation_weight",
         line_of(&text, "separation_weight"),
-        "<= 1000",
+        "finite, in 0..=1000",
     );
     let text = with(".steering", "probe_length = 3e38");
     assert_error(
@@ -27,7 +27,7 @@ fn config_values_out_of_range_name_key_and_line() {
         ScenarioErrorKind::BadValue,
         "config.steering.probe_length",
         line_of(&text, "probe_length"),
-        "<= 100",
+        "finite, in 0..=100, found 3e38",
     );
     let text = with(".knockback", "max_external_speed = 1e30");
     assert_error(
@@ -35,7 +35,7 @@ fn config_values_out_of_range_name_key_and_line() {
         ScenarioErrorKind::BadValue,
         "config.knockback.max_external_speed",
         line_of(&text, "max_external_speed"),
-        "<= 10000",
+        "finite, in 0..=10000",
     );
     let text = with(".steering", "fan_steps = 500");
     assert_error(
@@ -43,7 +43,7 @@ fn config_values_out_of_range_name_key_and_line() {
         ScenarioErrorKind::BadValue,
         "config.steering.fan_steps",
         line_of(&text, "fan_steps"),
-        "<= 180",
+        "an integer in 0..=180, found 500",
     );
     for bad in ["size_classes = 0", "size_classes = 5"] {
         let text = with("", bad);
@@ -52,7 +52,7 @@ fn config_values_out_of_range_name_key_and_line() {
             ScenarioErrorKind::BadValue,
             "config.size_classes",
             line_of(&text, "size_classes"),
-            "number of size classes",
+            "an integer in 1..=4",
         );
     }
     let text = with("", "navigation = \"astar\"");

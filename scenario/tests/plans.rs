@@ -34,8 +34,8 @@ fn small_scenario_builds() {
 fn the_config_table_sets_the_simulation() {
     let text = SMALL.replace(
         "[map]",
-        "[config]\nnavigation = \"hierarchical\"\nline_of_sight_radius = 4\nsize_classes = 2\n\
-         [config.steering]\njitter = 0.1\nfan_steps = 3\n[config.contacts]\npasses = 2\n\
+        "[config]\nnavigation = \"hierarchical\"\nsize_classes = 2\n\
+         [config.flow]\nline_of_sight_radius = 4\n[config.steering]\njitter = 0.1\nfan_steps = 3\n[config.contacts]\npasses = 2\n\
          [config.knockback]\ndrag = 2.5\n\n[map]",
     );
     let plan = parse(&text).expect("parses");

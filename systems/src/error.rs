@@ -19,7 +19,7 @@ use crate::snapshot::container::FileError;
 pub enum SimError {
     /// A setting is out of range.
     #[error(transparent)]
-    Config(#[from] crate::config::ConfigError),
+    Config(#[from] horde_core::ConfigError),
     /// A unit could not be spawned.
     #[error(transparent)]
     Spawn(#[from] SpawnError),

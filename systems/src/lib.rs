@@ -10,7 +10,6 @@
 
 mod body_stats;
 mod command;
-mod config;
 mod edit_log;
 mod error;
 mod frame;
@@ -28,12 +27,12 @@ mod unit_check;
 
 pub use body_stats::BodyStats;
 pub use command::{Command, Outcome};
-pub use config::{ConfigError, ContactConfig, Navigation, SimConfig};
 pub use error::{ReplayError, SimError, StageError};
 pub use frame_times::FrameTimes;
 pub use groups::{Group, Groups};
 pub use hierarchy_nav::HierarchyNav;
 pub use horde::{GroupReach, GroupStatus, Horde, UnitState, UnitStatus, state_hash};
+pub use horde_core::{ConfigError, ContactConfig, Navigation, SimConfig};
 pub use job_graph::{
     Access, FrameReport, GraphBuildError, JobGraph, JobGraphBuilder, JobPanic, PoolError, Resource,
     StageContext, StageTime, WorkerPool,

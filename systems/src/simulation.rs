@@ -10,12 +10,12 @@ use horde_core::{
 };
 
 use crate::command::{Command, Outcome};
-use crate::config::SimConfig;
 use crate::horde::{GroupReach, GroupStatus};
 use crate::job_graph::FrameReport;
 use crate::snapshot::{CommandRecord, FileError, Replay, ReplayRecord};
 use crate::snapshot::{FileKind, Snapshot};
 use crate::{Horde, ReplayError, SimError, UnitState, state_hash};
+use horde_core::SimConfig;
 
 /// A [`Horde`] with its own world: the simplest way to run a crowd.
 pub struct Simulation {

@@ -4,83 +4,9 @@
 use glam::Vec2;
 
 use super::finite_non_negative;
-
-/// A knock-back parameter that is NaN, infinite or negative.
-#[derive(Clone, Copy, Debug, PartialEq, thiserror::Error)]
-#[error("knock-back parameter {name} = {value} must be finite, >= 0 and <= {max}")]
-pub struct KnockbackParamsError {
-    /// Name of the field of [`KnockbackParams`].
-    pub name: &'static str,
-    /// Its value.
-    pub value: f32,
-    /// The largest value allowed.
-    pub max: f32,
-}
-
-/// How force turns into external velocity and stun ([`apply_impulse`]) and how both wear off
-/// ([`decay_external`]). Every value must be finite and `>= 0` ([`KnockbackParams::validate`]);
-/// the functions read an invalid value as `0.0` rather than fail.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct KnockbackParams {
-    /// Largest external speed, world units per second. Default `20.0`.
-    pub max_external_speed: f32,
-    /// A hit whose speed change `|force| * dt / mass` (world units per second, before
-    /// clamping) exceeds this stuns the unit. Default `4.0`.
-    pub stun_threshold: f32,
-    /// Seconds of stun per world unit per second of speed change above
-    /// [`stun_threshold`](Self::stun_threshold). Default `0.1`.
-    pub stun_per_impulse: f32,
-    /// Longest stun one hit gives, seconds. Default `2.0`.
-    pub max_stun: f32,
-    /// Drag on normal terrain, per second (see [`decay_external`]). Default `4.0`.
-    pub drag: f32,
-    /// Drag on slippery terrain (snow), per second. Default `1.0`.
-    pub slippery_drag: f32,
-    /// External speeds below this (world units per second) snap to exactly zero.
-    /// Default `0.05`.
-    pub snap_speed: f32,
-}
-
-impl Default for KnockbackParams {
-    fn default() -> Self {
-        Self {
-            max_external_speed: 20.0,
-            stun_threshold: 4.0,
-            stun_per_impulse: 0.1,
-            max_stun: 2.0,
-            drag: 4.0,
-            slippery_drag: 1.0,
-            snap_speed: 0.05,
-        }
-    }
-}
+use crate::config::KnockbackParams;
 
 impl KnockbackParams {
-    /// `Ok` when every value is finite and `>= 0`, else the first bad one.
-    pub fn validate(&self) -> Result<(), KnockbackParamsError> {
-        // Upper bounds: speeds past MAX_SPEED cross the map in a frame, and stun or drag
-        // beyond them are no longer numbers a game means.
-        let values = [
-            (
-                "max_external_speed",
-                self.max_external_speed,
-                crate::MAX_SPEED,
-            ),
-            ("stun_threshold", self.stun_threshold, crate::MAX_SPEED),
-            ("stun_per_impulse", self.stun_per_impulse, 1.0e6),
-            ("max_stun", self.max_stun, 1.0e6),
-            ("drag", self.drag, 1.0e6),
-            ("slippery_drag", self.slippery_drag, 1.0e6),
-            ("snap_speed", self.snap_speed, crate::MAX_SPEED),
-        ];
-        for (name, value, max) in values {
-            if !(value.is_finite() && (0.0..=max).contains(&value)) {
-                return Err(KnockbackParamsError { name, value, max });
-            }
-        }
-        Ok(())
-    }
-
     /// The same parameters with another [`max_external_speed`](Self::max_external_speed).
     #[must_use]
     pub const fn with_max_external_speed(mut self, speed: f32) -> Self {

@@ -22,9 +22,7 @@ mod manager;
 #[cfg(test)]
 mod tests;
 
-pub use knockback::{
-    KnockbackParams, KnockbackParamsError, always_snaps_below, apply_impulse, decay_external,
-};
+pub use knockback::{always_snaps_below, apply_impulse, decay_external};
 pub use manager::{ForceManager, ForceRestoreError};
 
 /// What a [`ForceField`] does to the units in its radius.

@@ -2,6 +2,7 @@
 
 use super::manager::inside;
 use super::*;
+use crate::config::KnockbackParams;
 
 /// Below `always_snaps_below`, drag ends a velocity at zero on either terrain, for any
 /// direction and any shortening of it.
@@ -502,25 +503,26 @@ fn bad_parameters_are_errors() {
         Err(ForceFieldError::BadTimeDecay(-0.5))
     );
     assert!(f.with_time_decay(f32::INFINITY).is_err());
-    assert!(KnockbackParams::default().validate().is_ok());
     // A restored counter with no room left is refused: ids never wrap.
     assert!(ForceManager::restore([], u64::MAX).is_err());
     assert!(ForceManager::restore([], ForceManager::MAX_NEXT_ID).is_ok());
+    // Knock-back settings are checked with every other (config::SETTINGS); the error names
+    // the field and its bound.
+    let config = |knockback| crate::SimConfig {
+        knockback,
+        ..crate::SimConfig::default()
+    };
+    let slippery = config(KnockbackParams::default().with_drag(1.0, -2.0));
+    let e = slippery.validate().unwrap_err();
     assert_eq!(
-        KnockbackParams::default().with_drag(1.0, -2.0).validate(),
-        Err(KnockbackParamsError {
-            name: "slippery_drag",
-            value: -2.0,
-            max: 1.0e6
-        })
+        (e.name, e.expected.as_str()),
+        ("slippery_drag", "finite, in 0..=1e6")
     );
-    // Finite but past its bound: the error names the bound.
-    let fast = KnockbackParams::default().with_max_external_speed(3e38);
-    assert_eq!(fast.validate().map_err(|e| e.max), Err(crate::MAX_SPEED));
-    assert!(
-        KnockbackParams::default()
-            .with_max_external_speed(f32::NAN)
-            .validate()
-            .is_err()
+    let fast = config(KnockbackParams::default().with_max_external_speed(3e38));
+    assert_eq!(
+        fast.validate().unwrap_err().expected,
+        "finite, in 0..=10000"
     );
+    let nan = config(KnockbackParams::default().with_max_external_speed(f32::NAN));
+    assert!(nan.validate().is_err());
 }

@@ -28,16 +28,35 @@ static class Horde
     [StructLayout(LayoutKind.Sequential)]
     public struct Config
     {
+        // settings: begin (written from horde::settings::SETTINGS by tests/settings.rs)
         public ulong seed;
-        public uint threads, batch_size, navigation, partial_fields, size_classes, contact_passes;
+        public uint threads;
+        public uint batch_size;
+        public uint navigation;
+        public uint partial_fields;
+        public uint size_classes;
+        public uint contact_passes;
         public float contact_relaxation;
         public uint line_of_sight_radius;
-        public float probe_length, probe_inflate, fan_step;
+        public float probe_length;
+        public float probe_inflate;
+        public float fan_step;
         public uint fan_steps;
-        public float avoid_weight, separation_weight, separation_push, separation_range;
-        public float jitter, arrival_distance, slow_distance;
-        public float max_external_speed, stun_threshold, stun_per_impulse, max_stun;
-        public float drag, slippery_drag, snap_speed;
+        public float avoid_weight;
+        public float separation_weight;
+        public float separation_push;
+        public float separation_range;
+        public float jitter;
+        public float arrival_distance;
+        public float slow_distance;
+        public float max_external_speed;
+        public float stun_threshold;
+        public float stun_per_impulse;
+        public float max_stun;
+        public float drag;
+        public float slippery_drag;
+        public float snap_speed;
+        // settings: end
     }
 
     [StructLayout(LayoutKind.Sequential)]

@@ -1,6 +1,7 @@
 //! Creating a simulation: bad maps, bad configs, bad Moving AI text.
 
 use super::*;
+use horde::settings::{Range, Value};
 
 #[test]
 fn create_refuses_bad_maps_and_configs() {
@@ -36,7 +37,7 @@ fn create_refuses_bad_maps_and_configs() {
     let cases: [(Spoil, &str); 8] = [
         (|c| c.threads = 0, "threads = 0"),
         (|c| c.size_classes = 0, "size_classes = 0"),
-        (|c| c.size_classes = 300, "size_classes = 0"),
+        (|c| c.size_classes = 300, "size_classes = 300"),
         (|c| c.threads = 5000, "threads = 5000"),
         (|c| c.navigation = 7, "navigation = 7"),
         (|c| c.partial_fields = 2, "partial_fields = 2"),
@@ -53,44 +54,28 @@ fn create_refuses_bad_maps_and_configs() {
         expect_error(status, HORDE_ERROR_INVALID_ARGUMENT, needle);
         assert!(sim.is_null());
     }
-    // Every setting that can be wrong is named as the header names it, whichever layer of
-    // horde checks it.
-    let named: [(Spoil, &str); 23] = [
-        (|c| c.threads = 0, "threads"),
-        (|c| c.batch_size = 0, "batch_size"),
-        (|c| c.navigation = 2, "navigation"),
-        (|c| c.partial_fields = 3, "partial_fields"),
-        (|c| c.size_classes = 5, "size_classes"),
-        (|c| c.contact_passes = 17, "contact_passes"),
-        (|c| c.contact_relaxation = 0.1, "contact_relaxation"),
-        (|c| c.probe_length = -1.0, "probe_length"),
-        (|c| c.probe_inflate = 11.0, "probe_inflate"),
-        (|c| c.fan_step = 0.0, "fan_step"),
-        (|c| c.fan_steps = 181, "fan_steps"),
-        (|c| c.avoid_weight = f32::INFINITY, "avoid_weight"),
-        (|c| c.separation_weight = -0.5, "separation_weight"),
-        (|c| c.separation_push = 11.0, "separation_push"),
-        (|c| c.separation_range = 0.0, "separation_range"),
-        (|c| c.jitter = 4.0, "jitter"),
-        (|c| c.arrival_distance = -1.0, "arrival_distance"),
-        (|c| c.slow_distance = f32::NAN, "slow_distance"),
-        (|c| c.max_external_speed = -1.0, "max_external_speed"),
-        (|c| c.stun_threshold = f32::NAN, "stun_threshold"),
-        (|c| c.stun_per_impulse = -1.0, "stun_per_impulse"),
-        (|c| c.max_stun = -2.0, "max_stun"),
-        (|c| c.snap_speed = -1.0, "snap_speed"),
-    ];
-    for (spoil, field) in named {
-        let mut config = defaults;
-        spoil(&mut config);
+    // Every setting that can be wrong is named as the header names it: each one set past
+    // its range (NaN for reals), all others at their defaults.
+    let mut named = 0;
+    for (i, setting) in horde::settings::SETTINGS.iter().enumerate() {
+        let bad = match (setting.range, setting.default_value()) {
+            (_, Value::Real(_)) => Value::Real(f32::NAN),
+            (Range::Ints { max, .. }, _) if max < u64::from(u32::MAX) => Value::Int(max + 1),
+            (Range::Ints { min, .. }, _) if min > 0 => Value::Int(min - 1),
+            (Range::Flag | Range::Choice(_), _) => Value::Int(7),
+            // Every value of its C type is valid.
+            _ => continue,
+        };
+        let mut values = defaults.values();
+        values[i] = bad;
+        let config = HordeConfig::from_values(&values);
         let status = create(W, H, terrain.as_ptr(), terrain.len(), &config, &mut sim);
-        expect_error(
-            status,
-            HORDE_ERROR_INVALID_ARGUMENT,
-            &format!(" {field} = "),
-        );
-        assert!(!last_error().contains("contacts."), "{}", last_error());
+        let needle = format!("config: {} = {bad} is invalid", setting.name);
+        expect_error(status, HORDE_ERROR_INVALID_ARGUMENT, &needle);
+        assert!(sim.is_null());
+        named += 1;
     }
+    assert!(named >= 25, "{named} settings checked");
     // A config read from an odd address is refused, not read.
     let mut raw = vec![0u8; std::mem::size_of::<HordeConfig>() + 8];
     let odd = raw.as_mut_ptr().wrapping_add(1).cast::<HordeConfig>();

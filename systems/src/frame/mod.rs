@@ -29,12 +29,12 @@ use horde_core::{
 };
 use parking_lot::Mutex;
 
-use crate::config::SimConfig;
 use crate::edit_log::EditLog;
 use crate::groups::Groups;
 use crate::hierarchy_nav::HierarchyNav;
 use crate::job_graph::{Access, GraphBuildError, JobGraph, StageContext};
 use crate::unit::Memo;
+use horde_core::SimConfig;
 use update_hierarchy::update_hierarchy;
 
 pub use crate::error::StageError;

@@ -14,9 +14,9 @@ use horde_core::{
 };
 use parking_lot::Mutex;
 
-use crate::config::Navigation;
 use crate::frame::{FrameData, StageError, query};
 use crate::job_graph::StageContext;
+use horde_core::Navigation;
 
 /// From this many threads the integration field of a lone field to rebuild is built by all
 /// of them ([`DeltaStepping`], exact: the same field as one thread builds). On 16 cores it

@@ -16,13 +16,13 @@ use horde_core::{
     separation_push, slide_velocity, unit_noise, without_part_into,
 };
 
-use crate::config::Navigation;
 use crate::frame::{
     FrameData, GoalFills, NeighbourInfo, Neighbours, TOUCHING, UNIT_CHUNK, for_each_unit_chunk,
 };
 use crate::hierarchy_nav::HierarchyNav;
 use crate::job_graph::StageContext;
 use crate::unit::Memo;
+use horde_core::Navigation;
 
 /// Steers every unit for this frame.
 pub(crate) fn steer_units(data: &FrameData, ctx: &StageContext<'_>) {

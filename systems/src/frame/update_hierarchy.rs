@@ -5,9 +5,9 @@
 use horde_core::Job;
 use horde_core::{Agent, Position};
 
-use crate::config::Navigation;
 use crate::frame::{FrameData, map_batches_of};
 use crate::job_graph::StageContext;
+use horde_core::Navigation;
 
 /// Stage `update_hierarchy`: nothing with [`Navigation::Flat`]; otherwise updates the
 /// portal graphs and path requests and builds the sector fields units stand in.

@@ -22,7 +22,6 @@ use horde_core::{
 };
 
 use crate::SimError;
-use crate::config::SimConfig;
 use crate::frame::{
     FrameClock, FrameData, Neighbours, Shared, StageErrors, bucket_side, build_graph,
 };
@@ -31,6 +30,7 @@ use crate::hierarchy_nav::HierarchyNav;
 use crate::job_graph::{FrameReport, JobGraph, WorkerPool};
 use crate::sort_units;
 use crate::unit::{Memo, Unit, UnitComponents, UnitRef};
+use horde_core::SimConfig;
 
 /// Horde's stages, resources and worker pool, running on a world the caller owns.
 ///

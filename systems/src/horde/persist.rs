@@ -44,14 +44,16 @@ impl Snapshot {
                 theirs.map, ours.map
             ));
         }
-        let config = ConfigRecord::from_config(&horde.data.config);
-        if self.record.config.seed != config.seed {
+        // Validated when read, so the settings convert.
+        let theirs_config = self.record.config.to_config(1).unwrap_or_default();
+        let ours_config = &horde.data.config;
+        if theirs_config.seed != ours_config.seed {
             out.push(format!(
                 "seed: the snapshot's is {}, this run's {}",
-                self.record.config.seed, config.seed
+                theirs_config.seed, ours_config.seed
             ));
         }
-        let settings = self.record.config.differing_settings(&config);
+        let settings = record::differing_settings(&theirs_config, ours_config);
         if !settings.is_empty() {
             out.push(format!("settings: {} differ", settings.join(", ")));
         }
@@ -214,7 +216,8 @@ impl Horde {
             })
         };
         let map = map_from(&r.map).map_err(invalid)?;
-        let mut horde = Horde::new(map, r.config.to_config(threads))?;
+        let config = r.config.to_config(threads).map_err(invalid)?;
+        let mut horde = Horde::new(map, config)?;
         for g in &r.groups {
             let goal = record::goal(&g.goal).map_err(invalid)?;
             // Not `add_group`: a wall may have been built on a goal after it was set, which

@@ -13,8 +13,8 @@ use horde_core::{
 use parking_lot::{Mutex, MutexGuard};
 
 use crate::Horde;
-use crate::config::SimConfig;
 use crate::groups::Groups;
+use horde_core::SimConfig;
 
 /// One unit's standing with its group's goal (see `docs/run-output.md` for how `horde run`
 /// counts them).

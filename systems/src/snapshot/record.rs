@@ -1,16 +1,15 @@
 //! The plain records snapshots and replays are made of, and their conversions to and from
 //! horde's types. The file format is these records encoded with postcard: changing a record
-//! changes the format, so [`super::SNAPSHOT_VERSION`] must change with it.
+//! changes the format, so [`super::SNAPSHOT_VERSION`] must change with it (settings are saved
+//! by name, so adding one does not).
 
 use glam::Vec2;
+use horde_core::config::{Place, Setting, Value};
 use horde_core::{
-    Agent, Cell, CostTable, FlowConfig, ForceField, ForceKind, GoalSet, GroupId, KnockbackParams,
-    Layer, MAX_SIZE_CLASSES, SteeringConfig, Terrain, UnitSpec,
+    Agent, Cell, CostTable, ForceField, ForceKind, GoalSet, GroupId, Layer, MAX_SIZE_CLASSES,
+    SETTINGS, SimConfig, Terrain, UnitSpec,
 };
 use serde::{Deserialize, Serialize};
-
-use crate::config::Navigation;
-use crate::config::SimConfig;
 
 /// `Vec2` as two floats (bit-exact: NaN payloads survive).
 pub(crate) type V2 = [f32; 2];
@@ -23,171 +22,101 @@ pub(crate) fn vec2(v: V2) -> Vec2 {
     Vec2::new(v[0], v[1])
 }
 
-/// Every setting but the thread count (results do not depend on it; the loader picks it).
+/// The settings that change results ([`Place::Snapshot`]), each by its name: a setting this
+/// build has and the file lacks reads as its default, one the file has and this build lacks
+/// is refused by name.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct ConfigRecord {
-    pub seed: u64,
-    pub batch_size: u64,
-    pub probe_length: f32,
-    pub probe_inflate: f32,
-    pub fan_step: f32,
-    pub fan_steps: u32,
-    pub avoid_weight: f32,
-    pub separation_weight: f32,
-    pub separation_push: f32,
-    pub separation_range: f32,
-    pub jitter: f32,
-    pub arrival_distance: f32,
-    pub slow_distance: f32,
-    pub max_external_speed: f32,
-    pub stun_threshold: f32,
-    pub stun_per_impulse: f32,
-    pub max_stun: f32,
-    pub drag: f32,
-    pub slippery_drag: f32,
-    pub snap_speed: f32,
-    pub line_of_sight_radius: u32,
-    /// 0 flat, 1 hierarchical.
-    pub navigation: u8,
-    pub contact_passes: u32,
-    pub contact_relaxation: f32,
-    /// Added in snapshot version 7.
-    pub size_classes: u8,
+    pub settings: Vec<SettingRecord>,
+}
+
+/// One saved setting.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) struct SettingRecord {
+    pub name: String,
+    pub value: ValueRecord,
+}
+
+/// [`Value`] as saved (bit-exact: reals keep their bits).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) enum ValueRecord {
+    Int(u64),
+    Real(f32),
+}
+
+impl From<Value> for ValueRecord {
+    fn from(v: Value) -> Self {
+        match v {
+            Value::Int(i) => ValueRecord::Int(i),
+            Value::Real(r) => ValueRecord::Real(r),
+        }
+    }
+}
+
+impl From<ValueRecord> for Value {
+    fn from(v: ValueRecord) -> Self {
+        match v {
+            ValueRecord::Int(i) => Value::Int(i),
+            ValueRecord::Real(r) => Value::Real(r),
+        }
+    }
 }
 
 impl ConfigRecord {
     pub fn from_config(c: &SimConfig) -> Self {
-        let s = &c.steering;
-        let k = &c.knockback;
-        Self {
-            seed: c.seed,
-            batch_size: c.batch_size as u64,
-            probe_length: s.probe_length,
-            probe_inflate: s.probe_inflate,
-            fan_step: s.fan_step,
-            fan_steps: s.fan_steps,
-            avoid_weight: s.avoid_weight,
-            separation_weight: s.separation_weight,
-            separation_push: s.separation_push,
-            separation_range: s.separation_range,
-            jitter: s.jitter,
-            arrival_distance: s.arrival_distance,
-            slow_distance: s.slow_distance,
-            max_external_speed: k.max_external_speed,
-            stun_threshold: k.stun_threshold,
-            stun_per_impulse: k.stun_per_impulse,
-            max_stun: k.max_stun,
-            drag: k.drag,
-            slippery_drag: k.slippery_drag,
-            snap_speed: k.snap_speed,
-            line_of_sight_radius: c.flow.line_of_sight_radius,
-            navigation: match c.navigation {
-                Navigation::Flat => 0,
-                Navigation::Hierarchical => 1,
-            },
-            contact_passes: c.contacts.passes,
-            contact_relaxation: c.contacts.relaxation,
-            size_classes: c.size_classes,
-        }
+        let settings = SETTINGS
+            .iter()
+            .filter(|s| s.is_in(Place::Snapshot))
+            .map(|s| SettingRecord {
+                name: s.name.to_owned(),
+                value: s.get(c).into(),
+            })
+            .collect();
+        Self { settings }
     }
 
-    /// The names of the settings other than the seed that differ between `self` and
-    /// `other` (bit for bit).
-    pub fn differing_settings(&self, other: &Self) -> Vec<&'static str> {
-        let mut out = Vec::new();
-        macro_rules! compare {
-            ($($field:ident),*) => {
-                $(
-                    if self.$field.to_le_bytes() != other.$field.to_le_bytes() {
-                        out.push(stringify!($field));
-                    }
-                )*
-            };
-        }
-        compare!(
-            batch_size,
-            probe_length,
-            probe_inflate,
-            fan_step,
-            fan_steps,
-            avoid_weight,
-            separation_weight,
-            separation_push,
-            separation_range,
-            jitter,
-            arrival_distance,
-            slow_distance,
-            max_external_speed,
-            stun_threshold,
-            stun_per_impulse,
-            max_stun,
-            drag,
-            slippery_drag,
-            snap_speed,
-            line_of_sight_radius,
-            navigation,
-            contact_passes,
-            contact_relaxation,
-            size_classes
-        );
-        out
-    }
-
-    /// The navigation byte, checked.
-    pub fn check_navigation(&self) -> Result<(), String> {
-        if self.navigation > 1 {
-            return Err(format!(
-                "navigation {} does not exist (0 flat, 1 hierarchical)",
-                self.navigation
-            ));
-        }
-        Ok(())
-    }
-
-    /// The config with `threads` threads; the caller validates it.
-    pub fn to_config(&self, threads: usize) -> SimConfig {
-        SimConfig {
-            seed: self.seed,
+    /// The config with `threads` threads and the saved settings, each checked; the error
+    /// names the first setting refused.
+    pub fn to_config(&self, threads: usize) -> Result<SimConfig, String> {
+        let mut c = SimConfig {
             threads,
-            batch_size: usize::try_from(self.batch_size).unwrap_or(usize::MAX),
-            steering: SteeringConfig {
-                probe_length: self.probe_length,
-                probe_inflate: self.probe_inflate,
-                fan_step: self.fan_step,
-                fan_steps: self.fan_steps,
-                avoid_weight: self.avoid_weight,
-                separation_weight: self.separation_weight,
-                separation_push: self.separation_push,
-                separation_range: self.separation_range,
-                jitter: self.jitter,
-                arrival_distance: self.arrival_distance,
-                slow_distance: self.slow_distance,
-            },
-            knockback: KnockbackParams {
-                max_external_speed: self.max_external_speed,
-                stun_threshold: self.stun_threshold,
-                stun_per_impulse: self.stun_per_impulse,
-                max_stun: self.max_stun,
-                drag: self.drag,
-                slippery_drag: self.slippery_drag,
-                snap_speed: self.snap_speed,
-            },
-            flow: FlowConfig {
-                line_of_sight_radius: self.line_of_sight_radius,
-            },
-            navigation: match self.navigation {
-                0 => Navigation::Flat,
-                _ => Navigation::Hierarchical,
-            },
-            contacts: crate::config::ContactConfig {
-                passes: self.contact_passes,
-                relaxation: self.contact_relaxation,
-            },
-            // Not recorded: it changes what is computed ahead, never a result.
-            partial_fields: SimConfig::default().partial_fields,
-            size_classes: self.size_classes,
+            ..SimConfig::default()
+        };
+        let mut seen = Vec::with_capacity(self.settings.len());
+        for entry in &self.settings {
+            let setting = Setting::named(&entry.name)
+                .filter(|s| s.is_in(Place::Snapshot))
+                .ok_or_else(|| {
+                    format!(
+                        "settings: {:?} is not a setting this build saves",
+                        entry.name
+                    )
+                })?;
+            if seen.contains(&setting.name) {
+                return Err(format!("settings: {} is given twice", setting.name));
+            }
+            seen.push(setting.name);
+            setting
+                .apply(&mut c, entry.value.into())
+                .map_err(|e| format!("settings: {e}"))?;
         }
+        Ok(c)
     }
+}
+
+/// The names of the saved settings other than the seed that differ between `a` and `b`
+/// (bit for bit).
+pub(crate) fn differing_settings(a: &SimConfig, b: &SimConfig) -> Vec<&'static str> {
+    let bits = |v: Value| match v {
+        Value::Int(i) => i,
+        Value::Real(r) => u64::from(r.to_bits()),
+    };
+    SETTINGS
+        .iter()
+        .filter(|s| s.is_in(Place::Snapshot) && s.name != "seed")
+        .filter(|s| bits(s.get(a)) != bits(s.get(b)))
+        .map(|s| s.name)
+        .collect()
 }
 
 /// The map: geometry, cost table and the terrain of every cell (edits included).
