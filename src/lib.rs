@@ -138,7 +138,7 @@ pub mod jobs {
     pub use horde_core::{Job, RunJobs};
     pub use horde_systems::{
         Access, FrameReport, FrameTimes, GraphBuildError, JobGraph, JobGraphBuilder, JobPanic,
-        PoolError, Resource, StageContext, StageError, StageTime, WorkerPool,
+        Next, PoolError, Resource, StageContext, StageError, StageTime, WorkerPool,
     };
 }
 

@@ -371,7 +371,7 @@ typedef struct HordeUnit {
 
 // One stage's wall time in the last frame (`horde_stage_times`).
 typedef struct HordeStageTime {
-  // The stage's name, NUL-terminated (`update_forces`, `rebuild_fields`, ...,
+  // The stage's name, NUL-terminated (`check_units`, `update_forces`, ...,
   // `sort_units`); a name longer than `HORDE_STAGE_NAME_LEN - 1` bytes is cut to that.
   char name[HORDE_STAGE_NAME_LEN];
   // Wall time, seconds.

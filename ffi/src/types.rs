@@ -315,7 +315,7 @@ pub struct HordeUnit {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct HordeStageTime {
-    /// The stage's name, NUL-terminated (`update_forces`, `rebuild_fields`, ...,
+    /// The stage's name, NUL-terminated (`check_units`, `update_forces`, ...,
     /// `sort_units`); a name longer than `HORDE_STAGE_NAME_LEN - 1` bytes is cut to that.
     pub name: [c_char; HORDE_STAGE_NAME_LEN],
     /// Wall time, seconds.

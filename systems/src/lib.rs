@@ -4,7 +4,8 @@
 //!   world you own.
 //! - The frame (docs/behaviour.md, "The frame") is a [`JobGraph`] of stages that declare what they
 //!   read and write (the table in ARCHITECTURE.md is written by the graph itself). Between
-//!   frames the units' storage is kept in map order (`sort_units`), so the stages read memory
+//!   frames the units' storage is kept in map order (the exclusive stage `sort_units`), so the
+//!   stages read memory
 //!   in order.
 #![warn(missing_docs)]
 
@@ -21,7 +22,6 @@ mod job_graph;
 mod parallel_integration;
 mod simulation;
 mod snapshot;
-mod sort_units;
 mod unit;
 mod unit_check;
 
@@ -34,8 +34,8 @@ pub use hierarchy_nav::HierarchyNav;
 pub use horde::{GroupReach, GroupStatus, Horde, UnitState, UnitStatus, state_hash};
 pub use horde_core::{ConfigError, ContactConfig, Navigation, SimConfig};
 pub use job_graph::{
-    Access, FrameReport, GraphBuildError, JobGraph, JobGraphBuilder, JobPanic, PoolError, Resource,
-    StageContext, StageTime, WorkerPool,
+    Access, FrameReport, GraphBuildError, JobGraph, JobGraphBuilder, JobPanic, Next, PoolError,
+    Resource, StageContext, StageTime, WorkerPool,
 };
 pub use parallel_integration::{ParallelIntegration, Workers};
 pub use simulation::Simulation;

@@ -2,8 +2,8 @@
 //!
 //! A bring-your-own-world caller may write anything into its units' components between
 //! frames (a NaN top speed, mass 0, a radius of 1e30, a group that does not exist, a
-//! duplicate or made-up [`UnitId`]). Before each frame [`Horde::step`](crate::Horde::step)
-//! checks every simulated unit against [`unit_problem`], the same rules
+//! duplicate or made-up [`UnitId`]). Each frame starts with the exclusive stage
+//! `check_units`, which checks every simulated unit against [`unit_problem`], the same rules
 //! [`Snapshot::from_bytes`](crate::Snapshot::from_bytes) checks a saved unit by, and
 //! quarantines the units that break one before any stage sees them. A quarantined unit is
 //! saved as it is and the loader accepts it whatever it holds (no stage reads it), so every
@@ -15,7 +15,7 @@ use glam::Vec2;
 use hecs::{Entity, World};
 use parking_lot::Mutex;
 
-use crate::job_graph::{JobPanic, WorkerPool};
+use crate::job_graph::StageContext;
 use horde_core::{Agent, ExternalForce, Grid, Position, Steering, Stun, UnitId, UnitSpec};
 
 /// What [`unit_problem`] needs to know about the simulation.
@@ -199,17 +199,17 @@ impl WakeDiscs {
 /// unit that a caller moved from where it fell asleep, or took out of rest, wakes
 /// (docs/behaviour.md, "Sleeping"). `lacks_field(group, layer, radius)` says which size
 /// class's field a unit of that group, layer and radius needs when its group has none yet
-/// (`None`: it has one). The units are checked in batches of `batch_size` on `pool`; the
-/// result does not depend on the thread count.
+/// (`None`: it has one). The units are checked in batches of `batch_size` on the stage's
+/// threads; the result does not depend on the thread count.
 pub(crate) fn check_world(
     world: &mut World,
     rules: &Rules<'_>,
     lacks_field: impl Fn(horde_core::GroupId, horde_core::Layer, f32) -> Option<u8> + Sync,
     seen: &mut Vec<AtomicU64>,
     discs: &mut WakeDiscs,
-    pool: &WorkerPool,
+    stage: &StageContext<'_>,
     batch_size: usize,
-) -> Result<Found, JobPanic> {
+) -> Found {
     let mut found = Found::default();
     let mut query = world.query::<(
         Entity,
@@ -243,7 +243,7 @@ pub(crate) fn check_world(
     let seen = &*seen;
     discs.prepare();
     let discs = &*discs;
-    let parts = pool.map_batches(batches.len(), 1, |i, _| {
+    let parts = stage.map_batches(batches.len(), 1, |i, _| {
         let batch = batches[i].lock().take().expect("each batch runs once");
         let mut part = BatchFound::default();
         for (entity, id, p, e, s, m, a, st) in batch {
@@ -294,7 +294,7 @@ pub(crate) fn check_world(
             part.awake += usize::from(st.asleep.is_none());
         }
         part
-    })?;
+    });
     drop(batches);
     drop(query);
     let twice = !bitmap || parts.iter().any(|p| p.twice);
@@ -323,7 +323,7 @@ pub(crate) fn check_world(
             .collect();
         found.bad.extend(second);
     }
-    Ok(found)
+    found
 }
 
 /// What one batch of [`check_world`] found.

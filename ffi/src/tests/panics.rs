@@ -57,7 +57,9 @@ fn a_panic_inside_a_stage_comes_back_as_a_status() {
         })
         .build()
         .unwrap();
-    let panic = graph.run(&WorkerPool::new(2).unwrap(), &()).unwrap_err();
+    let panic = graph
+        .run(&WorkerPool::new(2).unwrap(), &mut ())
+        .unwrap_err();
     let sim = sim_with(2);
     hook::fail_next_step(SimError::Frame(panic));
     expect_error(

@@ -9,6 +9,7 @@
 
 mod apply_knockback;
 mod bucket_units;
+mod check_units;
 mod fill_goals;
 mod integrate_units;
 mod neighbours;
@@ -16,6 +17,7 @@ mod rebuild_fields;
 mod resolve_contacts;
 mod shared;
 mod sleep_units;
+pub(crate) mod sort_units;
 mod steer_units;
 #[cfg(test)]
 mod tests;
@@ -38,6 +40,7 @@ use horde_core::SimConfig;
 use update_hierarchy::update_hierarchy;
 
 pub use crate::error::StageError;
+pub(crate) use check_units::Housekeeping;
 pub use fill_goals::GoalFills;
 pub(crate) use neighbours::{FAR_ROWS, TOUCHING};
 pub use neighbours::{NeighbourInfo, Neighbours, bucket_side};
@@ -95,6 +98,8 @@ pub struct FrameData {
     pub sleep: Shared<Sleep>,
     /// How many units stood inside a wall with no way out this frame (walled in by an edit).
     pub walled_in: Shared<WalledIn>,
+    /// What the exclusive stages keep from frame to frame.
+    pub(crate) housekeeping: Housekeeping,
 }
 
 /// Units found with a non-finite position, velocity or stun this frame (`integrate_units`
@@ -200,6 +205,7 @@ pub(crate) fn for_each_unit_chunk<Q, F>(
 /// Builds the frame's stage graph (docs/behaviour.md, "The frame").
 pub(crate) fn build_graph() -> Result<JobGraph<FrameData>, GraphBuildError> {
     JobGraph::builder()
+        .exclusive("check_units", check_units::check_units)
         .stage(
             "update_forces",
             Access::new().write::<ForceManager>(),
@@ -342,5 +348,7 @@ pub(crate) fn build_graph() -> Result<JobGraph<FrameData>, GraphBuildError> {
             &["resolve_contacts"],
             sleep_units::sleep_units,
         )
+        .exclusive("quarantine_units", sort_units::quarantine_units)
+        .exclusive("sort_units", sort_units::sort_units)
         .build()
 }

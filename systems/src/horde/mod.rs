@@ -10,26 +10,24 @@ pub use reach::{GroupReach, GroupStatus, UnitStatus};
 pub use state_hash::state_hash;
 
 use std::ops::Deref;
-use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use glam::Vec2;
 use hecs::{Entity, World};
 use horde_core::{
     Agent, Cell, Clearance, FieldCache, FieldKey, ForceField, ForceFieldId, ForceManager, GoalSet,
-    GroupId, Layer, MAX_SIZE_CLASSES, Map, Quarantined, SpatialGrid, SpawnError, Steering, Terrain,
-    UnitId, UnitSpec, WALL,
+    GroupId, Layer, MAX_SIZE_CLASSES, Map, SpatialGrid, SpawnError, Steering, Terrain, UnitId,
+    UnitSpec, WALL,
 };
 
 use crate::SimError;
 use crate::frame::{
-    FrameClock, FrameData, Neighbours, Shared, StageErrors, bucket_side, build_graph,
+    FrameClock, FrameData, Housekeeping, Neighbours, Shared, StageErrors, bucket_side, build_graph,
 };
 use crate::groups::{Group, Groups};
 use crate::hierarchy_nav::HierarchyNav;
 use crate::job_graph::{FrameReport, JobGraph, WorkerPool};
-use crate::sort_units;
-use crate::unit::{Memo, Unit, UnitComponents, UnitRef};
+use crate::unit::{Unit, UnitComponents, UnitRef};
 use horde_core::SimConfig;
 
 /// Horde's stages, resources and worker pool, running on a world the caller owns.
@@ -52,30 +50,11 @@ pub struct Horde {
     pub(crate) data: FrameData,
     graph: JobGraph<FrameData>,
     pool: WorkerPool,
-    pub(crate) next_unit: u32,
     last_report: Option<FrameReport>,
-    last_quarantined: Vec<UnitId>,
-    /// Scratch of the unit check before each frame (a bit per unit id).
-    seen_ids: Vec<std::sync::atomic::AtomicU64>,
     /// Where it came from (saved in snapshots).
     pub(crate) origin: crate::snapshot::Origin,
-    /// The name the storage sort has in frame reports.
-    sort_step: Arc<str>,
     /// Each layer's connected regions, for [`Horde::reachability`].
     pub(crate) regions: reach::RegionCache,
-    /// What callers did between frames that wakes sleeping units (see [`Wake`]).
-    pub(crate) wake: Wake,
-}
-
-/// What wakes sleeping units between frames (docs/behaviour.md, "Sleeping"), gathered by
-/// the calls that cause it and spent by the next [`Horde::step`].
-#[derive(Debug, Default)]
-pub(crate) struct Wake {
-    /// Every sleeping unit whose disc overlaps one of these wakes: terrain edits add one
-    /// around each edited cell, [`Horde::despawn`] one around the unit it removed.
-    pub(crate) discs: crate::unit_check::WakeDiscs,
-    /// Whether the terrain changed since the last frame that ran the stages.
-    pub(crate) edited: bool,
 }
 
 /// How far from an edited cell (in cells, beyond the unit's radius) sleeping units wake.
@@ -89,7 +68,7 @@ impl std::fmt::Debug for Horde {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Horde")
             .field("frame", &self.data.clock.frame)
-            .field("units", &self.next_unit)
+            .field("units", &self.data.housekeeping.next_unit)
             .finish_non_exhaustive()
     }
 }
@@ -123,22 +102,18 @@ impl Horde {
             walled_in: Shared::default(),
             goal_fills: Shared::default(),
             sleep: Shared::default(),
+            housekeeping: Housekeeping::default(),
         };
         Ok(Self {
             data,
             graph: build_graph()?,
             pool: WorkerPool::new(config.threads)?,
-            next_unit: 0,
             last_report: None,
-            last_quarantined: Vec::new(),
-            seen_ids: Vec::new(),
             origin: crate::snapshot::Origin {
                 map: map_fingerprint,
                 ..Default::default()
             },
-            sort_step: Arc::from("sort_units"),
             regions: reach::RegionCache::default(),
-            wake: Wake::default(),
         })
     }
 
@@ -352,11 +327,11 @@ impl Horde {
     fn new_unit(&mut self, spec: UnitSpec) -> Result<Unit, SimError> {
         spec.validate(self.data.map.get_mut())?;
         // Ids never wrap (a snapshot may carry any counter): the last one stays unused.
-        let next =
-            (self.next_unit.checked_add(1)).ok_or(SpawnError::IdsExhausted(self.next_unit))?;
+        let next = (self.data.housekeeping.next_unit.checked_add(1))
+            .ok_or(SpawnError::IdsExhausted(self.data.housekeeping.next_unit))?;
         let class =
             (self.data.config).size_class(spec.radius, self.data.map.get_mut().grid().cell_size());
-        self.ensure_field(spec.group, spec.layer, class)?;
+        self.data.ensure_field(spec.group, spec.layer, class)?;
         let map = self.data.map.get_mut();
         // The first unit sizes the neighbour buckets (at least for radius 0.5): a crowd of
         // one size shares them. A bigger unit spawned later does not widen them (everyone
@@ -364,12 +339,12 @@ impl Horde {
         // If the crowd turns out unlike its first unit, `step` refits them.
         let needed = bucket_side(spec.radius, self.data.config.steering.separation_range);
         let neighbours = self.data.neighbours.get_mut();
-        if self.next_unit == 0 && needed > neighbours.grid.cell_size() {
+        if self.data.housekeeping.next_unit == 0 && needed > neighbours.grid.cell_size() {
             let grid = SpatialGrid::new(map.grid(), needed).map_err(SimError::Buckets)?;
             *neighbours = Neighbours::new(grid);
         }
-        let id = UnitId(self.next_unit);
-        self.next_unit = next;
+        let id = UnitId(self.data.housekeeping.next_unit);
+        self.data.housekeeping.next_unit = next;
         Ok(Unit::at_rest(id, spec.position, spec.mass, spec.agent()))
     }
 
@@ -388,32 +363,13 @@ impl Horde {
             .map_err(|_| SimError::NoSuchUnit(entity))?;
         if let Some((pos, radius)) = disc {
             let size = self.data.map.get_mut().grid().cell_size();
-            self.wake
+            self.data
+                .housekeeping
+                .wake
                 .discs
                 .push(pos, radius + size * VANISHED_WAKE_CELLS);
         }
         Ok(id)
-    }
-
-    /// Makes sure units of `group` on `layer` and of size class `class` have a field to
-    /// follow (and the map the class's cost fields of `layer` and of the ground, which
-    /// goal-area fills are made on).
-    pub(crate) fn ensure_field(
-        &mut self,
-        group: GroupId,
-        layer: Layer,
-        class: u8,
-    ) -> Result<(), SimError> {
-        let map = self.data.map.get_mut();
-        let group = self.data.groups.get_mut().group_mut(group)?;
-        let slot = group.slot_mut(layer, class);
-        if slot.is_none() {
-            map.prepare_size_class(layer, class);
-            map.prepare_size_class(Layer::Ground, class);
-            let key = FieldKey::sized(group.goal.clone(), layer, class);
-            *group.slot_mut(layer, class) = Some(self.data.fields.get_mut().request(key, map)?);
-        }
-        Ok(())
     }
 
     /// Adds a force field (it acts from the next frame on).
@@ -447,138 +403,45 @@ impl Horde {
         }
         let size = map.grid().cell_size();
         let centre = map.grid().cell_centre(cell);
-        self.wake.discs.push(centre, size * (EDIT_WAKE_CELLS + 0.5));
-        self.wake.edited = true;
+        self.data
+            .housekeeping
+            .wake
+            .discs
+            .push(centre, size * (EDIT_WAKE_CELLS + 0.5));
+        self.data.housekeeping.wake.edited = true;
         Ok(())
     }
 
-    /// Runs one frame of `dt` seconds on `world`.
+    /// Runs one frame of `dt` seconds on `world`: the stage graph, once (its table is in
+    /// ARCHITECTURE.md, "The frame").
     ///
-    /// Afterwards, if the frame found the units' storage order scattered (consecutive units
+    /// The graph starts with the exclusive stage `check_units` (units a caller broke are
+    /// quarantined, the ones it reached wake) and ends with `quarantine_units` and
+    /// `sort_units`: if the frame found the units' storage order scattered (consecutive units
     /// far apart on the map), the units are rewritten in map order so the next frames read
     /// memory in order; their `Entity` handles do not change, and components of the caller's
-    /// move with their units (see `docs/design.md`, "Keeping units in map order"). The
-    /// report lists that step as `sort_units`. It also refits the neighbour buckets when
-    /// they do not fit the crowd (more than half the units too big for a bucket, or too
-    /// small for one).
+    /// move with their units (see `docs/design.md`, "Keeping units in map order"). It also
+    /// refits the neighbour buckets when they do not fit the crowd (more than half the units
+    /// too big for a bucket, or too small for one).
     pub fn step(&mut self, world: &mut World, dt: f32) -> Result<&FrameReport, SimError> {
         if !(dt.is_finite() && dt >= 0.0) {
             return Err(SimError::BadTimeStep(dt));
         }
         puffin::profile_function!();
         self.data.clock.dt = dt;
-        self.last_quarantined.clear();
-        let awake = self.check_units(world)?;
-        if awake == 0 && self.is_quiet() {
-            // Every unit sleeps and nothing reaches them: the frame would change nothing.
-            self.data.sleep.get_mut().awake = 0;
-            self.data.clock.frame += 1;
-            let mut report = self.graph.idle_report();
-            report.push_step(Arc::clone(&self.sort_step), Duration::ZERO);
-            return Ok(self.last_report.insert(report));
-        }
         std::mem::swap(&mut self.data.world, world);
-        let outcome = self.graph.run(&self.pool, &self.data);
+        let outcome = self.graph.run(&self.pool, &mut self.data);
         std::mem::swap(&mut self.data.world, world);
-        let mut report = outcome?;
-        self.wake.edited = false;
-        let found = std::mem::take(&mut self.data.quarantine.get_mut().0);
-        self.quarantine(world, found);
-        self.last_quarantined.sort_unstable();
-        // Not a stage: it needs the world itself, between frames (see `sort_units`).
-        let started = Instant::now();
-        let neighbours = self.data.neighbours.get_mut();
-        if sort_units::worth_sorting(neighbours) {
-            sort_units::sort_units(world, &neighbours.grid);
+        let report = outcome?;
+        if let Some(failure) = self.data.housekeeping.failure.take() {
+            return Err(failure);
         }
-        // Buckets sized by a first unit unlike the crowd are refitted for the next frame
-        // (the snapshot is rebuilt every frame, so nothing else is lost). A side the map
-        // cannot be cut into keeps the old buckets: still correct, only slower.
-        let separation_range = self.data.config.steering.separation_range;
-        if let Some(side) = neighbours.refit_side(separation_range)
-            && let Ok(grid) = SpatialGrid::new(self.data.map.get_mut().grid(), side)
-        {
-            *neighbours = Neighbours::new(grid);
-        }
-        report.push_step(Arc::clone(&self.sort_step), started.elapsed());
         self.data.clock.frame += 1;
         let errors = self.data.errors.take();
         if let Some(first) = errors.into_iter().next() {
             return Err(SimError::Stage(first));
         }
         Ok(self.last_report.insert(report))
-    }
-
-    /// Whether a frame with every unit asleep would change nothing: no force field (they
-    /// age, and may reach units) and no terrain edit since the stages last ran.
-    fn is_quiet(&mut self) -> bool {
-        self.data.forces.get_mut().is_empty() && !self.wake.edited
-    }
-
-    /// Before a frame: quarantines every unit that breaks the rules of
-    /// [`crate::unit_check`] (a caller wrote an impossible value into it, or gave it an id
-    /// another unit has), gives a group a field on a layer a caller moved its units to, and
-    /// wakes the sleeping units callers reached since the last frame. Returns how many
-    /// units are awake.
-    fn check_units(&mut self, world: &mut World) -> Result<usize, SimError> {
-        let found = {
-            let map = self.data.map.read();
-            let groups = self.data.groups.read();
-            let goal_frames: Vec<u64> = groups.list.iter().map(|g| g.goal_frame).collect();
-            let rules = crate::unit_check::Rules {
-                frame: self.data.clock.frame,
-                next_unit: self.next_unit,
-                grid: map.grid(),
-                goal_frames: &goal_frames,
-            };
-            crate::unit_check::check_world(
-                world,
-                &rules,
-                |g, l, r| {
-                    let class = self.data.config.size_class(r, map.grid().cell_size());
-                    let has = groups.list[usize::from(g.0)].field(l, class).is_some();
-                    (!has).then_some(class)
-                },
-                &mut self.seen_ids,
-                &mut self.wake.discs,
-                &self.pool,
-                self.data.config.batch_size,
-            )
-        }
-        .map_err(SimError::Frame)?;
-        let awake = found.awake;
-        self.wake.discs.clear();
-        for (group, layer, class) in found.fields {
-            self.ensure_field(group, layer, class)?;
-        }
-        self.quarantine(world, found.bad);
-        Ok(awake)
-    }
-
-    /// Takes the units `found` out of the simulation (found non-finite by a frame, or
-    /// breaking the rules before it): their [`Agent`] and [`Steering`] move into a
-    /// [`Quarantined`] component, so no stage sees them again, and their cell memo goes.
-    fn quarantine(&mut self, world: &mut World, mut found: Vec<Entity>) {
-        if found.is_empty() {
-            return;
-        }
-        found.sort_by_key(|&e| world.get::<&UnitId>(e).map_or(u32::MAX, |id| id.0));
-        for entity in found {
-            let Ok((agent, steering, _)) = world.remove::<(Agent, Steering, Memo)>(entity) else {
-                continue;
-            };
-            let frame = self.data.clock.frame;
-            let quarantined = Quarantined {
-                frame,
-                agent,
-                steering,
-            };
-            if world.insert_one(entity, quarantined).is_ok()
-                && let Ok(id) = world.get::<&UnitId>(entity)
-            {
-                self.last_quarantined.push(*id);
-            }
-        }
     }
 
     /// How solid the bodies of `world`'s units are now: overlaps between units and with
@@ -612,10 +475,10 @@ impl Horde {
     }
 
     /// The units quarantined by the last frame (in id order): their position, velocity or
-    /// stun stopped being finite, so they were taken out (see [`Quarantined`]).
+    /// stun stopped being finite, so they were taken out (see [`Quarantined`](horde_core::Quarantined)).
     #[must_use]
     pub fn last_quarantined(&self) -> &[UnitId] {
-        &self.last_quarantined
+        &self.data.housekeeping.quarantined
     }
 
     /// A hash of the whole state: every unit's state (ids, positions, velocities, external
@@ -713,7 +576,7 @@ mod tests {
         let mut horde = Horde::new(map, SimConfig::default()).unwrap();
         let mut world = World::new();
         let group = horde.add_group(GoalSet::single(Cell::new(1, 1))).unwrap();
-        horde.next_unit = u32::MAX - 1;
+        horde.data.housekeeping.next_unit = u32::MAX - 1;
         let spec = UnitSpec::at(glam::Vec2::new(4.5, 4.5)).with_group(group);
         horde.spawn(&mut world, spec).unwrap();
         let refused = horde.spawn(&mut world, spec);
@@ -722,6 +585,6 @@ mod tests {
             "{refused:?}"
         );
         assert_eq!(world.len(), 1);
-        assert_eq!(horde.next_unit, u32::MAX);
+        assert_eq!(horde.data.housekeeping.next_unit, u32::MAX);
     }
 }

@@ -128,7 +128,7 @@ impl Horde {
             record: SnapshotRecord {
                 origin: self.origin.record(),
                 frame: self.data.clock.frame,
-                next_unit: self.next_unit,
+                next_unit: self.data.housekeeping.next_unit,
                 config: ConfigRecord::from_config(&self.data.config),
                 map: MapRecord {
                     width: map.width(),
@@ -171,10 +171,10 @@ impl Horde {
                     })
                     .collect(),
                 sector_caches,
-                wake_discs: (self.wake.discs.discs().iter())
+                wake_discs: (self.data.housekeeping.wake.discs.discs().iter())
                     .map(|&(c, r)| (v2(c), r))
                     .collect(),
-                terrain_edited: self.wake.edited,
+                terrain_edited: self.data.housekeeping.wake.edited,
                 units,
             },
         }
@@ -227,7 +227,7 @@ impl Horde {
             for class in 0..MAX_SIZE_CLASSES {
                 for layer in Layer::ALL {
                     if g.fields & record::field_bit(layer, class) != 0 {
-                        horde.ensure_field(group, layer, class)?;
+                        horde.data.ensure_field(group, layer, class)?;
                     }
                 }
             }
@@ -314,11 +314,16 @@ impl Horde {
         let map = horde.data.map.get_mut();
         horde.data.hierarchy.get_mut().restore_caches(caches, map);
         horde.data.clock.frame = r.frame;
-        horde.next_unit = r.next_unit;
+        horde.data.housekeeping.next_unit = r.next_unit;
         for &(centre, radius) in &r.wake_discs {
-            horde.wake.discs.push(vec2(centre), radius);
+            horde
+                .data
+                .housekeeping
+                .wake
+                .discs
+                .push(vec2(centre), radius);
         }
-        horde.wake.edited = r.terrain_edited;
+        horde.data.housekeeping.wake.edited = r.terrain_edited;
         horde.origin = Origin::from_record(&r.origin);
         Ok((horde, entities))
     }

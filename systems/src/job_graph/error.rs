@@ -39,6 +39,18 @@ pub enum GraphBuildError {
         /// The name it gave, which matches no stage.
         dependency: String,
     },
+    /// A stage runs `after` an exclusive stage declared after it, or a stage declared after
+    /// such an exclusive stage: it would have to wait for something that waits for it.
+    #[error(
+        "stage `{stage}` runs after `{dependency}`, but `{dependency}` is (or follows) an \
+         exclusive stage declared after `{stage}`, so it runs after `{stage}`"
+    )]
+    AcrossExclusive {
+        /// The stage that declared the dependency.
+        stage: String,
+        /// The stage or exclusive stage it named.
+        dependency: String,
+    },
     /// The `after` declarations form a cycle, so no stage of it could ever start.
     #[error("the stages form a dependency cycle: {}", cycle_text(.stages))]
     Cycle {

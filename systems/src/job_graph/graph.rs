@@ -18,6 +18,19 @@ use super::pool::{ProfileScope, Spawner, WorkerPool};
 /// A stage's code: reads the frame context `C`, splits its work through the [`StageContext`].
 type StageFn<C> = Box<dyn Fn(&C, &StageContext<'_>) + Send + Sync>;
 
+/// An exclusive stage's code: the frame context `C` to itself, alone.
+type ExclusiveFn<C> = Box<dyn Fn(&mut C, &StageContext<'_>) -> Next + Send + Sync>;
+
+/// What an exclusive stage says of the rest of the frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Next {
+    /// The stages after it run.
+    Continue,
+    /// The frame ends here: no stage after it runs (each is reported at zero time). For a
+    /// frame that would change nothing.
+    EndFrame,
+}
+
 /// Declares the stages of a [`JobGraph`]; [`build`](Self::build) checks them.
 ///
 /// `C` is the frame context every stage receives by shared reference; stages mutate it through
@@ -26,6 +39,8 @@ type StageFn<C> = Box<dyn Fn(&C, &StageContext<'_>) + Send + Sync>;
 #[must_use]
 pub struct JobGraphBuilder<C: ?Sized> {
     stages: Vec<Declared<C>>,
+    /// The exclusive stages, each with the number of stages declared before it.
+    exclusive: Vec<(usize, Arc<str>, ExclusiveFn<C>)>,
 }
 
 struct Declared<C: ?Sized> {
@@ -33,11 +48,16 @@ struct Declared<C: ?Sized> {
     access: Access,
     after: Vec<String>,
     run: StageFn<C>,
+    /// How many exclusive stages were declared before it.
+    segment: usize,
 }
 
 impl<C: ?Sized> Default for JobGraphBuilder<C> {
     fn default() -> Self {
-        Self { stages: Vec::new() }
+        Self {
+            stages: Vec::new(),
+            exclusive: Vec::new(),
+        }
     }
 }
 
@@ -67,7 +87,23 @@ impl<C: ?Sized> JobGraphBuilder<C> {
             access,
             after: after.iter().map(|&name| name.to_owned()).collect(),
             run: Box::new(run),
+            segment: self.exclusive.len(),
         });
+        self
+    }
+
+    /// Adds the exclusive stage `name`: it runs alone, on the calling thread, with the frame
+    /// context to itself (`&mut C`: it may touch anything), after every stage declared before
+    /// it and before every stage declared after it. It is the place for work that needs the
+    /// whole context at once (checking or reordering the world between the concurrent parts).
+    /// A stage may run `after` an exclusive stage or a stage before one (it does anyway), not
+    /// a stage declared after an exclusive stage that follows it.
+    pub fn exclusive<F>(mut self, name: impl Into<Arc<str>>, run: F) -> Self
+    where
+        F: Fn(&mut C, &StageContext<'_>) -> Next + Send + Sync + 'static,
+    {
+        self.exclusive
+            .push((self.stages.len(), name.into(), Box::new(run)));
         self
     }
 
@@ -81,7 +117,7 @@ impl<C: ?Sized> JobGraphBuilder<C> {
     /// incompatibly with no order between them.
     pub fn build(self) -> Result<JobGraph<C>, GraphBuildError> {
         let count = self.stages.len();
-        let dependencies = self.resolve_dependencies()?;
+        let (shown, dependencies) = self.resolve_dependencies()?;
         let order = topological_order(&dependencies).map_err(|cycle| GraphBuildError::Cycle {
             stages: cycle
                 .into_iter()
@@ -101,10 +137,13 @@ impl<C: ?Sized> JobGraphBuilder<C> {
         }
         for second in 0..count {
             for first in 0..second {
-                if before[second].contains(first) || before[first].contains(second) {
+                let (a, b) = (&self.stages[first], &self.stages[second]);
+                if before[second].contains(first)
+                    || before[first].contains(second)
+                    || a.segment != b.segment
+                {
                     continue;
                 }
-                let (a, b) = (&self.stages[first], &self.stages[second]);
                 if let Some(resource) = a.access.conflict(&b.access) {
                     return Err(GraphBuildError::Conflict {
                         first: a.name.to_string(),
@@ -121,55 +160,113 @@ impl<C: ?Sized> JobGraphBuilder<C> {
                 dependents[dependency].push(stage);
             }
         }
-        let roots = (0..count)
-            .filter(|&stage| dependencies[stage].is_empty())
+        let mut roots = vec![Vec::new(); self.exclusive.len() + 1];
+        for (stage, declared) in self.stages.iter().enumerate() {
+            if dependencies[stage].is_empty() {
+                roots[declared.segment].push(stage);
+            }
+        }
+        let exclusive = self
+            .exclusive
+            .into_iter()
+            .map(|(at, name, run)| Exclusive {
+                at,
+                scope: ProfileScope::new(name.to_string()),
+                batch_scope: ProfileScope::new(format!("{name}::batch")),
+                name,
+                run,
+            })
             .collect();
         let stages = self
             .stages
             .into_iter()
             .zip(dependencies)
             .zip(dependents)
-            .map(|((declared, dependencies), dependents)| Stage {
+            .zip(shown)
+            .map(|(((declared, dependencies), dependents), shown)| Stage {
                 scope: ProfileScope::new(declared.name.to_string()),
                 batch_scope: ProfileScope::new(format!("{}::batch", declared.name)),
                 name: declared.name,
                 access: declared.access,
                 dependencies,
                 dependents,
+                shown,
+                segment: declared.segment,
                 run: declared.run,
             })
             .collect();
-        Ok(JobGraph { stages, roots })
+        Ok(JobGraph {
+            stages,
+            exclusive,
+            roots,
+        })
     }
 
-    /// Each stage's direct dependencies, as indices, without repeats.
-    fn resolve_dependencies(&self) -> Result<Vec<Vec<usize>>, GraphBuildError> {
-        let mut index = HashMap::with_capacity(self.stages.len());
+    /// Each stage's declared order by name (stages and exclusive stages, as the docs show
+    /// it), and its direct dependencies among the stages of its own part of the frame (an
+    /// earlier part finishes first anyway), as indices, without repeats.
+    #[allow(clippy::type_complexity)]
+    fn resolve_dependencies(
+        &self,
+    ) -> Result<(Vec<Vec<Arc<str>>>, Vec<Vec<usize>>), GraphBuildError> {
+        // A name's place: a stage's index and part, or an exclusive stage's part boundary.
+        let mut index = HashMap::with_capacity(self.stages.len() + self.exclusive.len());
         for (stage, declared) in self.stages.iter().enumerate() {
-            if index.insert(&*declared.name, stage).is_some() {
+            if index
+                .insert(&*declared.name, (Some(stage), declared.segment))
+                .is_some()
+            {
                 return Err(GraphBuildError::DuplicateStage {
                     name: declared.name.to_string(),
                 });
             }
         }
-        self.stages
-            .iter()
-            .map(|declared| {
-                let mut dependencies = Vec::with_capacity(declared.after.len());
-                for name in &declared.after {
-                    let &dependency = index.get(name.as_str()).ok_or_else(|| {
-                        GraphBuildError::UnknownDependency {
+        for (k, (_, name, _)) in self.exclusive.iter().enumerate() {
+            if index.insert(&**name, (None, k)).is_some() {
+                return Err(GraphBuildError::DuplicateStage {
+                    name: name.to_string(),
+                });
+            }
+        }
+        let mut shown = Vec::with_capacity(self.stages.len());
+        let mut dependencies = Vec::with_capacity(self.stages.len());
+        for declared in &self.stages {
+            let mut names: Vec<Arc<str>> = Vec::with_capacity(declared.after.len());
+            let mut own = Vec::with_capacity(declared.after.len());
+            for name in &declared.after {
+                let &(stage, segment) =
+                    index
+                        .get(name.as_str())
+                        .ok_or_else(|| GraphBuildError::UnknownDependency {
                             stage: declared.name.to_string(),
                             dependency: name.clone(),
-                        }
-                    })?;
-                    if !dependencies.contains(&dependency) {
-                        dependencies.push(dependency);
-                    }
+                        })?;
+                // An exclusive stage `k` ends part `k`: one in a later part, or a stage of a
+                // later part, runs after `declared`.
+                let later = match stage {
+                    None => segment >= declared.segment,
+                    Some(_) => segment > declared.segment,
+                };
+                if later {
+                    return Err(GraphBuildError::AcrossExclusive {
+                        stage: declared.name.to_string(),
+                        dependency: name.clone(),
+                    });
                 }
-                Ok(dependencies)
-            })
-            .collect()
+                if let Some(stage) = stage
+                    && segment == declared.segment
+                    && !own.contains(&stage)
+                {
+                    own.push(stage);
+                }
+                if !names.iter().any(|n| **n == **name) {
+                    names.push(Arc::from(name.as_str()));
+                }
+            }
+            shown.push(names);
+            dependencies.push(own);
+        }
+        Ok((shown, dependencies))
     }
 }
 
@@ -296,25 +393,48 @@ impl BitSet {
 ///     .unwrap();
 ///
 /// let pool = WorkerPool::new(2).unwrap();
-/// let frame = Frame { positions: Mutex::new(vec![2.0; 1000]), velocities: Mutex::new(vec![0.0; 1000]) };
-/// let report = graph.run(&pool, &frame).unwrap();
+/// let mut frame = Frame { positions: Mutex::new(vec![2.0; 1000]), velocities: Mutex::new(vec![0.0; 1000]) };
+/// let report = graph.run(&pool, &mut frame).unwrap();
 /// assert_eq!(frame.positions.lock()[999], 1.0);
 /// assert_eq!(report.stages()[0].name.as_ref(), "steer_units");
 /// ```
 pub struct JobGraph<C: ?Sized> {
     stages: Vec<Stage<C>>,
-    /// Stages without dependencies, in declaration order.
-    roots: Vec<usize>,
+    /// The exclusive stages, in declaration order; exclusive stage `k` ends part `k` of the
+    /// frame.
+    exclusive: Vec<Exclusive<C>>,
+    /// Per part of the frame, its stages without dependencies, in declaration order.
+    roots: Vec<Vec<usize>>,
 }
 
 struct Stage<C: ?Sized> {
     name: Arc<str>,
     access: Access,
+    /// Its dependencies in its own part of the frame (what the run waits for).
     dependencies: Vec<usize>,
     dependents: Vec<usize>,
+    /// Every stage it was declared to run after (what the docs show).
+    shown: Vec<Arc<str>>,
+    /// Its part of the frame: the number of exclusive stages before it.
+    segment: usize,
     run: StageFn<C>,
     scope: ProfileScope,
     batch_scope: ProfileScope,
+}
+
+struct Exclusive<C: ?Sized> {
+    name: Arc<str>,
+    /// The number of stages declared before it.
+    at: usize,
+    run: ExclusiveFn<C>,
+    scope: ProfileScope,
+    batch_scope: ProfileScope,
+}
+
+/// A stage or an exclusive stage, in declaration order.
+enum Entry<'a, C: ?Sized> {
+    Stage(&'a Stage<C>),
+    Exclusive(&'a Exclusive<C>),
 }
 
 impl<C: ?Sized> JobGraph<C> {
@@ -323,24 +443,41 @@ impl<C: ?Sized> JobGraph<C> {
         JobGraphBuilder::new()
     }
 
-    /// The number of stages.
+    /// The number of stages, exclusive ones included.
     #[must_use]
     pub fn len(&self) -> usize {
-        self.stages.len()
+        self.stages.len() + self.exclusive.len()
     }
 
     /// Whether the graph has no stages (running it does nothing).
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.stages.is_empty()
+        self.len() == 0
     }
 
-    /// The stage names, in declaration order.
+    /// Every stage and exclusive stage, in declaration order.
+    fn entries(&self) -> impl Iterator<Item = Entry<'_, C>> {
+        let mut exclusive = self.exclusive.iter().peekable();
+        let mut stages = self.stages.iter().enumerate();
+        std::iter::from_fn(move || {
+            let next_stage = self.stages.len() - stages.len();
+            if let Some(e) = exclusive.next_if(|e| e.at <= next_stage) {
+                return Some(Entry::Exclusive(e));
+            }
+            stages.next().map(|(_, s)| Entry::Stage(s))
+        })
+    }
+
+    /// The stage names, exclusive ones included, in declaration order.
     pub fn stage_names(&self) -> impl Iterator<Item = &str> {
-        self.stages.iter().map(|stage| &*stage.name)
+        self.entries().map(|entry| match entry {
+            Entry::Stage(s) => &*s.name,
+            Entry::Exclusive(e) => &*e.name,
+        })
     }
 
-    /// What the stage `name` declared it touches, or `None` for an unknown name.
+    /// What the stage `name` declared it touches, or `None` for an unknown name or an
+    /// exclusive stage (which may touch anything).
     #[must_use]
     pub fn access(&self, name: &str) -> Option<&Access> {
         self.stages
@@ -351,16 +488,24 @@ impl<C: ?Sized> JobGraph<C> {
 }
 
 impl<C: ?Sized> JobGraph<C> {
-    /// The stages the stage `name` runs after (its declared order, not the ones it merely
-    /// conflicts with), or `None` for an unknown name.
+    /// The stages the stage `name` was declared to run after (its declared order, not the
+    /// ones it merely conflicts with, nor the exclusive stages it follows), or `None` for an
+    /// unknown name or an exclusive stage.
     pub fn runs_after(&self, name: &str) -> Option<impl Iterator<Item = &str>> {
         let stage = self.stages.iter().find(|stage| &*stage.name == name)?;
-        Some(stage.dependencies.iter().map(|&d| &*self.stages[d].name))
+        Some(stage.shown.iter().map(|d| &**d))
+    }
+
+    /// Whether `name` is an exclusive stage.
+    #[must_use]
+    pub fn is_exclusive(&self, name: &str) -> bool {
+        self.exclusive.iter().any(|e| &*e.name == name)
     }
 
     /// The graph as a Markdown table, one row a stage in declaration order: what it runs
-    /// after, reads and writes (types by their last path segment). The docs' stage table is
-    /// this text, checked current by a test.
+    /// after, reads and writes (types by their last path segment); an exclusive stage runs
+    /// after everything before it, alone. The docs' stage table is this text, checked
+    /// current by a test.
     #[must_use]
     pub fn markdown_table(&self) -> String {
         let cells = |names: Vec<String>| {
@@ -373,7 +518,17 @@ impl<C: ?Sized> JobGraph<C> {
         let ticked = |name: &str| format!("`{name}`");
         let mut table =
             String::from("| stage | runs after | reads | writes |\n|---|---|---|---|\n");
-        for stage in &self.stages {
+        for entry in self.entries() {
+            let stage = match entry {
+                Entry::Stage(stage) => stage,
+                Entry::Exclusive(e) => {
+                    table.push_str(&format!(
+                        "| `{}` | every stage before it, alone | everything | everything |\n",
+                        e.name
+                    ));
+                    continue;
+                }
+            };
             let after = self.runs_after(&stage.name).into_iter().flatten();
             table.push_str(&format!(
                 "| `{}` | {} | {} | {} |\n",
@@ -414,9 +569,9 @@ impl<C: ?Sized + Sync> JobGraph<C> {
     pub fn idle_report(&self) -> FrameReport {
         FrameReport {
             total: Duration::ZERO,
-            stages: (self.stages.iter())
-                .map(|stage| StageTime {
-                    name: Arc::clone(&stage.name),
+            stages: (self.stage_names())
+                .map(|name| StageTime {
+                    name: Arc::from(name),
                     duration: Duration::ZERO,
                 })
                 .collect(),
@@ -424,16 +579,65 @@ impl<C: ?Sized + Sync> JobGraph<C> {
     }
 
     /// Runs every stage once on `pool`, each after all its dependencies, stages without an order
-    /// between them possibly at the same time on different threads. The calling thread runs stages
-    /// too. Each stage is a puffin scope named after the stage.
+    /// between them possibly at the same time on different threads; an exclusive stage runs
+    /// alone, between the stages declared before it and those declared after it. The calling
+    /// thread runs stages too. Each stage is a puffin scope named after the stage.
     ///
     /// # Errors
     /// If a stage (or one of its batches) panics, stages not yet started are skipped, the ones
     /// running finish, and the first panic comes back as a [`JobPanic`]. The graph and the pool
     /// can run again.
-    pub fn run(&self, pool: &WorkerPool, ctx: &C) -> Result<FrameReport, JobPanic> {
+    pub fn run(&self, pool: &WorkerPool, ctx: &mut C) -> Result<FrameReport, JobPanic> {
         puffin::profile_function!();
         let started = Instant::now();
+        let mut nanos = vec![0u64; self.stages.len()];
+        let mut exclusive_nanos = vec![0u64; self.exclusive.len()];
+        // Part `k` of the frame is the stages between exclusive stages `k - 1` and `k`.
+        let mut part = 0;
+        loop {
+            self.run_part(pool, &*ctx, part, &mut nanos)?;
+            let Some(exclusive) = self.exclusive.get(part) else {
+                break;
+            };
+            let (next, elapsed) = run_exclusive(exclusive, pool, ctx)?;
+            exclusive_nanos[part] = elapsed;
+            if next == Next::EndFrame {
+                break;
+            }
+            part += 1;
+        }
+        let mut nanos = nanos.into_iter();
+        let mut exclusive_nanos = exclusive_nanos.into_iter();
+        let stages = self
+            .entries()
+            .map(|entry| {
+                let (name, nanos) = match entry {
+                    Entry::Stage(s) => (&s.name, nanos.next()),
+                    Entry::Exclusive(e) => (&e.name, exclusive_nanos.next()),
+                };
+                StageTime {
+                    name: Arc::clone(name),
+                    duration: Duration::from_nanos(nanos.unwrap_or(0)),
+                }
+            })
+            .collect();
+        Ok(FrameReport {
+            total: started.elapsed(),
+            stages,
+        })
+    }
+
+    /// Runs the stages of part `part` of the frame, writing their times into `nanos`.
+    fn run_part(
+        &self,
+        pool: &WorkerPool,
+        ctx: &C,
+        part: usize,
+        nanos: &mut [u64],
+    ) -> Result<(), JobPanic> {
+        if self.roots[part].is_empty() {
+            return Ok(());
+        }
         let run = Run {
             graph: self,
             ctx,
@@ -448,24 +652,46 @@ impl<C: ?Sized + Sync> JobGraph<C> {
             panic: Mutex::new(None),
         };
         pool.run_tasks(&run, run_stage::<C>, |spawner| {
-            spawner.spawn_each(self.roots.iter().copied());
+            spawner.spawn_each(self.roots[part].iter().copied());
         });
         if let Some(panic) = run.panic.into_inner() {
             return Err(panic);
         }
-        let stages = self
-            .stages
-            .iter()
-            .zip(run.nanos)
-            .map(|(stage, nanos)| StageTime {
-                name: Arc::clone(&stage.name),
-                duration: Duration::from_nanos(nanos.into_inner()),
-            })
-            .collect();
-        Ok(FrameReport {
-            total: started.elapsed(),
-            stages,
-        })
+        for ((stage, out), time) in self.stages.iter().zip(nanos).zip(run.nanos) {
+            if stage.segment == part {
+                *out = time.into_inner();
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Runs an exclusive stage on the calling thread: what it says of the rest of the frame and
+/// how long it took, or its panic.
+fn run_exclusive<C: ?Sized>(
+    exclusive: &Exclusive<C>,
+    pool: &WorkerPool,
+    ctx: &mut C,
+) -> Result<(Next, u64), JobPanic> {
+    let started = Instant::now();
+    let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
+        let _scope = exclusive.scope.enter(|| "");
+        let context = StageContext {
+            name: &exclusive.name,
+            index: exclusive.at,
+            access: None,
+            pool,
+            batch_scope: &exclusive.batch_scope,
+        };
+        (exclusive.run)(ctx, &context)
+    }));
+    let nanos = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
+    match outcome {
+        Ok(next) => Ok((next, nanos)),
+        Err(payload) => Err(match payload.downcast::<JobPanic>() {
+            Ok(panic) => *panic,
+            Err(payload) => JobPanic::new(&exclusive.name, None, &*payload),
+        }),
     }
 }
 
@@ -479,6 +705,9 @@ impl<C: ?Sized> fmt::Debug for JobGraph<C> {
                 .map(|&d| &*self.stages[d].name)
                 .collect();
             list.entry(&(&stage.name, after, &stage.access));
+        }
+        for exclusive in &self.exclusive {
+            list.entry(&(&exclusive.name, "exclusive", exclusive.at));
         }
         list.finish()
     }
@@ -506,7 +735,7 @@ fn run_stage<C: ?Sized + Sync>(run: &Run<'_, C>, index: usize, spawner: &Spawner
             let context = StageContext {
                 name: &stage.name,
                 index,
-                access: &stage.access,
+                access: Some(&stage.access),
                 pool: run.pool,
                 batch_scope: &stage.batch_scope,
             };
@@ -548,12 +777,22 @@ fn run_stage<C: ?Sized + Sync>(run: &Run<'_, C>, index: usize, spawner: &Spawner
 pub struct StageContext<'a> {
     name: &'a str,
     index: usize,
-    access: &'a Access,
+    /// What the stage declared; `None` for an exclusive stage (it may touch anything).
+    access: Option<&'a Access>,
     pool: &'a WorkerPool,
     batch_scope: &'a ProfileScope,
 }
 
 impl<'a> StageContext<'a> {
+    /// Runs `f` as code of this stage (checked against its declared access in debug builds;
+    /// an exclusive stage's code is not checked).
+    fn as_stage<R>(&self, f: impl FnOnce() -> R) -> R {
+        match self.access {
+            Some(access) => declared::as_stage(self.name, access, f),
+            None => f(),
+        }
+    }
+
     /// The running stage's name.
     #[must_use]
     pub fn name(&self) -> &'a str {
@@ -585,7 +824,7 @@ impl<'a> StageContext<'a> {
         F: Fn(usize, Range<usize>) + Sync,
     {
         let f = |i: usize, range: Range<usize>| {
-            declared::as_stage(self.name, self.access, || f(i, range));
+            self.as_stage(|| f(i, range));
         };
         let outcome = self
             .pool
@@ -604,7 +843,7 @@ impl<'a> StageContext<'a> {
         F: Fn(usize, Range<usize>, &mut [T]) + Sync,
     {
         let f = |i: usize, range: Range<usize>, chunk: &mut [T]| {
-            declared::as_stage(self.name, self.access, || f(i, range, chunk));
+            self.as_stage(|| f(i, range, chunk));
         };
         let outcome = self
             .pool
@@ -623,9 +862,7 @@ impl<'a> StageContext<'a> {
         R: Send,
         F: Fn(usize, Range<usize>) -> R + Sync,
     {
-        let f = |i: usize, range: Range<usize>| {
-            declared::as_stage(self.name, self.access, || f(i, range))
-        };
+        let f = |i: usize, range: Range<usize>| self.as_stage(|| f(i, range));
         let outcome = self
             .pool
             .map(self.name, self.batch_scope, len, batch_size, &f);
@@ -688,13 +925,6 @@ impl FrameReport {
             .iter()
             .find(|stage| &*stage.name == name)
             .map(|stage| stage.duration)
-    }
-
-    /// Adds a step the caller ran after the graph (listed after the stages; its time counts
-    /// in [`Self::total`]).
-    pub(crate) fn push_step(&mut self, name: Arc<str>, duration: Duration) {
-        self.total += duration;
-        self.stages.push(StageTime { name, duration });
     }
 }
 

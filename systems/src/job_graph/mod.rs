@@ -20,5 +20,5 @@ mod test;
 
 pub use access::{Access, Resource};
 pub use error::{GraphBuildError, JobPanic, PoolError};
-pub use graph::{FrameReport, JobGraph, JobGraphBuilder, StageContext, StageTime};
+pub use graph::{FrameReport, JobGraph, JobGraphBuilder, Next, StageContext, StageTime};
 pub use pool::WorkerPool;

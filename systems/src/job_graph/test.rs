@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use parking_lot::{Condvar, Mutex};
 
 use super::{
-    Access, GraphBuildError, JobGraph, JobGraphBuilder, JobPanic, PoolError, Resource,
+    Access, GraphBuildError, JobGraph, JobGraphBuilder, JobPanic, Next, PoolError, Resource,
     StageContext, WorkerPool,
 };
 
@@ -499,7 +499,7 @@ fn duplicate_stage_is_a_build_error() {
 fn empty_graph_runs() {
     let graph = JobGraph::<()>::builder().build().expect("nothing to check");
     assert!(graph.is_empty());
-    let report = graph.run(&pool(2), &()).expect("nothing to panic");
+    let report = graph.run(&pool(2), &mut ()).expect("nothing to panic");
     assert!(report.stages().is_empty());
 }
 
@@ -569,9 +569,9 @@ fn stages_start_only_after_their_dependencies_finished() {
     let graph = builder.build().expect("a valid graph");
     for threads in [1, 2, 4] {
         let pool = pool(threads);
-        let trace = Trace::new(ORDERED_STAGES.len());
+        let mut trace = Trace::new(ORDERED_STAGES.len());
         for run in 1..=200 {
-            graph.run(&pool, &trace).expect("no stage panics");
+            graph.run(&pool, &mut trace).expect("no stage panics");
             for (stage, (name, after)) in ORDERED_STAGES.iter().enumerate() {
                 assert_eq!(
                     trace.runs[stage].load(Ordering::SeqCst),
@@ -620,12 +620,12 @@ fn independent_stages_run_at_the_same_time() {
     for threads in [2, 4] {
         let pool = pool(threads);
         for _ in 0..20 {
-            let meeting = Meeting {
+            let mut meeting = Meeting {
                 rendezvous: Rendezvous::new(2),
                 met: [AtomicBool::new(false), AtomicBool::new(false)],
                 timeout: MEET_TIMEOUT,
             };
-            graph.run(&pool, &meeting).expect("no stage panics");
+            graph.run(&pool, &mut meeting).expect("no stage panics");
             assert!(
                 meeting.met.iter().all(|met| met.load(Ordering::SeqCst)),
                 "left and right did not overlap on {threads} threads"
@@ -633,12 +633,12 @@ fn independent_stages_run_at_the_same_time() {
         }
     }
     // With one thread they cannot: each gives up waiting for the other.
-    let meeting = Meeting {
+    let mut meeting = Meeting {
         rendezvous: Rendezvous::new(2),
         met: [AtomicBool::new(true), AtomicBool::new(true)],
         timeout: Duration::from_millis(30),
     };
-    graph.run(&pool(1), &meeting).expect("no stage panics");
+    graph.run(&pool(1), &mut meeting).expect("no stage panics");
     assert!(meeting.met.iter().all(|met| !met.load(Ordering::SeqCst)));
 }
 
@@ -683,8 +683,8 @@ fn flaky_graph() -> (JobGraph<Flaky>, Flaky) {
 fn stage_panic_comes_back_as_an_error_and_the_next_run_succeeds() {
     for threads in [1, 2, 4] {
         let pool = pool(threads);
-        let (graph, flaky) = flaky_graph();
-        let error = graph.run(&pool, &flaky).expect_err("boom panics");
+        let (graph, mut flaky) = flaky_graph();
+        let error = graph.run(&pool, &mut flaky).expect_err("boom panics");
         assert_eq!(
             error,
             JobPanic {
@@ -694,15 +694,19 @@ fn stage_panic_comes_back_as_an_error_and_the_next_run_succeeds() {
             }
         );
         assert_eq!(error.to_string(), "stage `boom` panicked: boom went off");
-        let runs = |name: &str| flaky.runs[name].load(Ordering::SeqCst);
-        assert_eq!(runs("boom"), 1);
-        assert_eq!(runs("after_boom"), 0, "a stage after a panic is skipped");
+        let runs = |flaky: &Flaky, name: &str| flaky.runs[name].load(Ordering::SeqCst);
+        assert_eq!(runs(&flaky, "boom"), 1);
+        assert_eq!(
+            runs(&flaky, "after_boom"),
+            0,
+            "a stage after a panic is skipped"
+        );
 
         flaky.fail.store(false, Ordering::SeqCst);
-        let report = graph.run(&pool, &flaky).expect("nothing panics now");
+        let report = graph.run(&pool, &mut flaky).expect("nothing panics now");
         assert_eq!(report.stages().len(), 4);
-        assert_eq!(runs("boom"), 2);
-        assert_eq!(runs("after_boom"), 1);
+        assert_eq!(runs(&flaky, "boom"), 2);
+        assert_eq!(runs(&flaky, "after_boom"), 1);
         if threads > 1 {
             assert_eq!(
                 names_of_threads_that_meet(&pool),
@@ -734,7 +738,7 @@ fn batch_panic_in_a_stage_comes_back_as_an_error_and_the_next_run_succeeds() {
     for threads in [1, 2, 4] {
         let pool = pool(threads);
         fail.store(true, Ordering::SeqCst);
-        let error = graph.run(&pool, &()).expect_err("batch 7 panics");
+        let error = graph.run(&pool, &mut ()).expect_err("batch 7 panics");
         assert_eq!(
             error,
             JobPanic {
@@ -750,7 +754,7 @@ fn batch_panic_in_a_stage_comes_back_as_an_error_and_the_next_run_succeeds() {
 
         fail.store(false, Ordering::SeqCst);
         batches_run.store(0, Ordering::SeqCst);
-        graph.run(&pool, &()).expect("nothing panics now");
+        graph.run(&pool, &mut ()).expect("nothing panics now");
         assert_eq!(batches_run.load(Ordering::SeqCst), 10);
     }
 }
@@ -764,7 +768,7 @@ fn frame_report_times_stages_in_declaration_order() {
         })
         .build()
         .expect("a valid graph");
-    let report = graph.run(&pool(2), &()).expect("no stage panics");
+    let report = graph.run(&pool(2), &mut ()).expect("no stage panics");
     let names: Vec<&str> = report.stages().iter().map(|stage| &*stage.name).collect();
     assert_eq!(names, ["quick", "slow"]);
     assert_eq!(graph.stage_names().collect::<Vec<_>>(), names);
@@ -859,12 +863,12 @@ fn results_are_bit_identical_for_every_thread_count() {
     for threads in THREAD_COUNTS {
         let pool = pool(threads);
         for _ in 0..3 {
-            let numbers = Numbers {
+            let mut numbers = Numbers {
                 values: Mutex::new(vec![0.0; UNITS]),
                 weights: Mutex::new(vec![0.0; UNITS]),
                 total: Mutex::new(0.0),
             };
-            graph.run(&pool, &numbers).expect("no stage panics");
+            graph.run(&pool, &mut numbers).expect("no stage panics");
             let bits: Vec<u32> = numbers
                 .values
                 .into_inner()
@@ -910,7 +914,7 @@ fn stages_are_puffin_scopes_named_after_the_stage() {
         .build()
         .expect("a valid graph");
     let pool = pool(2);
-    graph.run(&pool, &()).expect("no stage panics");
+    graph.run(&pool, &mut ()).expect("no stage panics");
     puffin::GlobalProfiler::lock().new_frame();
     puffin::GlobalProfiler::lock().remove_sink(sink);
     puffin::set_scopes_on(false);
@@ -973,7 +977,7 @@ fn a_stage_touching_what_it_did_not_declare_fails_the_run() {
             .build()
             .expect("a valid graph");
         for threads in [1, 3] {
-            graph.run(&pool(threads), &())?;
+            graph.run(&pool(threads), &mut ())?;
         }
         Ok(())
     };
@@ -995,4 +999,123 @@ fn a_stage_touching_what_it_did_not_declare_fails_the_run() {
     // Outside a stage nothing is checked.
     check::<Undeclared>(true);
     check_query::<&mut Undeclared>();
+}
+
+/// A frame context for exclusive stages: a log of what ran, and a number only the
+/// exclusive stage changes.
+#[derive(Default)]
+struct Log {
+    ran: Mutex<Vec<String>>,
+    value: u64,
+}
+
+fn logging(name: &'static str) -> impl Fn(&Log, &StageContext<'_>) + Send + Sync {
+    move |log, _| log.ran.lock().push(format!("{name} saw {}", log.value))
+}
+
+#[test]
+fn an_exclusive_stage_runs_alone_between_the_stages_before_and_after_it() {
+    for threads in THREAD_COUNTS {
+        let graph = JobGraphBuilder::<Log>::new()
+            .stage("a", Access::new().write_named("log"), &[], logging("a"))
+            .stage("b", Access::new().write_named("other"), &[], |_, _| {})
+            .exclusive("bump", |log, stage| {
+                assert_eq!(stage.name(), "bump");
+                // Its batches run on the pool like any stage's.
+                let parts = stage.map_batches(10, 3, |_, range| range.len() as u64);
+                log.value += parts.iter().sum::<u64>();
+                log.ran.get_mut().push("bump".to_owned());
+                Next::Continue
+            })
+            // Declared after the exclusive stage, it may still name a stage before it.
+            .stage("c", Access::new().write_named("log"), &["a"], logging("c"))
+            .build()
+            .expect("a valid graph");
+        let mut log = Log::default();
+        let report = graph
+            .run(&pool(threads), &mut log)
+            .expect("no stage panics");
+        assert_eq!(*log.ran.lock(), ["a saw 0", "bump", "c saw 10"]);
+        let names: Vec<&str> = report.stages().iter().map(|s| &*s.name).collect();
+        assert_eq!(names, ["a", "b", "bump", "c"]);
+        assert!(graph.is_exclusive("bump") && !graph.is_exclusive("a"));
+        assert_eq!(graph.access("bump"), None);
+        assert_eq!(graph.runs_after("c").unwrap().collect::<Vec<_>>(), ["a"]);
+        assert!(
+            graph
+                .markdown_table()
+                .contains("| `bump` | every stage before it, alone | everything | everything |")
+        );
+    }
+}
+
+#[test]
+fn an_exclusive_stage_can_end_the_frame() {
+    let graph = JobGraphBuilder::<Log>::new()
+        .exclusive("stop", |log, _| {
+            log.value += 1;
+            Next::EndFrame
+        })
+        .stage("a", Access::new(), &[], logging("a"))
+        .exclusive("never", |_, _| unreachable!("the frame ended"))
+        .build()
+        .expect("a valid graph");
+    let mut log = Log::default();
+    let report = graph.run(&pool(2), &mut log).expect("no stage panics");
+    assert!(log.ran.lock().is_empty());
+    assert_eq!(log.value, 1);
+    assert_eq!(report.stages().len(), 3, "every stage is listed");
+    assert_eq!(report.stage("a"), Some(Duration::ZERO));
+}
+
+#[test]
+fn a_stage_cannot_wait_for_what_an_exclusive_stage_after_it_waits_for() {
+    let before_later = JobGraphBuilder::<Log>::new()
+        .stage("a", Access::new(), &["c"], logging("a"))
+        .exclusive("x", |_, _| Next::Continue)
+        .stage("c", Access::new(), &[], logging("c"))
+        .build();
+    assert_eq!(
+        before_later.err(),
+        Some(GraphBuildError::AcrossExclusive {
+            stage: "a".into(),
+            dependency: "c".into()
+        })
+    );
+    let on_the_exclusive = JobGraphBuilder::<Log>::new()
+        .stage("a", Access::new(), &["x"], logging("a"))
+        .exclusive("x", |_, _| Next::Continue)
+        .build();
+    assert!(matches!(
+        on_the_exclusive.err(),
+        Some(GraphBuildError::AcrossExclusive { .. })
+    ));
+    let named_twice = JobGraphBuilder::<Log>::new()
+        .stage("a", Access::new(), &[], logging("a"))
+        .exclusive("a", |_, _| Next::Continue)
+        .build();
+    assert!(matches!(
+        named_twice.err(),
+        Some(GraphBuildError::DuplicateStage { .. })
+    ));
+    // Stages on either side of an exclusive stage never overlap: no conflict between them.
+    let sides = JobGraphBuilder::<Log>::new()
+        .stage("a", Access::new().write_named("log"), &[], logging("a"))
+        .exclusive("x", |_, _| Next::Continue)
+        .stage("b", Access::new().write_named("log"), &[], logging("b"))
+        .build();
+    assert!(sides.is_ok());
+}
+
+#[test]
+fn a_panic_in_an_exclusive_stage_comes_back_naming_it() {
+    let graph = JobGraphBuilder::<Log>::new()
+        .exclusive("boom", |_, _| panic!("went off"))
+        .stage("a", Access::new(), &[], logging("a"))
+        .build()
+        .expect("a valid graph");
+    let mut log = Log::default();
+    let error = graph.run(&pool(2), &mut log).expect_err("boom panics");
+    assert_eq!(error.to_string(), "stage `boom` panicked: went off");
+    assert!(log.ran.lock().is_empty(), "the stages after it are skipped");
 }

@@ -9,7 +9,8 @@
 //! frame 2.8x slower on 2 threads and 4.8x on 1 than the same units spawned row by row.
 //!
 //! So after a frame whose bucketing saw many far jumps between consecutive units
-//! ([`Neighbours::far_jumps`]), [`sort_units`] rewrites the units' storage in bucket order
+//! ([`Neighbours::far_jumps`]), the exclusive stage `sort_units`, the frame's last,
+//! rewrites the units' storage in bucket order
 //! (bucket row, then column; the old order within a bucket). Entities do not change. An
 //! archetype of horde's unit components alone is rewritten column by column in one hecs
 //! batch; units that also carry components of the caller's are moved by hecs to a marked
@@ -22,8 +23,41 @@
 use hecs::{Entity, World};
 use horde_core::{Position, SpatialGrid};
 
+use super::FrameData;
 use crate::frame::{FAR_ROWS, Neighbours};
+use crate::job_graph::{Next, StageContext};
 use crate::unit::{UNIT_COMPONENTS, UnitComponents, copy_unit_columns, unit_columns};
+
+/// Exclusive stage `quarantine_units`: takes out of the simulation the units a stage found
+/// non-finite this frame (see [`FrameData::quarantine`]).
+pub(crate) fn quarantine_units(data: &mut FrameData, _stage: &StageContext<'_>) -> Next {
+    data.housekeeping.wake.edited = false;
+    let found = std::mem::take(&mut data.quarantine.get_mut().0);
+    let mut world = std::mem::take(&mut data.world);
+    data.quarantine(&mut world, found);
+    data.world = world;
+    data.housekeeping.quarantined.sort_unstable();
+    Next::Continue
+}
+
+/// Exclusive stage `sort_units`: the storage in map order when the frame found it scattered
+/// ([`sort_storage`]), and the buckets refitted for the next frame when a first unit unlike
+/// the crowd sized them (the neighbour snapshot is rebuilt every frame, so nothing else is
+/// lost). A side the map cannot be cut into keeps the old buckets: still correct, only
+/// slower.
+pub(crate) fn sort_units(data: &mut FrameData, _stage: &StageContext<'_>) -> Next {
+    let neighbours = data.neighbours.get_mut();
+    if worth_sorting(neighbours) {
+        sort_storage(&mut data.world, &neighbours.grid);
+    }
+    let separation_range = data.config.steering.separation_range;
+    if let Some(side) = neighbours.refit_side(separation_range)
+        && let Ok(grid) = SpatialGrid::new(data.map.get_mut().grid(), side)
+    {
+        *neighbours = Neighbours::new(grid);
+    }
+    Next::Continue
+}
 
 /// Storage is rewritten when more than one in this many consecutive pairs is a far jump.
 const SORT_WHEN_ONE_IN: usize = 16;
@@ -39,7 +73,7 @@ fn scattered(far_jumps: usize, units: usize) -> bool {
 
 /// Rewrites, in bucket order, every archetype of units whose own order is scattered.
 /// Returns how many units were rewritten.
-pub(crate) fn sort_units(world: &mut World, grid: &SpatialGrid) -> usize {
+pub(crate) fn sort_storage(world: &mut World, grid: &SpatialGrid) -> usize {
     puffin::profile_function!();
     let plans = plan(world, grid);
     let mut moved = 0;
@@ -266,7 +300,7 @@ mod tests {
         );
         assert!(!stored_keys(&world, &grid, true).is_sorted());
 
-        assert_eq!(sort_units(&mut world, &grid), plain.len() + tagged.len());
+        assert_eq!(sort_storage(&mut world, &grid), plain.len() + tagged.len());
 
         // Both archetypes of units (with and without the caller's component) are sorted.
         assert!(stored_keys(&world, &grid, false).is_sorted());
@@ -282,7 +316,7 @@ mod tests {
         assert_eq!(world.len() as usize, plain.len() + tagged.len() + 1);
         assert_eq!(world.query::<&SortMark>().iter().count(), 0);
         // Sorted storage is left alone.
-        assert_eq!(sort_units(&mut world, &grid), 0);
+        assert_eq!(sort_storage(&mut world, &grid), 0);
     }
 
     #[test]
@@ -296,7 +330,7 @@ mod tests {
         let before: Vec<(Entity, Unit)> = alive.iter().map(|&e| (e, read(&world, e))).collect();
         let free: Vec<Entity> = world.freelist().collect();
         assert_eq!(free.len(), dead.len());
-        assert!(sort_units(&mut world, &grid) > 0);
+        assert!(sort_storage(&mut world, &grid) > 0);
         assert!(stored_keys(&world, &grid, false).is_sorted());
         for (e, unit) in &before {
             assert_eq!(read(&world, *e), *unit);
@@ -322,7 +356,7 @@ mod tests {
                 world.spawn(unit(i, Vec2::new(0.5 + (i % 4) as f32 * 0.1, y)).bundle())
             })
             .collect();
-        sort_units(&mut world, &grid);
+        sort_storage(&mut world, &grid);
         let stored: Vec<Entity> = world.query::<Entity>().iter().collect();
         let odd = entities.iter().skip(1).step_by(2);
         let even = entities.iter().step_by(2);
