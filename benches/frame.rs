@@ -22,7 +22,7 @@ use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use glam::Vec2;
-use horde::{Simulation, Snapshot, components::Position, fields::SpatialGrid};
+use horde::{Simulation, Snapshot, components::Position, crowd::SpatialGrid};
 use horde_fixtures::{ArmyPhase, DenseArmy};
 
 #[path = "common/frame_scenario.rs"]

@@ -24,14 +24,12 @@ use std::time::Instant;
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use glam::Vec2;
-use horde::fields::hierarchy::DEFAULT_SECTOR_SIZE;
+use horde::hierarchy::DEFAULT_SECTOR_SIZE;
 use horde::{
     Cell, GoalSet, Grid, Layer, Map, SimConfig, Simulation, UnitSpec,
-    fields::CellMemo,
-    fields::{
-        CoarseRoute, FieldCache, FieldKey, FlowConfig, FlowField, HierarchicalField,
-        IntegrationField, PortalGraph, UNREACHABLE, WALL,
-    },
+    crowd::CellMemo,
+    fields::{FieldCache, FieldKey, FlowConfig, FlowField, IntegrationField, UNREACHABLE, WALL},
+    hierarchy::{CoarseRoute, HierarchicalField, PortalGraph},
     jobs::{RunJobs, WorkerPool},
     level::{LevelConfig, generate_level},
 };

@@ -18,7 +18,8 @@ use std::time::{Duration, Instant};
 use criterion::{Criterion, criterion_group, criterion_main};
 use horde::{
     Cell, GoalSet, Layer, Map,
-    fields::{FieldCache, FieldKey, FlowConfig, class_cost_field},
+    fields::{FieldCache, FieldKey, FlowConfig},
+    sizes::class_cost_field,
 };
 use horde_fixtures::{BENCH_DT, BenchLevel, Crowd};
 

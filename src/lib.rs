@@ -8,9 +8,11 @@
 //! [`prelude`] is the same in one `use`.
 //!
 //! The rest lives in domain modules: [`components`] (what a unit is made of),
-//! [`fields`] (cost, integration and flow fields, clearance, regions, the hierarchy),
-//! [`formats`] (map and scenario files), [`steering`] (steering and body geometry),
-//! [`forces`], [`level`] (the seeded generator),
+//! [`fields`] (cost, integration and flow fields, clearance, regions), [`hierarchy`]
+//! (sectors and portals for big maps), [`sizes`] (size classes), [`crowd`] (neighbour
+//! buckets, goal-area fills), [`formats`] (map and scenario files), [`steering`],
+//! [`bodies`] (units as discs against walls), [`forces`], [`settings`], [`level`] (the
+//! seeded generator),
 //! [`jobs`] (the job graph and frame reports) and [`persistence`] (snapshots, replays,
 //! file limits). [`hecs`], [`glam`] and [`puffin`] are re-exported, so their versions always
 //! match.
@@ -63,25 +65,40 @@ pub mod components {
 }
 
 /// Navigation fields: per-layer costs, the integration field (cost to the goal), the flow
-/// field (a direction per cell), their cache, clearance, connected regions, goal-area fills,
-/// the hierarchy of sectors and portals, and the neighbour grid.
+/// field (a direction per cell), their cache, clearance, connected regions, and the exact
+/// reference they are checked against.
 pub mod fields {
-    pub use horde_core::hierarchy;
     pub use horde_core::reference;
     pub use horde_core::{
-        CellMemo, Clearance, CoarseRoute, CostField, CostFieldError, CostTable, DIAG_STEP,
-        Direction, FieldCache, FieldId, FieldKey, FillWay, FlowConfig, FlowField, GoalFill,
-        HierarchicalField, HierarchyError, HierarchyStats, IntegrationField, LINE_OF_SIGHT,
-        NO_DIRECTION, NavField, OPEN, ORTHO_STEP, PortalGraph, Regions, SectorCache, SectorGrid,
-        SpatialGrid, SpatialGridError, TerrainProps, UNREACHABLE, WALL, ZeroCost, cell_share,
-        fill_direction_rows, segment_is_clear,
+        Clearance, CostField, CostFieldError, CostTable, DIAG_STEP, Direction, FieldCache, FieldId,
+        FieldKey, FlowConfig, FlowField, IntegrationField, LINE_OF_SIGHT, NO_DIRECTION, NavField,
+        OPEN, ORTHO_STEP, Regions, TerrainProps, UNREACHABLE, WALL, ZeroCost, fill_direction_rows,
+        segment_is_clear,
     };
-    /// Size classes (docs/behaviour.md, "Unit sizes").
+    pub use horde_systems::{ParallelIntegration, Workers};
+}
+
+/// Hierarchical navigation for big maps: sectors, the portal graph between them, coarse
+/// routes and sector fields built lazily where units stand, and the simulation's requests.
+pub mod hierarchy {
+    pub use horde_core::hierarchy::*;
+    pub use horde_core::{HierarchyError, SectorGrid};
+    pub use horde_systems::HierarchyNav;
+}
+
+/// Size classes (docs/behaviour.md, "Unit sizes"): which fields a unit of a radius follows,
+/// and each class's costs, with cells too close to walls blocked.
+pub mod sizes {
     pub use horde_core::{
         ClassCostChange, Escape, MAX_SIZE_CLASSES, class_clearance, class_cost_field, escape_from,
         size_class, update_class_cost,
     };
-    pub use horde_systems::{HierarchyNav, ParallelIntegration, Workers};
+}
+
+/// Where a crowd stands and rests: the neighbour buckets, goal-area fills (the rest order
+/// round a goal) and the per-unit memo of cell reads.
+pub mod crowd {
+    pub use horde_core::{CellMemo, FillWay, GoalFill, SpatialGrid, SpatialGridError, cell_share};
 }
 
 /// Map and scenario files: horde's ASCII maps, Moving AI `.map` and `.map.scen`, the check
@@ -96,15 +113,22 @@ pub mod formats {
     };
 }
 
-/// Steering (the ray fan, separation, bounded turns) and bodies against walls (sweeps,
-/// push-outs, slides, escapes), with their settings.
+/// Steering: the ray fan against walls, separation, the blend and bounded turns, with
+/// their settings.
 pub mod steering {
     pub use horde_core::{
-        Blocked, ESCAPE_REACH, Fan, MAX_SEPARATION_RANGE, RayHit, SteeringConfig, TurnLimit,
-        WALL_TOLERANCE, avoid_walls, blend_and_turn, cast_ray, cell_coords, centre_is_open,
-        clear_of_walls, escape_wall, escape_wall_where, floor, limit_approach, move_body, probe,
-        push_out_of_walls, rotate, separation_push, slide_velocity, sweep, unit_noise, wall_depth,
-        without_part_into,
+        Fan, MAX_SEPARATION_RANGE, RayHit, SteeringConfig, TurnLimit, avoid_walls, blend_and_turn,
+        cast_ray, floor, probe, rotate, separation_push, unit_noise,
+    };
+}
+
+/// Units as solid discs against the grid (sweeps, push-outs, slides, escapes from walls),
+/// the contact step's settings and how solid a crowd is.
+pub mod bodies {
+    pub use horde_core::{
+        Blocked, ESCAPE_REACH, WALL_TOLERANCE, cell_coords, centre_is_open, clear_of_walls,
+        escape_wall, escape_wall_where, limit_approach, move_body, push_out_of_walls,
+        slide_velocity, sweep, wall_depth, without_part_into,
     };
     pub use horde_systems::{BodyStats, ContactConfig};
 }

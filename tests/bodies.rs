@@ -24,8 +24,8 @@ use glam::Vec2;
 use horde::{
     Cell, ForceField, ForceKind, GoalSet, Grid, Layer, Map, SimConfig, Simulation, Terrain,
     UnitSpec,
+    bodies::WALL_TOLERANCE,
     fields::{IntegrationField, WALL},
-    steering::WALL_TOLERANCE,
 };
 
 const DT: f32 = 1.0 / 30.0;
@@ -505,7 +505,7 @@ fn a_wall_placed_on_units_moves_them_only_a_few_cells() {
     }
     let before = sim.units();
     sim.step(DT).unwrap();
-    let limit = (horde::steering::ESCAPE_REACH as f32 + 1.5) * std::f32::consts::SQRT_2;
+    let limit = (horde::bodies::ESCAPE_REACH as f32 + 1.5) * std::f32::consts::SQRT_2;
     for (a, b) in before.iter().zip(sim.units()) {
         assert!(
             a.position.distance(b.position) <= limit,

@@ -5,8 +5,10 @@
 
 mod common;
 
-use horde::fields::hierarchy::DEFAULT_SECTOR_SIZE;
-use horde::{Cell, Layer, Navigation, SimConfig, Terrain, fields::PortalGraph, formats::load_map};
+use horde::hierarchy::DEFAULT_SECTOR_SIZE;
+use horde::{
+    Cell, Layer, Navigation, SimConfig, Terrain, formats::load_map, hierarchy::PortalGraph,
+};
 
 use common::*;
 

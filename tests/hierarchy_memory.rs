@@ -4,11 +4,12 @@
 //! not used this frame are dropped to stay within it.
 
 use glam::Vec2;
-use horde::fields::hierarchy::DEFAULT_SECTOR_SIZE;
+use horde::hierarchy::DEFAULT_SECTOR_SIZE;
 use horde::{
     Cell, Layer,
-    fields::CellMemo,
-    fields::{HierarchicalField, PortalGraph, WALL},
+    crowd::CellMemo,
+    fields::WALL,
+    hierarchy::{HierarchicalField, PortalGraph},
     level::{LevelConfig, generate_level},
 };
 use rand_core::{RngCore, SeedableRng};

@@ -9,12 +9,13 @@ mod common;
 
 use common::{movingai_maps, spread};
 
-use horde::fields::hierarchy::DEFAULT_SECTOR_SIZE;
+use horde::hierarchy::DEFAULT_SECTOR_SIZE;
 use horde::{
     Cell,
-    fields::CellMemo,
-    fields::{CostField, Direction, HierarchicalField, PortalGraph},
+    crowd::CellMemo,
+    fields::{CostField, Direction},
     formats::uniform_cost_field,
+    hierarchy::{HierarchicalField, PortalGraph},
 };
 
 /// Lines per map, spread evenly through the file (files are sorted by length bucket).

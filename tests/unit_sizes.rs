@@ -8,7 +8,7 @@
 use glam::Vec2;
 use horde::{
     Cell, GoalSet, Grid, Layer, Map, Navigation, SimConfig, Simulation, Snapshot, Terrain,
-    UnitSpec, components::Position, steering::WALL_TOLERANCE, steering::wall_depth,
+    UnitSpec, bodies::WALL_TOLERANCE, bodies::wall_depth, components::Position,
 };
 
 const DT: f32 = 1.0 / 30.0;

@@ -7,11 +7,9 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 use clap::{ArgGroup, Args};
-use horde::fields::{
-    Clearance, CostField, FlowConfig, FlowField, IntegrationField, MAX_SIZE_CLASSES, WALL,
-    class_clearance, class_cost_field, size_class,
-};
+use horde::fields::{Clearance, CostField, FlowConfig, FlowField, IntegrationField, WALL};
 use horde::formats::{check_scen_lines, load_map, load_scen};
+use horde::sizes::{MAX_SIZE_CLASSES, class_clearance, class_cost_field, size_class};
 use horde::{Cell, Layer, Map};
 
 use crate::AppError;
@@ -174,7 +172,7 @@ struct GoalFields {
 /// Builds the ground integration and flow fields of size class `class` of `map` toward
 /// `goal`, as the simulation builds a group's field: on the class's cost field (cells too
 /// close to walls for the class have no direction; a unit there walks out by
-/// `horde::fields::escape_from`).
+/// `horde::sizes::escape_from`).
 fn goal_fields(map: &Map, goal: GoalCell, class: u8) -> Result<(Cell, GoalFields), AppError> {
     let grid = map.grid();
     if !grid.contains(i64::from(goal.x), i64::from(goal.y)) {

@@ -60,7 +60,7 @@ fn json_summary_has_every_key() {
     assert!(v["overlap"]["mean"].as_f64().unwrap() >= 0.0);
     assert!(v["overlap"]["max"].as_f64().unwrap() >= v["overlap"]["mean"].as_f64().unwrap());
     assert!(v["overlap"]["p99"].as_f64().unwrap() <= v["overlap"]["max"].as_f64().unwrap() + 1e-3);
-    assert!(v["wall_depth_max"].as_f64().unwrap() <= f64::from(horde::steering::WALL_TOLERANCE));
+    assert!(v["wall_depth_max"].as_f64().unwrap() <= f64::from(horde::bodies::WALL_TOLERANCE));
     assert!(v["speed_p99"].as_f64().unwrap() <= 1.01);
     assert!(v["arrival_s"].get("median").is_some() && v["arrival_s"].get("max").is_some());
 }

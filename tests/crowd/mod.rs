@@ -29,9 +29,11 @@ use std::path::{Path, PathBuf};
 use glam::Vec2;
 use horde::{
     Cell, GoalSet, Layer, Map, UnitState, UnitStatus,
-    fields::{IntegrationField, UNREACHABLE, WALL, cell_share, class_cost_field},
+    bodies::WALL_TOLERANCE,
+    crowd::cell_share,
+    fields::{IntegrationField, UNREACHABLE, WALL},
     formats::{load_map, load_scen},
-    steering::WALL_TOLERANCE,
+    sizes::class_cost_field,
 };
 use horde_scenario::{Overrides, parse_scenario};
 use rand_core::{RngCore, SeedableRng};

@@ -2,7 +2,7 @@
 //! query per point with an exact distance check) against a `kiddo` k-d tree (build, then
 //! `within_unsorted` per point) on the same points and radius, on one thread.
 
-use horde::fields::SpatialGrid;
+use horde::crowd::SpatialGrid;
 use horde::glam::Vec2;
 use kiddo::{ImmutableKdTree, SquaredEuclidean};
 
@@ -36,7 +36,7 @@ pub fn run(ctx: &Ctx) -> Result<Vec<Row>, AppError> {
     let (count, reps) = if ctx.quick { (10_000, 5) } else { (100_000, 7) };
     ctx.status(format!("neighbours: {count} points"));
     let pts = points(ctx, count);
-    let failed = |e: horde::fields::SpatialGridError| AppError::Failed(e.to_string());
+    let failed = |e: horde::crowd::SpatialGridError| AppError::Failed(e.to_string());
     let r2 = QUERY_RADIUS * QUERY_RADIUS;
 
     let mut grid = SpatialGrid::new(

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 use horde::GroupId;
-use horde::steering::BodyStats;
+use horde::bodies::BodyStats;
 use horde::{FileError, GroupReach, SimError, Simulation, Snapshot, UnitState};
 use horde_scenario::{Overrides, Plan};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -485,7 +485,7 @@ pub fn run_plan(mut plan: Plan, args: &RunArgs, setup: Duration) -> Result<(), A
     if wall_violations > 0 {
         return Err(AppError::Failed(format!(
             "{wall_violations} unit-frames had a body more than {:.0}% of its radius inside a wall",
-            horde::steering::WALL_TOLERANCE * 100.0
+            horde::bodies::WALL_TOLERANCE * 100.0
         )));
     }
     Ok(())

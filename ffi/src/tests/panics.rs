@@ -73,7 +73,7 @@ fn a_panic_inside_a_stage_comes_back_as_a_status() {
     // A stage that failed without panicking: the frame counts, the simulation goes on.
     let sim = sim_with(2);
     let failure = StageError::Buckets(
-        horde::fields::SpatialGrid::new(&Grid::new(4, 4).unwrap(), f32::NAN).unwrap_err(),
+        horde::crowd::SpatialGrid::new(&Grid::new(4, 4).unwrap(), f32::NAN).unwrap_err(),
     );
     hook::fail_next_step(SimError::Stage(failure));
     expect_error(step(sim), HORDE_ERROR_STAGE, "bucketing failed");
