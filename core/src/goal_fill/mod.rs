@@ -320,6 +320,34 @@ impl GoalFill {
         Cell::new(self.min.x + (i % w) as u32, self.min.y + (i / w) as u32)
     }
 
+    /// The cells of the box a body wider than a cell takes, with its centre at `pos` in cell
+    /// `i`: its own cell and every cell whose centre lies within half a cell of its disc (no
+    /// other body fits there beside it), row by row. Taking cells and standing on the goal
+    /// are both counted this way.
+    fn cells_under<'g>(
+        &self,
+        grid: &'g Grid,
+        i: usize,
+        pos: Vec2,
+        radius: f32,
+    ) -> impl Iterator<Item = usize> + use<'g> {
+        let (width, height, min) = (self.width, self.height, self.min);
+        let w = width as usize;
+        let size = grid.cell_size();
+        let (cx, cy) = ((i % w) as i64, (i / w) as i64);
+        let around = radius + 0.5 * size;
+        let reach = (around / size).ceil().min(f32::from(u16::MAX)) as i64;
+        let xs = (cx - reach).max(0)..=(cx + reach).min(i64::from(width) - 1);
+        let ys = (cy - reach).max(0)..=(cy + reach).min(i64::from(height) - 1);
+        ys.flat_map(move |y| xs.clone().map(move |x| (x, y)))
+            .filter_map(move |(x, y)| {
+                let j = (y as usize) * w + x as usize;
+                let cell = Cell::new(min.x + x as u32, min.y + y as u32);
+                let inside = grid.cell_centre(cell).distance_squared(pos) <= around * around;
+                (j == i || inside).then_some(j)
+            })
+    }
+
     fn index_of(&self, grid: &Grid, pos: Vec2) -> Option<usize> {
         self.box_index(grid.cell_at(pos)?)
     }

@@ -41,20 +41,8 @@ impl GoalFill {
                 self.cover(i, share.1);
                 continue;
             }
-            // A body wider than a cell takes every cell whose centre lies within half a
-            // cell of its disc: no other body fits there beside it.
-            let w = self.width as usize;
-            let (cx, cy) = ((i % w) as i64, (i / w) as i64);
-            let around = radius + 0.5 * size;
-            let reach = (around / size).ceil().min(f32::from(u16::MAX)) as i64;
-            for y in (cy - reach).max(0)..=(cy + reach).min(i64::from(self.height) - 1) {
-                for x in (cx - reach).max(0)..=(cx + reach).min(i64::from(self.width) - 1) {
-                    let j = (y as usize) * w + x as usize;
-                    let centre = grid.cell_centre(self.cell(j));
-                    if j == i || centre.distance_squared(pos) <= around * around {
-                        self.cover(j, 1.0);
-                    }
-                }
+            for j in self.cells_under(grid, i, pos, radius) {
+                self.cover(j, 1.0);
             }
         }
         let mut occupied = std::mem::take(&mut self.touched);

@@ -33,21 +33,8 @@ impl GoalFill {
         let Some(i) = self.index_of(grid, pos) else {
             return false;
         };
-        let w = self.width as usize;
-        let (cx, cy) = ((i % w) as i64, (i / w) as i64);
-        let around = radius + 0.5 * size;
-        let reach = (around / size).ceil().min(f32::from(u16::MAX)) as i64;
-        for y in (cy - reach).max(0)..=(cy + reach).min(i64::from(self.height) - 1) {
-            for x in (cx - reach).max(0)..=(cx + reach).min(i64::from(self.width) - 1) {
-                let j = (y as usize) * w + x as usize;
-                if self.rank[j] < self.goal_ranks
-                    && grid.cell_centre(self.cell(j)).distance_squared(pos) <= around * around
-                {
-                    return true;
-                }
-            }
-        }
-        false
+        self.cells_under(grid, i, pos, radius)
+            .any(|j| self.rank[j] < self.goal_ranks)
     }
 
     /// Whether the cell of `pos` comes at most `rings` ranks after the lowest target of the
