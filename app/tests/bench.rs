@@ -93,3 +93,29 @@ fn quick_bench_without_moving_ai_maps_notes_the_skip() {
     assert!(!doc["notes"].as_array().unwrap().is_empty());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn tables_can_be_chosen_and_an_unknown_one_is_refused() {
+    let dir = scratch("bench-test", "chosen");
+    let (doc, stdout) = bench(&dir, &["--table", "seed"]);
+    assert!(stdout.contains("## seed"), "{stdout}");
+    assert!(!stdout.contains("## frame"), "{stdout}");
+    assert!(
+        doc.get("frame").is_none() && doc["seed"].is_array(),
+        "{doc}"
+    );
+    if !cfg!(feature = "rapier") {
+        assert!(stdout.contains("--features rapier"), "{stdout}");
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_horde"))
+        .args(["bench", "--quick", "--table", "sead"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--table sead: no such table") && err.contains("seed"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -5,6 +5,8 @@
 //!
 //! Every time is the median of several repetitions measured in this run.
 
+#[cfg(feature = "rapier")]
+mod bodies;
 mod dense;
 mod fields;
 mod frame;
@@ -42,6 +44,10 @@ pub struct BenchArgs {
     /// next to the repository. Tables that use it are skipped with a note when it is absent.
     #[arg(long)]
     pub movingai: Option<PathBuf>,
+    /// Run only this table (repeat for more): frame, dense, rest, orca, bodies, neighbours,
+    /// fields, seed. Default: all.
+    #[arg(long = "table", value_name = "NAME")]
+    pub tables: Vec<String>,
 }
 
 /// One row of a table, columns in order: sizes, times in ms, a ratio where there is one.
@@ -119,7 +125,10 @@ pub fn row<const N: usize>(pairs: [(&str, Value); N]) -> Row {
 pub fn run(args: &BenchArgs) -> Result<(), AppError> {
     let started = Instant::now();
     let progress = if std::io::stderr().is_terminal() {
-        let bar = ProgressBar::with_draw_target(Some(8), ProgressDrawTarget::stderr());
+        let bar = ProgressBar::with_draw_target(
+            Some(8 + u64::from(cfg!(feature = "rapier"))),
+            ProgressDrawTarget::stderr(),
+        );
         bar.set_style(
             ProgressStyle::with_template("{bar:30} {pos}/{len}  {elapsed}  {msg}")
                 .map_err(|e| AppError::Failed(e.to_string()))?,
@@ -152,7 +161,7 @@ pub fn run(args: &BenchArgs) -> Result<(), AppError> {
 
     let mut tables: Vec<(&str, Vec<Row>)> = Vec::new();
     type Table = fn(&Ctx) -> Result<Vec<Row>, AppError>;
-    let all: [(&str, Table); 7] = [
+    let all: Vec<(&str, Table)> = vec![
         ("frame", frame::run),
         ("dense", dense::run),
         ("rest", rest::run),
@@ -161,7 +170,32 @@ pub fn run(args: &BenchArgs) -> Result<(), AppError> {
         ("fields", fields::run),
         ("seed", seed::run),
     ];
+    #[cfg(feature = "rapier")]
+    let all = {
+        let mut all = all;
+        all.insert(4, ("bodies", bodies::run));
+        all
+    };
+    #[cfg(not(feature = "rapier"))]
+    notes.push(
+        "the `bodies` table (rapier2d against horde's solid bodies) needs the build with \
+         `--features rapier`"
+            .to_owned(),
+    );
+    for wanted in &args.tables {
+        if !all.iter().any(|(name, _)| name == wanted) && wanted != "bodies" {
+            let names: Vec<&str> = all.iter().map(|(name, _)| *name).collect();
+            return Err(AppError::Failed(format!(
+                "--table {wanted}: no such table (the tables: {})",
+                names.join(", ")
+            )));
+        }
+    }
+    let chosen = |name: &str| args.tables.is_empty() || args.tables.iter().any(|t| t == name);
     for (name, table) in all {
+        if !chosen(name) {
+            continue;
+        }
         let rows = table(&ctx)?;
         ctx.progress.inc(1);
         ctx.progress.suspend(|| print_table(name, &rows));
