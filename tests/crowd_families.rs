@@ -120,7 +120,9 @@ fn flows_through_gaps() {
         gap(501, 3, 0.5, 80, false, 200),
         gap(502, 4, 0.4, 80, true, 1),
         gap(503, 5, 1.0, 80, false, 200),
-        gap(504, 6, 0.5, 80, true, 1),
+        // Two armies of 400 head-on through a 5-cell gap: they locked at its mouths
+        // before the armies' right of way (docs/behaviour.md, "Jams dissolve").
+        gap(50, 5, 0.4, 400, true, 1),
     ];
     assert_all_pass(&judge_all("gaps (ci)", members, 2));
 }

@@ -148,6 +148,10 @@ const ASIDE_BACK: f32 = 0.5;
 /// army.
 const YIELD_AFTER: f32 = 0.5;
 
+/// Seconds a unit held in place goes on giving way to units of lower armies coming at it;
+/// past them it walks on as if they were its own army's.
+const GIVE_WAY_FOR: f32 = 3.0;
+
 /// Within an army, of two units meeting head-on the one bound more along this direction has
 /// the right of way (any fixed direction not along a grid axis would do).
 const PRIORITY_WAY: Vec2 = Vec2::new(0.8, 0.6);
@@ -439,7 +443,8 @@ impl<'a> Frame<'a> {
         // A unit meets the right of way only once it is held (or was giving way already):
         // flows that cross freely do not stop for each other.
         // Only in narrow ground (walls within a few cells, for its size): in the open, flows
-        // that meet slide past each other, and making them wait only slows them.
+        // that meet slide past each other, and making them wait only slows them. (A unit
+        // of a lower army coming at it is given way everywhere and at once: see below.)
         let narrow = u32::from(clearance) <= u32::from(class) + NARROW_CLEARANCE;
         let held_up = narrow
             && (steering.stall >= YIELD_AFTER
@@ -507,7 +512,13 @@ impl<'a> Frame<'a> {
                             let before = other.army < army
                                 || (other.army == army
                                     && other.heading().dot(PRIORITY_WAY) > way.dot(PRIORITY_WAY));
-                            let hops = if oncoming && before && held_up {
+                            // A unit of a lower army coming at us is given way at once,
+                            // in the open too: its contacts push us, and a crowd that
+                            // stood its ground would be a wall it cannot pass. Not by a
+                            // unit held that long already (`GIVE_WAY_FOR`): one caught
+                            // in the other army's stream walks out of it.
+                            let lower = other.army < army && steering.stall < GIVE_WAY_FOR;
+                            let hops = if oncoming && (lower || (before && held_up)) {
                                 Some(0)
                             } else if let (true, GiveWay::RightOfWay(h)) =
                                 (other.army == army, other.yields)
