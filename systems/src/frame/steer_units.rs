@@ -515,8 +515,8 @@ impl<'a> Frame<'a> {
                             // A unit of a lower army coming at us is given way at once,
                             // in the open too: its contacts push us, and a crowd that
                             // stood its ground would be a wall it cannot pass. Not by a
-                            // unit held that long already (`GIVE_WAY_FOR`): one caught
-                            // in the other army's stream walks out of it.
+                            // unit held that long already (`GIVE_WAY_FOR`): one wedged
+                            // among the other army's units pushes its way out.
                             let lower = other.army < army && steering.stall < GIVE_WAY_FOR;
                             let hops = if oncoming && (lower || (before && held_up)) {
                                 Some(0)
