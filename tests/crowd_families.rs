@@ -118,11 +118,11 @@ fn rvo2_circle_and_blocks() {
 fn flows_through_gaps() {
     let members = vec![
         gap(501, 3, 0.5, 80, false, 200),
-        gap(502, 4, 0.4, 80, true, 1),
+        gap(504, 6, 0.5, 80, true, 1),
         gap(503, 5, 1.0, 80, false, 200),
-        // Two armies of 400 head-on through a 5-cell gap: they locked at its mouths
+        // Two armies of 400 head-on through a 7-cell gap: they locked at its mouths
         // before the armies' right of way (docs/behaviour.md, "Jams dissolve").
-        gap(50, 5, 0.4, 400, true, 1),
+        gap(70, 7, 0.4, 400, true, 1),
     ];
     assert_all_pass(&judge_all("gaps (ci)", members, 2));
 }

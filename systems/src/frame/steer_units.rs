@@ -150,7 +150,7 @@ const YIELD_AFTER: f32 = 0.5;
 
 /// Seconds a unit held in place goes on giving way to units of lower armies coming at it;
 /// past them it walks on as if they were its own army's.
-const GIVE_WAY_FOR: f32 = 3.0;
+const GIVE_WAY_FOR: f32 = 2.0;
 
 /// Within an army, of two units meeting head-on the one bound more along this direction has
 /// the right of way (any fixed direction not along a grid axis would do).
@@ -170,6 +170,11 @@ const HELD_STEPS: u32 = 2;
 /// friend is closer than this many times the sum of their radii (then rests): the blob
 /// packs instead of resting a cell apart.
 const APPROACH: f32 = 2.5;
+
+/// A unit settled outside its goal stays at rest only while a resting friend's disc is
+/// within this many times the smaller radius of its own (else it walks up to the nearest
+/// one): the settled blob stays one body, joined to the goal through resting units.
+const JOIN: f32 = 0.9;
 
 /// What the stage reads that is the same for every unit of the frame.
 struct Frame<'a> {
@@ -446,15 +451,17 @@ impl<'a> Frame<'a> {
         // that meet slide past each other, and making them wait only slows them. (A unit
         // of a lower army coming at it is given way everywhere and at once: see below.)
         let narrow = u32::from(clearance) <= u32::from(class) + NARROW_CLEARANCE;
-        let held_up = narrow
-            && (steering.stall >= YIELD_AFTER
-                || matches!(steering.yielding, GiveWay::RightOfWay(_)));
+        let held =
+            steering.stall >= YIELD_AFTER || matches!(steering.yielding, GiveWay::RightOfWay(_));
+        let held_up = narrow && held;
         let mut separation = Vec2::ZERO;
         let mut touches_rest = false;
         // On reaching free room (a unit not yet at rest): the nearest resting friend, to walk
-        // up to it before resting.
-        let approach = matches!(fill_way, FillWay::Rest { .. }) && !was_resting;
+        // up to it before resting. A unit settled outside the goal looks too: it stays only
+        // while a resting friend is within reach of joining it (`JOIN`).
+        let on_rest = matches!(fill_way, FillWay::Rest { .. });
         let mut nearest_friend: Option<(f32, Vec2)> = None;
+        let mut joined = false;
         let mut stacked = false;
         // The directions (from them to us) of the first few bodies we touch: our own motion
         // may not push into them (contacts would only push us back).
@@ -467,11 +474,13 @@ impl<'a> Frame<'a> {
                 let touch = agent.radius + other.radius;
                 let range = touch * sc.separation_range;
                 let inside = d2 < range * range && other.id != id;
-                if approach && other.at_rest && other.army == army {
+                if on_rest && other.at_rest && other.army == army && other.id != id {
                     let reach = touch * APPROACH;
                     if d2 < reach * reach && nearest_friend.is_none_or(|(n, _)| d2 < n) {
                         nearest_friend = Some((d2, -away));
                     }
+                    let join = touch + JOIN * agent.radius.min(other.radius);
+                    joined |= d2 <= join * join;
                 }
                 if inside {
                     if let Some((aim, mine)) = queue_for {
@@ -539,6 +548,8 @@ impl<'a> Frame<'a> {
         };
         self.neighbours
             .for_each_candidate(pos, agent.radius, sc.separation_range, near, push_from);
+        let approach =
+            on_rest && (!was_resting || (!joined && fill_way == FillWay::Rest { in_goal: false }));
         Meeting {
             separation,
             touches_rest,
