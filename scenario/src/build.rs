@@ -330,7 +330,7 @@ fn spawn_cells(
         (None, Some(near)) => {
             let key = format!("{p}.spawn_near");
             let centre = world.place(ctx, near, &key)?;
-            let cells = cells_near(map, centre, count, free);
+            let cells = cells_near(map, centre, count, |c| open(map, layer, c), free);
             if cells.len() < count {
                 return Err(ctx.bad(
                     near.span(),

@@ -422,15 +422,88 @@ pub(crate) fn goal_ok(map: &Map, layer: Layer, cell: Cell) -> bool {
     open(map, layer, cell) && (open(map, Layer::Ground, cell) || open(map, Layer::Hover, cell))
 }
 
-/// Up to `n` cells nearest `centre` (ring by ring, each ring row by row) that `keep` accepts.
+/// Up to `n` cells that `keep` accepts, nearest `centre` on foot: from the cell nearest
+/// `centre` (ring by ring) that `walk` accepts, step by step over cells `walk` accepts (8
+/// neighbours, a diagonal step only where both cells beside it are walkable too), the
+/// cells of each step row by row. In open ground the steps are the square rings round
+/// `centre`; near walls the cells stay on `centre`'s side of them instead of reaching
+/// through a wall into a corridor joined to it only the long way round (a goal area split
+/// so fills its near part and leaves its army resting outside the far one). Only when the
+/// walkable piece round `centre` holds fewer than `n` such cells (a pocket walled all round)
+/// does it go on from the nearest walkable cell outside it, and so on.
 pub(crate) fn cells_near(
     map: &Map,
     centre: Cell,
     n: usize,
+    walk: impl Fn(Cell) -> bool,
     keep: impl Fn(Cell) -> bool,
 ) -> Vec<Cell> {
     let grid = map.grid();
     let mut out = Vec::new();
+    let mut seen = vec![false; grid.len()];
+    while out.len() < n {
+        let Some(start) = nearest(map, centre, |c| !seen[grid.index(c)] && walk(c)) else {
+            break;
+        };
+        flood(map, start, n, &walk, &keep, &mut seen, &mut out);
+    }
+    out
+}
+
+/// [`cells_near`] over the walkable piece round `start`: its cells `keep` accepts, step by
+/// step, added to `out` until it holds `n`; marks what it visits in `seen`.
+fn flood(
+    map: &Map,
+    start: Cell,
+    n: usize,
+    walk: &impl Fn(Cell) -> bool,
+    keep: &impl Fn(Cell) -> bool,
+    seen: &mut [bool],
+    out: &mut Vec<Cell>,
+) {
+    let grid = map.grid();
+    let (w, h) = (i64::from(grid.width()), i64::from(grid.height()));
+    let at = |x: i64, y: i64| (0..w).contains(&x) && (0..h).contains(&y);
+    let walkable = |x: i64, y: i64| at(x, y) && walk(Cell::new(x as u32, y as u32));
+    seen[grid.index(start)] = true;
+    let mut step = vec![start];
+    while !step.is_empty() && out.len() < n {
+        step.sort_unstable_by_key(|c| (c.y, c.x));
+        let mut next = Vec::new();
+        for &c in &step {
+            if out.len() < n && keep(c) {
+                out.push(c);
+            }
+            let (x, y) = (i64::from(c.x), i64::from(c.y));
+            for (dx, dy) in [
+                (1, 0),
+                (-1, 0),
+                (0, 1),
+                (0, -1),
+                (1, 1),
+                (-1, 1),
+                (1, -1),
+                (-1, -1),
+            ] {
+                let (nx, ny) = (x + dx, y + dy);
+                let diagonal_open = dx == 0 || dy == 0 || (walkable(nx, y) && walkable(x, ny));
+                if walkable(nx, ny) && diagonal_open {
+                    let to = Cell::new(nx as u32, ny as u32);
+                    let i = grid.index(to);
+                    if !seen[i] {
+                        seen[i] = true;
+                        next.push(to);
+                    }
+                }
+            }
+        }
+        step = next;
+    }
+}
+
+/// The cell nearest `centre` (ring by ring, each ring row by row) that `walk` accepts.
+fn nearest(map: &Map, centre: Cell, walk: impl Fn(Cell) -> bool) -> Option<Cell> {
+    let grid = map.grid();
     let max_r = i64::from(grid.width().max(grid.height()));
     for r in 0..max_r {
         for y in -r..=r {
@@ -440,18 +513,58 @@ pub(crate) fn cells_near(
             let mut x = -r;
             while x <= r {
                 let (cx, cy) = (i64::from(centre.x) + x, i64::from(centre.y) + y);
-                if grid.contains(cx, cy) {
-                    let c = Cell::new(cx as u32, cy as u32);
-                    if keep(c) {
-                        out.push(c);
-                        if out.len() == n {
-                            return out;
-                        }
-                    }
+                if grid.contains(cx, cy) && walk(Cell::new(cx as u32, cy as u32)) {
+                    return Some(Cell::new(cx as u32, cy as u32));
                 }
                 x += step;
             }
         }
     }
-    out
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use horde::formats::parse_ascii_map;
+
+    use super::*;
+
+    /// The cells `cells_near` picks on `rows` (`X` a wall) round `centre`, drawn back as
+    /// rows (`o` picked).
+    fn picked(rows: &str, centre: Cell, n: usize) -> String {
+        let map = parse_ascii_map(rows, "test").unwrap();
+        let walk = |c| open(&map, Layer::Ground, c);
+        let cells = cells_near(&map, centre, n, walk, walk);
+        assert_eq!(cells.len(), n);
+        let mut out: Vec<Vec<char>> = rows.lines().map(|l| l.chars().collect()).collect();
+        for c in cells {
+            out[c.y as usize][c.x as usize] = 'o';
+        }
+        out.iter()
+            .map(|l| l.iter().collect::<String>() + "\n")
+            .collect()
+    }
+
+    #[test]
+    fn in_open_ground_cells_near_are_the_square_rings() {
+        let rows = ".......\n.......\n.......\n.......\n.......\n";
+        // The centre, its ring of 8, then the next ring row by row.
+        let want = ".ooo...\n..ooo..\n..ooo..\n..ooo..\n.......\n";
+        assert_eq!(picked(rows, Cell::new(3, 2), 12), want);
+    }
+
+    #[test]
+    fn cells_near_stay_on_the_centres_side_of_a_wall() {
+        let rows = "....X..\n....X..\n....X..\n....X..\n.......\n";
+        // Round the wall's end, not through it: rings would take (5, 0) before (5, 4).
+        let want = "ooooX..\nooooX..\nooooX..\nooooX..\noooooo.\n";
+        assert_eq!(picked(rows, Cell::new(2, 2), 22), want);
+    }
+
+    #[test]
+    fn cells_near_go_on_outside_a_pocket_too_small() {
+        let rows = "XXX....\nX.X....\nXXX....\n.......\n";
+        let want = "XXXoo..\nXoX....\nXXX....\n.......\n";
+        assert_eq!(picked(rows, Cell::new(1, 1), 3), want);
+    }
 }

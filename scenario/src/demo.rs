@@ -155,7 +155,10 @@ fn build(args: &Demo) -> Result<Plan, DemoError> {
     })
 }
 
-/// Up to `n` open ground cells nearest `centre` (ring by ring) that `keep` accepts.
+/// Up to `n` open ground cells nearest `centre` on foot that `keep` accepts: step by step
+/// from the open cell nearest it, over open ground, 8 neighbours without cutting corners,
+/// each step's cells row by row (as scenario files' `goal_near` and `spawn_near` choose
+/// cells).
 pub fn open_cells_near(
     sim: &Simulation,
     centre: Vec2,
@@ -163,31 +166,10 @@ pub fn open_cells_near(
     keep: impl Fn(Cell) -> bool,
 ) -> Vec<Cell> {
     let map = sim.map();
-    let grid = map.grid();
-    let c = grid.clamped_cell_at(centre);
+    let c = map.grid().clamped_cell_at(centre);
     let cost = map.cost_field(Layer::Ground);
-    let mut out = Vec::with_capacity(n);
-    let max_r = grid.width().max(grid.height()) as i64;
-    for r in 0..max_r {
-        for y in -r..=r {
-            for x in -r..=r {
-                if x.abs().max(y.abs()) != r {
-                    continue;
-                }
-                let (cx, cy) = (i64::from(c.x) + x, i64::from(c.y) + y);
-                if grid.contains(cx, cy)
-                    && cost.get(Cell::new(cx as u32, cy as u32)) != WALL
-                    && keep(Cell::new(cx as u32, cy as u32))
-                {
-                    out.push(Cell::new(cx as u32, cy as u32));
-                    if out.len() == n {
-                        return out;
-                    }
-                }
-            }
-        }
-    }
-    out
+    let open = |c: Cell| cost.get(c) != WALL;
+    crate::ctx::cells_near(&map, c, n, open, |c| open(c) && keep(c))
 }
 
 /// The demo's mid-run events: an explosion, an attractor, a vortex, a goal change and a

@@ -177,7 +177,8 @@ impl World {
                 None => 1,
             };
             let centre = self.place(ctx, near, &key)?;
-            let cells = cells_near(map, centre, n, |c| goal_ok(map, layer, c));
+            let ok = |c| goal_ok(map, layer, c);
+            let cells = cells_near(map, centre, n, ok, ok);
             if cells.len() < n {
                 return Err(ctx.bad(
                     near.span(),
