@@ -4,6 +4,7 @@
 use std::ops::Range;
 use std::path::Path;
 
+use horde::fields::Regions;
 use horde::formats::{load_map, parse_ascii_map};
 use horde::level::{Level, LevelConfig, generate_level};
 use horde::{Cell, GoalSet, Layer, Map};
@@ -177,7 +178,24 @@ impl World {
                 None => 1,
             };
             let centre = self.place(ctx, near, &key)?;
-            let ok = |c| goal_ok(map, layer, c);
+            // On a level generated with reachability guaranteed, the area lies where the
+            // armies go: in the regions of the lair's approach (every spawn reaches it), not
+            // in a pocket walled all round that the site happens to fall in.
+            let lair_regions = self
+                .level
+                .as_ref()
+                .filter(|_| self.guaranteed)
+                .map(|level| {
+                    let regions = Regions::of(map.cost_field(layer));
+                    let ids = regions.regions_of(&level.lair_approach_cells());
+                    (regions, ids)
+                });
+            let ok = |c| {
+                goal_ok(map, layer, c)
+                    && lair_regions
+                        .as_ref()
+                        .is_none_or(|(r, ids)| r.in_any(c, ids))
+            };
             let cells = cells_near(map, centre, n, ok, ok);
             if cells.len() < n {
                 return Err(ctx.bad(

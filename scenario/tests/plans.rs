@@ -135,6 +135,20 @@ fn guaranteed_levels_spawn_only_where_the_goal_is_reachable() {
 }
 
 #[test]
+fn guaranteed_levels_put_goal_areas_where_the_armies_go() {
+    // Seed 5 (24x24 tiles) walls the map's centre into a pocket of 64 cells: on foot from
+    // the centre, a goal area would lie in it and no spawn could reach it. On a level with
+    // reachability guaranteed, the area lies in the lair approach's regions instead.
+    let text = "seed = 5\n[map]\ngenerate = { seed = 5, width = 24, height = 24, \
+                cells_per_tile = 4, guarantee_reachable = true }\n[[group]]\ncount = 500\n\
+                spawn_near = \"enemy_spawn_0\"\ngoal_near = \"centre\"\ngoal_cells = 20\n";
+    let plan = parse(text).expect("parses");
+    let reach = plan.sim.reachability();
+    assert_eq!(reach[0].unreachable, Vec::new());
+    assert_eq!(reach[0].reachable, 500);
+}
+
+#[test]
 fn moving_ai_map_relative_to_the_scenario() {
     let scenarios = scenarios_dir();
     let file = "../../shared/data/movingai/16room_000.map";
