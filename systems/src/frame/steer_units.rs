@@ -451,9 +451,9 @@ impl<'a> Frame<'a> {
         // that meet slide past each other, and making them wait only slows them. (A unit
         // of a lower army coming at it is given way everywhere and at once: see below.)
         let narrow = u32::from(clearance) <= u32::from(class) + NARROW_CLEARANCE;
-        let held =
-            steering.stall >= YIELD_AFTER || matches!(steering.yielding, GiveWay::RightOfWay(_));
-        let held_up = narrow && held;
+        let held_up = narrow
+            && (steering.stall >= YIELD_AFTER
+                || matches!(steering.yielding, GiveWay::RightOfWay(_)));
         let mut separation = Vec2::ZERO;
         let mut touches_rest = false;
         // On reaching free room (a unit not yet at rest): the nearest resting friend, to walk
@@ -522,8 +522,8 @@ impl<'a> Frame<'a> {
                                 || (other.army == army
                                     && other.heading().dot(PRIORITY_WAY) > way.dot(PRIORITY_WAY));
                             // A unit of a lower army coming at us is given way at once,
-                            // in the open too: its contacts push us, and a crowd that
-                            // stood its ground would be a wall it cannot pass. Not by a
+                            // in the open too: a crowd waiting before a gap that stood its
+                            // ground would be a wall the other army cannot pass. Not by a
                             // unit held that long already (`GIVE_WAY_FOR`): one wedged
                             // among the other army's units pushes its way out.
                             let lower = other.army < army && steering.stall < GIVE_WAY_FOR;
