@@ -4,7 +4,7 @@
 
 use std::ops::Range;
 
-use horde::fields::WALL;
+use horde::fields::{Direction, WALL};
 use horde::{Cell, Layer, Map, Terrain};
 use toml::Spanned;
 
@@ -475,17 +475,8 @@ fn flood(
                 out.push(c);
             }
             let (x, y) = (i64::from(c.x), i64::from(c.y));
-            for (dx, dy) in [
-                (1, 0),
-                (-1, 0),
-                (0, 1),
-                (0, -1),
-                (1, 1),
-                (-1, 1),
-                (1, -1),
-                (-1, -1),
-            ] {
-                let (nx, ny) = (x + dx, y + dy);
+            for (dx, dy) in Direction::OFFSETS {
+                let (nx, ny) = (x + i64::from(dx), y + i64::from(dy));
                 let diagonal_open = dx == 0 || dy == 0 || (walkable(nx, y) && walkable(x, ny));
                 if walkable(nx, ny) && diagonal_open {
                     let to = Cell::new(nx as u32, ny as u32);
