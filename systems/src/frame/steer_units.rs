@@ -148,8 +148,8 @@ const ASIDE_BACK: f32 = 0.5;
 /// army.
 const YIELD_AFTER: f32 = 0.5;
 
-/// Seconds a unit held in place goes on giving way to units of lower armies coming at it;
-/// past them it walks on as if they were its own army's.
+/// Seconds a unit held in place goes on giving way at once, anywhere, to units of lower
+/// armies coming at it; past them it gives way to them only as in narrow ground, once held.
 const GIVE_WAY_FOR: f32 = 2.0;
 
 /// Within an army, of two units meeting head-on the one bound more along this direction has
@@ -458,8 +458,10 @@ impl<'a> Frame<'a> {
         let mut touches_rest = false;
         // On reaching free room (a unit not yet at rest): the nearest resting friend, to walk
         // up to it before resting. A unit settled outside the goal looks too: it stays only
-        // while a resting friend is within reach of joining it (`JOIN`).
-        let on_rest = matches!(fill_way, FillWay::Rest { .. });
+        // while a resting friend is within reach of joining it (`JOIN`). A unit at rest in
+        // its goal does not look.
+        let settled_here = fill_way == FillWay::Rest { in_goal: false };
+        let looks = matches!(fill_way, FillWay::Rest { .. }) && (!was_resting || settled_here);
         let mut nearest_friend: Option<(f32, Vec2)> = None;
         let mut joined = false;
         let mut stacked = false;
@@ -474,7 +476,7 @@ impl<'a> Frame<'a> {
                 let touch = agent.radius + other.radius;
                 let range = touch * sc.separation_range;
                 let inside = d2 < range * range && other.id != id;
-                if on_rest && other.at_rest && other.army == army && other.id != id {
+                if looks && other.at_rest && other.army == army && other.id != id {
                     let reach = touch * APPROACH;
                     if d2 < reach * reach && nearest_friend.is_none_or(|(n, _)| d2 < n) {
                         nearest_friend = Some((d2, -away));
@@ -548,8 +550,7 @@ impl<'a> Frame<'a> {
         };
         self.neighbours
             .for_each_candidate(pos, agent.radius, sc.separation_range, near, push_from);
-        let approach =
-            on_rest && (!was_resting || (!joined && fill_way == FillWay::Rest { in_goal: false }));
+        let approach = looks && (!was_resting || !joined);
         Meeting {
             separation,
             touches_rest,
