@@ -327,6 +327,32 @@ impl SpatialGrid {
             ..self.cell_start[base + last as usize + 1] as usize
     }
 
+    /// Where in [`order`](Self::order) the units of the buckets meeting the world rectangle
+    /// `min..=max` lie (with those of the rows sharing their table rows): one range per table
+    /// row, each unit in at most one of them. Every unit whose position lies in the rectangle
+    /// is in one; the caller tests the positions of the others.
+    pub fn spans_in(&self, min: Vec2, max: Vec2) -> impl Iterator<Item = std::ops::Range<usize>> {
+        let (first, top) = self.coords_of(min);
+        let (last, bottom) = self.coords_of(max);
+        // Float rounding may put a position on the rectangle's edge one bucket over.
+        let (first, top) = (first.saturating_sub(1), top.saturating_sub(1));
+        let (last, bottom) = (
+            (last + 1).min(self.columns - 1),
+            (bottom + 1).min(self.rows - 1),
+        );
+        // Rows a whole table apart share a table row: visit each table row once.
+        let rows = if bottom < top {
+            0..0
+        } else if bottom - top + 1 >= self.table_rows {
+            0..self.table_rows
+        } else {
+            top..bottom + 1
+        };
+        let empty = last < first;
+        rows.filter(move |_| !empty)
+            .map(move |row| self.row_span(row, first, last))
+    }
+
     /// Column and row of the bucket holding `pos` (clamped like [`Self::bucket_of`]; NaN gives
     /// `(0, 0)`), without the division that [`Self::bucket_coords`] needs.
     #[must_use]
@@ -815,6 +841,38 @@ mod tests {
         split.rebuild_from_buckets(&buckets).unwrap();
         assert_eq!(split.order(), first.order());
         assert_eq!(split.cell_start(), first.cell_start());
+    }
+
+    /// The spans of a rectangle hold every unit standing in it, and no unit twice, in folded
+    /// and unfolded tables, for rectangles inside, across and outside the world.
+    #[test]
+    fn spans_in_a_rectangle_hold_its_units_once() {
+        let mut rng = Pcg32::seed_from_u64(5);
+        for (n, cell) in [(12, 1.0), (300, 0.7), (5000, 1.0), (40, 3.0)] {
+            let mut g = grid(60, 80, cell);
+            let points = random_points(&mut rng, n, Vec2::new(-8.0, -2.0), Vec2::new(62.0, 88.0));
+            g.rebuild(&points).unwrap();
+            for _ in 0..50 {
+                let corners =
+                    random_points(&mut rng, 2, Vec2::new(-10.0, -5.0), Vec2::new(65.0, 90.0));
+                let (min, max) = (corners[0].min(corners[1]), corners[0].max(corners[1]));
+                let mut seen: Vec<u32> = g
+                    .spans_in(min, max)
+                    .flat_map(|span| g.order()[span].iter().copied())
+                    .collect();
+                let all = seen.len();
+                seen.sort_unstable();
+                seen.dedup();
+                assert_eq!(seen.len(), all, "a unit in two spans");
+                for (u, p) in points.iter().enumerate() {
+                    let inside = p.cmpge(min).all() && p.cmple(max).all();
+                    assert!(
+                        !inside || seen.binary_search(&(u as u32)).is_ok(),
+                        "unit {u} at {p} is in {min}..{max} but in no span ({n} units)"
+                    );
+                }
+            }
+        }
     }
 
     /// A folded table (few units, many rows) answers every query like brute force, each unit

@@ -348,8 +348,25 @@ impl GoalFill {
             })
     }
 
+    /// The world rectangle the box covers (its corners): a unit counted by
+    /// [`Self::update`] stands in it.
+    #[must_use]
+    pub fn world_box(&self, grid: &Grid) -> (Vec2, Vec2) {
+        let corner =
+            |x: u32, y: u32| grid.origin() + Vec2::new(x as f32, y as f32) * grid.cell_size();
+        let (x, y) = (self.min.x, self.min.y);
+        (corner(x, y), corner(x + self.width, y + self.height))
+    }
+
     fn index_of(&self, grid: &Grid, pos: Vec2) -> Option<usize> {
         self.box_index(grid.cell_at(pos)?)
+    }
+
+    /// [`Self::index_of`] and the row of the box it is in.
+    fn index_and_row(&self, grid: &Grid, pos: Vec2) -> Option<(usize, usize)> {
+        let c = grid.cell_at(pos)?;
+        let (x, y) = (c.x.checked_sub(self.min.x)?, c.y.checked_sub(self.min.y)?);
+        (x < self.width && y < self.height).then(|| ((y * self.width + x) as usize, y as usize))
     }
 
     /// The highest rank of the box: rings past it are not in the order.

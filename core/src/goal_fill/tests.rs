@@ -290,3 +290,34 @@ fn a_big_body_covering_a_goal_cell_stands_on_the_goal() {
     assert!(fill.covers_goal(&grid, beside, 1.5));
     assert!(fill.covers_goal(&grid, at(&grid, 10, 10), 0.4));
 }
+
+/// Counting the resting units in bands of rows gives the fill that one band gives, for
+/// crowds of small, mixed and large units (a large one covers cells of several bands), over
+/// several frames, whatever the number of bands and the order the bands run in.
+#[test]
+fn bands_count_as_one_band_does() {
+    use rand_core::{RngCore, SeedableRng};
+    let (grid, cost, goal) = area(40, 36, (12..28).flat_map(|x| (10..24).map(move |y| (x, y))));
+    let mut rng = rand_pcg::Pcg32::seed_from_u64(3);
+    let mut unit = move || (rng.next_u32() >> 8) as f32 / (1u32 << 24) as f32;
+    let mut one = GoalFill::new(&goal, &cost).unwrap();
+    let mut banded: Vec<GoalFill> = (0..6).map(|_| one.clone()).collect();
+    for frame in 0..8 {
+        let crowd: Vec<(Vec2, f32)> = (0..150 + 40 * frame)
+            .map(|_| {
+                let pos = Vec2::new(4.0 + 32.0 * unit(), 3.0 + 30.0 * unit());
+                let radius = [0.2, 0.3, 0.45, 0.45, 0.7, 1.6][(unit() * 6.0) as usize % 6];
+                (pos, radius)
+            })
+            .collect();
+        let coming = [Vec2::new(2.5, 2.5), Vec2::new(30.5, 4.5)];
+        one.update(&grid, crowd.iter().copied(), coming);
+        for (k, fill) in banded.iter_mut().enumerate() {
+            let bands = [2, 3, 5, 7, 36, 100][k];
+            // Bands run last to first.
+            let backwards = |jobs: usize, job: &crate::Job<'_>| (0..jobs).rev().for_each(job);
+            fill.update_in(&grid, || crowd.iter().copied(), coming, bands, backwards);
+            assert_eq!(*fill, one, "{bands} bands differ from one at frame {frame}");
+        }
+    }
+}

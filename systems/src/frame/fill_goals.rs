@@ -5,9 +5,9 @@
 //! that class's costs of the layer (docs/behaviour.md, "Unit sizes"), so a big unit is sent only
 //! to cells its body can centre on; every fill counts the army's resting units of all sizes.
 
-use horde_core::{CostField, GoalFill, GoalSet, Layer, MAX_SIZE_CLASSES, Map};
+use horde_core::{CostField, GoalFill, GoalSet, Job, Layer, MAX_SIZE_CLASSES, Map};
 
-use crate::frame::FrameData;
+use crate::frame::{FrameData, Neighbours};
 use crate::groups::Groups;
 use crate::job_graph::StageContext;
 
@@ -127,61 +127,87 @@ impl GoalFills {
     }
 }
 
-/// Brings every army's fills up to date with its goal, the terrain and the resting units.
-pub(crate) fn fill_goals(data: &FrameData, _ctx: &StageContext<'_>) {
+/// Resting units from which an army's count is split into bands of the fill's rows, one per
+/// thread (fewer are counted on one thread: a band reads every unit of the army, and the
+/// jobs cost more than they save).
+const BANDS_FROM: usize = 4096;
+
+/// Brings every army's fills up to date with its goal, the terrain and the resting units:
+/// the armies on the pool, and a big army's count in bands of rows (the result does not
+/// depend on the threads: each cell adds its units' shares in storage order).
+pub(crate) fn fill_goals(data: &FrameData, ctx: &StageContext<'_>) {
     let groups = data.groups.read();
     let map = data.map.read();
     let neighbours = data.neighbours.read();
     let mut fills = data.goal_fills.write();
-    let grid = map.grid();
     fills.per_army.resize_with(groups.len(), ArmyFills::default);
-    for (a, army) in fills.per_army.iter_mut().enumerate() {
-        let a16 = a as u16;
-        let Some(group) = groups.get(a16).filter(|_| groups.army(a16) == a16) else {
-            // Not the first group of an army: its army's fills are kept elsewhere.
-            *army = ArmyFills::default();
-            continue;
-        };
-        if army.built_for != group.goal_changes {
-            army.fills = std::array::from_fn(|_| None);
-            army.built_for = group.goal_changes;
-        }
-        for class in 0..MAX_SIZE_CLASSES {
-            for layer in Layer::ALL {
-                let fill = &mut army.fills[slot(layer, class)];
-                let cost =
-                    fill_cost(&map, layer, class).filter(|_| army_has(&groups, a16, layer, class));
-                let Some(cost) = cost else {
-                    *fill = None;
-                    continue;
-                };
-                if fill.as_ref().is_none_or(|f| !f.is_current(cost)) {
-                    let reach = fill
-                        .as_ref()
-                        .map_or(horde_core::FIRST_REACH, GoalFill::reach);
-                    *fill = GoalFill::with_reach(&group.goal, cost, reach);
-                }
-                let resting = || {
-                    neighbours
-                        .resting
-                        .iter()
-                        .filter(|&&(army, ..)| army == a16)
-                        .map(|&(_, pos, radius)| (pos, radius))
-                };
-                let coming = || {
-                    let large = neighbours.large.as_ref().map_or(&[][..], |l| &l.units[..]);
-                    (neighbours.units.iter().chain(large))
-                        .filter(|u| u.army == a16 && !u.at_rest)
-                        .map(|u| u.pos)
-                };
-                if let Some(f) = fill.as_mut() {
-                    f.update(grid, resting(), coming());
-                    if f.wants_more_reach() {
-                        let grown = GoalFill::with_reach(&group.goal, cost, f.grown_reach());
-                        if let Some(mut grown) = grown {
-                            grown.update(grid, resting(), coming());
-                            *f = grown;
-                        }
+    ctx.for_each_chunk_mut(&mut fills.per_army, 1, |a, _, army| {
+        fill_army(a as u16, &mut army[0], &groups, &map, &neighbours, ctx);
+    });
+}
+
+/// [`fill_goals`] for army `a` (the index of its first group; any other group's slot is
+/// emptied).
+fn fill_army(
+    a: u16,
+    army: &mut ArmyFills,
+    groups: &Groups,
+    map: &Map,
+    neighbours: &Neighbours,
+    ctx: &StageContext<'_>,
+) {
+    let grid = map.grid();
+    let Some(group) = groups.get(a).filter(|_| groups.army(a) == a) else {
+        // Not the first group of an army: its army's fills are kept elsewhere.
+        *army = ArmyFills::default();
+        return;
+    };
+    if army.built_for != group.goal_changes {
+        army.fills = std::array::from_fn(|_| None);
+        army.built_for = group.goal_changes;
+    }
+    let resting = || {
+        (neighbours.resting.iter())
+            .filter(move |&&(army, ..)| army == a)
+            .map(|&(_, pos, radius)| (pos, radius))
+    };
+    let bands = if resting().nth(BANDS_FROM).is_some() {
+        ctx.threads()
+    } else {
+        1
+    };
+    let run = |jobs: usize, job: &Job<'_>| ctx.for_each_batch(jobs, 1, |i, _| job(i));
+    // Only units in a fill's box count: the buckets meeting it hold them all.
+    let coming = |fill: &GoalFill| {
+        let (lo, hi) = fill.world_box(grid);
+        let large = neighbours.large.as_ref().map_or(&[][..], |l| &l.units[..]);
+        let near = neighbours.grid.spans_in(lo, hi);
+        (near.flat_map(|span| &neighbours.units[span]).chain(large))
+            .filter(move |u| u.army == a && !u.at_rest)
+            .map(|u| u.pos)
+    };
+    for class in 0..MAX_SIZE_CLASSES {
+        for layer in Layer::ALL {
+            let fill = &mut army.fills[slot(layer, class)];
+            let cost = fill_cost(map, layer, class).filter(|_| army_has(groups, a, layer, class));
+            let Some(cost) = cost else {
+                *fill = None;
+                continue;
+            };
+            if fill.as_ref().is_none_or(|f| !f.is_current(cost)) {
+                let reach = fill
+                    .as_ref()
+                    .map_or(horde_core::FIRST_REACH, GoalFill::reach);
+                *fill = GoalFill::with_reach(&group.goal, cost, reach);
+            }
+            if let Some(f) = fill.as_mut() {
+                f.update_in(grid, resting, coming(f), bands, run);
+                if f.wants_more_reach() {
+                    let grown = GoalFill::with_reach(&group.goal, cost, f.grown_reach());
+                    if let Some(mut grown) = grown {
+                        let units = coming(&grown);
+                        grown.update_in(grid, resting, units, bands, run);
+                        *f = grown;
                     }
                 }
             }
