@@ -18,6 +18,11 @@
 //! - The *targets* are, in each piece of free cells (4-connected), its cells of the lowest
 //!   rank. [`GoalFill::way`] walks a unit down the steps through free cells to the nearest
 //!   target and rests it there; a resting unit stays while its cell is supported.
+//! - An army that has stood *whole on its goal* since it was sent there (every unit still
+//!   coming on a goal cell and no resting unit outside the goal, in every update: nobody
+//!   needs to pass anyone, as in a garrison spawned inside its goal) rests where it stands:
+//!   a unit on a free goal cell rests there. The first update that finds it otherwise ends
+//!   this for good, and the order above holds.
 //! - The *rest area* is the goal's cells and the ranks up to [`REST_MARGIN`] past the farther
 //!   of the lowest target and the farthest supported cell: outside it a unit follows its
 //!   field ([`FillWay::Outside`]) and does not rest.
@@ -135,6 +140,9 @@ pub struct GoalFill {
     rooms: Vec<u32>,
     /// Per box cell: taken in that search.
     is_taken: Vec<bool>,
+    /// The army has stood whole on its goal in every update since the fill (or the fill it
+    /// replaced) was built ([`Self::whole_on_goal`]).
+    whole: bool,
 }
 
 impl GoalFill {
@@ -191,6 +199,7 @@ impl GoalFill {
             piece_cells: Vec::new(),
             rooms: Vec::new(),
             is_taken: Vec::new(),
+            whole: true,
         };
         if !fill.rank_cells(goal, cost) {
             return None;

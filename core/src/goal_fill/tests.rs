@@ -17,7 +17,9 @@ fn at(grid: &Grid, x: u32, y: u32) -> Vec2 {
 fn an_area_fills_from_its_middle_out() {
     let (grid, cost, goal) = area(20, 20, (5..10).flat_map(|x| (5..10).map(move |y| (x, y))));
     let mut fill = GoalFill::new(&goal, &cost).unwrap();
-    fill.update(&grid, [], []);
+    // A unit of the army still outside the area: the area fills in order.
+    let outside = [at(&grid, 0, 0)];
+    fill.update(&grid, [], outside);
     // The middle cell is the deepest: the only target.
     let middle = at(&grid, 7, 7);
     assert_eq!(
@@ -34,7 +36,7 @@ fn an_area_fills_from_its_middle_out() {
         FillWay::Toward(_)
     ));
     // Once a unit rests in the middle, the ring around it is next.
-    fill.update(&grid, [(middle, 0.45)], []);
+    fill.update(&grid, [(middle, 0.45)], outside);
     assert_eq!(
         fill.way(&grid, middle, true),
         FillWay::Rest { in_goal: true }
@@ -316,8 +318,65 @@ fn bands_count_as_one_band_does() {
             let bands = [2, 3, 5, 7, 36, 100][k];
             // Bands run last to first.
             let backwards = |jobs: usize, job: &crate::Job<'_>| (0..jobs).rev().for_each(job);
-            fill.update_in(&grid, || crowd.iter().copied(), coming, bands, backwards);
+            fill.update_in(&grid, || crowd.iter().copied(), coming, 2, bands, backwards);
             assert_eq!(*fill, one, "{bands} bands differ from one at frame {frame}");
         }
     }
+}
+
+/// An army that has stood whole on its goal since it was sent rests where it stands; one
+/// with a unit coming from outside sends the units at the area's edge on to its deepest free
+/// cells, so the way in stays open, and keeps to that order once the last unit is in.
+#[test]
+fn an_army_whole_on_its_goal_rests_where_it_stands() {
+    let (grid, cost, goal) = area(30, 30, (5..25).flat_map(|x| (5..25).map(move |y| (x, y))));
+    // Units walking on the area's edge cells (nobody rests yet), one per cell.
+    let edge: Vec<Vec2> = (5..25).map(|x| at(&grid, x, 5)).collect();
+    let mut fill = GoalFill::new(&goal, &cost).unwrap();
+    fill.update(&grid, [], edge.iter().copied());
+    assert!(fill.whole_on_goal());
+    for &pos in &edge {
+        assert_eq!(fill.way(&grid, pos, false), FillWay::Rest { in_goal: true });
+    }
+    // A unit on a taken cell does not rest there: it is not free.
+    let resting = [(edge[3], 0.45)];
+    fill.update(&grid, resting, edge.iter().copied());
+    assert!(fill.whole_on_goal());
+    assert_ne!(
+        fill.way(&grid, edge[3], false),
+        FillWay::Rest { in_goal: true }
+    );
+    // One more unit, outside the area: the edge walks deeper, and goes on doing so after
+    // that unit came in.
+    let outside = at(&grid, 2, 2);
+    fill.update(&grid, [], edge.iter().copied().chain([outside]));
+    assert!(!fill.whole_on_goal());
+    fill.update(&grid, [], edge.iter().copied());
+    assert!(!fill.whole_on_goal());
+    for &pos in &edge {
+        assert!(
+            matches!(fill.way(&grid, pos, false), FillWay::Toward(_)),
+            "{pos}"
+        );
+    }
+    // A fill that replaces it keeps that.
+    let mut grown = GoalFill::with_reach(&goal, &cost, 2 * FIRST_REACH).unwrap();
+    grown.keep_whole_from(fill.whole_on_goal());
+    grown.update(&grid, [], edge.iter().copied());
+    assert!(!grown.whole_on_goal());
+    // A unit outside the fill's box counts too: `coming_total` counts it.
+    let mut far = GoalFill::new(&goal, &cost).unwrap();
+    far.update_in(
+        &grid,
+        std::iter::empty,
+        edge.iter().copied(),
+        21,
+        1,
+        crate::in_order,
+    );
+    assert!(!far.whole_on_goal());
+    // A unit resting outside the goal (settled): the goal does not hold the army.
+    let mut settled = GoalFill::new(&goal, &cost).unwrap();
+    settled.update(&grid, [(at(&grid, 4, 10), 0.45)], edge.iter().copied());
+    assert!(!settled.whole_on_goal());
 }

@@ -20,19 +20,30 @@ impl GoalFill {
         coming: impl IntoIterator<Item = Vec2>,
     ) {
         let resting: Vec<(Vec2, f32)> = resting.into_iter().collect();
-        self.update_in(grid, || resting.iter().copied(), coming, 1, crate::in_order);
+        let coming: Vec<Vec2> = coming.into_iter().collect();
+        let total = u32::try_from(coming.len()).unwrap_or(u32::MAX);
+        self.update_in(
+            grid,
+            || resting.iter().copied(),
+            coming,
+            total,
+            1,
+            crate::in_order,
+        );
     }
 
     /// [`Self::update`] with the resting units counted in `bands` bands of the box's rows,
     /// run by `run` ([`crate::RunJobs`]); `resting()` gives the resting units, the same ones
     /// in the same order every call (each band reads them all). The result is the same for
     /// any number of bands: each cell adds its units' shares in the order `resting` gives
-    /// them.
+    /// them. `coming` need give only the units still coming that stand in the box
+    /// ([`Self::world_box`]); `coming_total` counts all of them.
     pub fn update_in<I>(
         &mut self,
         grid: &Grid,
         resting: impl Fn() -> I + Sync,
         coming: impl IntoIterator<Item = Vec2>,
+        coming_total: u32,
         bands: usize,
         run: impl crate::RunJobs,
     ) where
@@ -40,7 +51,24 @@ impl GoalFill {
     {
         self.cover_cells(grid, resting, bands, &run);
         self.take_cells();
-        self.find_rooms(grid, coming);
+        self.find_rooms(grid, coming, coming_total);
+    }
+
+    /// Whether the army has stood whole on its goal in every update since this fill was
+    /// built (or the fills it replaced, [`Self::keep_whole_from`]): every unit of it still
+    /// coming stood on a goal cell and no resting unit outside the goal. Nobody then needs
+    /// to pass anyone, and a unit on a free goal cell rests where it stands ([`Self::way`]).
+    /// An army that came from outside never was: its goal area fills in order, so the
+    /// units resting first never close the way in.
+    #[must_use]
+    pub fn whole_on_goal(&self) -> bool {
+        self.whole
+    }
+
+    /// Carries [`Self::whole_on_goal`] over from the fill this one replaces (a longer
+    /// reach, new terrain), or from a snapshot.
+    pub fn keep_whole_from(&mut self, whole: bool) {
+        self.whole = whole;
     }
 
     /// Counts the resting units' shares into `covered` and lists the occupied cells (sorted)
@@ -347,20 +375,30 @@ impl GoalFill {
     /// units (a side room whose door the blob reached first, the deep part of a goal area
     /// beyond a door). It draws the resting units beside it in (see `way`), and the blob
     /// flows into it until the way in opens.
-    pub(super) fn find_rooms(&mut self, grid: &Grid, coming: impl IntoIterator<Item = Vec2>) {
+    pub(super) fn find_rooms(
+        &mut self,
+        grid: &Grid,
+        coming: impl IntoIterator<Item = Vec2>,
+        coming_total: u32,
+    ) {
         self.rooms.clear();
-        if self.piece_low.is_empty() {
-            return;
-        }
         let mut count = vec![0u32; self.piece_low.len()];
-        let mut total = 0u32;
+        let (mut total, mut on_goal) = (0u32, 0u32);
         for pos in coming {
             if let Some(i) = self.index_of(grid, pos) {
                 total += 1;
+                on_goal += u32::from(self.rank[i] < self.goal_ranks);
                 if let Some(n) = count.get_mut(self.piece[i] as usize) {
                     *n += 1;
                 }
             }
+        }
+        let goal_ranks = self.goal_ranks;
+        self.whole = self.whole
+            && on_goal == coming_total
+            && (self.occupied.iter()).all(|&i| self.rank[i as usize] < goal_ranks);
+        if self.piece_low.is_empty() {
+            return;
         }
         // A few stragglers in a piece do not make it where the army arrives.
         let arriving = (total / ARRIVING_SHARE).max(1);

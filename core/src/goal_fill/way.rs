@@ -173,7 +173,8 @@ impl GoalFill {
     /// What a unit at `pos` does (see the module docs); `resting`: it rested as the frame
     /// began. It rests on a target; a resting unit on a supported cell stays (it is one of
     /// those who hold it), and a walking unit that reached a supported cell beside a target
-    /// (the blob's edge where it fills now) rests there.
+    /// (the blob's edge where it fills now) rests there. In an army that has stood whole on
+    /// its goal since it was sent ([`Self::whole_on_goal`]) it rests on any free goal cell.
     #[must_use]
     pub fn way(&self, grid: &Grid, pos: Vec2, resting: bool) -> FillWay {
         let Some(i) = self.index_of(grid, pos).filter(|&i| self.in_area(i)) else {
@@ -181,13 +182,21 @@ impl GoalFill {
         };
         let in_goal = self.rank[i] < self.goal_ranks;
         let free = |j: usize| self.covered[j] < TAKEN && self.rank[j] != UNRANKED;
+        // A resting unit of an army whole on its goal stays where it is: nobody is coming
+        // whom a room or a hole would make way for.
         if resting && self.supported[i] {
-            return match self.drawn_to(i) {
+            return match (!self.whole).then(|| self.drawn_to(i)).flatten() {
                 Some(j) => FillWay::Toward(grid.cell_centre(self.cell(j))),
                 None => FillWay::Rest { in_goal },
             };
         }
         if self.to_target[i] == 0 && free(i) {
+            return FillWay::Rest { in_goal };
+        }
+        // The army has stood whole on its goal since it was sent: nobody needs to pass, so a
+        // unit on a free goal cell rests where it stands rather than walking deeper (a
+        // garrison spawned inside its goal).
+        if self.whole && in_goal && free(i) {
             return FillWay::Rest { in_goal };
         }
         // The free neighbour (8-connected, inside the box) with the fewest steps; ties go to

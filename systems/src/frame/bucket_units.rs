@@ -11,6 +11,15 @@ use crate::frame::neighbours::{
 use crate::frame::{FrameData, StageError, query};
 use crate::job_graph::StageContext;
 
+/// Adds one to `counts[army]`, growing `counts` as needed.
+fn add_one(counts: &mut Vec<u32>, army: u16) {
+    let a = usize::from(army);
+    if counts.len() <= a {
+        counts.resize(a + 1, 0);
+    }
+    counts[a] += 1;
+}
+
 /// Snapshots every unit and sorts the snapshot by bucket.
 pub(crate) fn bucket_units(data: &FrameData, ctx: &StageContext<'_>) {
     let mut guard = data.neighbours.write();
@@ -56,10 +65,11 @@ pub(crate) fn bucket_units(data: &FrameData, ctx: &StageContext<'_>) {
         Vec<(NeighbourInfo, u32)>,
         usize,
         Vec<u16>,
+        Vec<u32>,
     );
     let tallies: Vec<Mutex<BatchTally>> = jobs
         .iter()
-        .map(|_| Mutex::new((Vec::new(), 0, 0, Vec::new(), 0, Vec::new())))
+        .map(|_| Mutex::new((Vec::new(), 0, 0, Vec::new(), 0, Vec::new(), Vec::new())))
         .collect();
     ctx.for_each_batch(jobs.len(), 1, |i, _| {
         let Some((batch, units, unit_buckets, offset)) = jobs[i].lock().take() else {
@@ -67,8 +77,9 @@ pub(crate) fn bucket_units(data: &FrameData, ctx: &StageContext<'_>) {
         };
         let (mut resting, mut large) = (Vec::new(), Vec::new());
         let (mut far, mut small, mut asleep, mut previous_row) = (0, 0, 0, None);
-        // The armies with a settled unit in this batch.
+        // The armies with a settled unit in this batch, and per army its units not at rest.
         let mut settling: Vec<u16> = Vec::new();
+        let mut coming: Vec<u32> = Vec::new();
         let items = batch.zip(units).zip(unit_buckets).zip(offset..);
         for ((((id, pos, agent, steering), unit), bucket), storage) in items {
             *unit = NeighbourInfo {
@@ -101,6 +112,8 @@ pub(crate) fn bucket_units(data: &FrameData, ctx: &StageContext<'_>) {
             }
             if unit.at_rest {
                 resting.push((unit.army, unit.pos, unit.radius));
+            } else {
+                add_one(&mut coming, unit.army);
             }
             asleep += usize::from(unit.asleep);
             if steering.settled && !settling.contains(&unit.army) {
@@ -109,7 +122,7 @@ pub(crate) fn bucket_units(data: &FrameData, ctx: &StageContext<'_>) {
             far += usize::from(previous_row.is_some_and(|r: u32| r.abs_diff(y) > FAR_ROWS));
             previous_row = Some(y);
         }
-        *tallies[i].lock() = (resting, far, small, large, asleep, settling);
+        *tallies[i].lock() = (resting, far, small, large, asleep, settling, coming);
     });
     drop(jobs);
     drop(query);
@@ -118,9 +131,16 @@ pub(crate) fn bucket_units(data: &FrameData, ctx: &StageContext<'_>) {
     n.small = 0;
     n.asleep = 0;
     n.settling.clear();
+    n.coming.clear();
     let mut large = Vec::new();
     for tally in tallies {
-        let (batch_resting, far, small, batch_large, asleep, settling) = tally.into_inner();
+        let (batch_resting, far, small, batch_large, asleep, settling, coming) = tally.into_inner();
+        if n.coming.len() < coming.len() {
+            n.coming.resize(coming.len(), 0);
+        }
+        for (total, count) in n.coming.iter_mut().zip(coming) {
+            *total += count;
+        }
         for army in settling {
             if !n.settling.contains(&army) {
                 n.settling.push(army);

@@ -43,9 +43,21 @@ pub struct GoalFills {
     per_army: Vec<ArmyFills>,
 }
 
-/// What a snapshot saves of one fill: the army (its first group), layer, size class, how
-/// far its box reaches, and the taken cells of its last search.
-pub(crate) type SavedFill = (u16, Layer, u8, u32, Vec<u32>);
+/// What a snapshot saves of one fill.
+#[derive(Clone, Debug)]
+pub(crate) struct SavedFill {
+    /// The army (its first group).
+    pub army: u16,
+    pub layer: Layer,
+    /// The size class.
+    pub class: u8,
+    /// How far its box reaches ([`GoalFill::reach`]).
+    pub reach: u32,
+    /// The taken cells of its last search ([`GoalFill::searched`]).
+    pub taken: Vec<u32>,
+    /// [`GoalFill::whole_on_goal`].
+    pub whole: bool,
+}
 
 /// The costs a fill of `class` on `layer` is made on, once the map has them.
 fn fill_cost(map: &Map, layer: Layer, class: u8) -> Option<&CostField> {
@@ -84,7 +96,14 @@ impl GoalFills {
                     };
                     let current = fill_cost(map, layer, class).is_some_and(|c| fill.is_current(c));
                     if let (true, Some(taken)) = (current, fill.searched()) {
-                        out.push((a as u16, layer, class, fill.reach(), taken.to_vec()));
+                        out.push(SavedFill {
+                            army: a as u16,
+                            layer,
+                            class,
+                            reach: fill.reach(),
+                            taken: taken.to_vec(),
+                            whole: fill.whole_on_goal(),
+                        });
                     }
                 }
             }
@@ -92,11 +111,18 @@ impl GoalFills {
         out
     }
 
-    /// Sets a fill as a snapshot saved it: built for `goal` over `map` with the saved reach
-    /// and searched with its taken cells ([`GoalFill::search_with`]).
+    /// Sets a fill as a snapshot saved it: built for `goal` over `map` with the saved reach,
+    /// searched with its taken cells ([`GoalFill::search_with`]), whole on its goal or not.
     pub(crate) fn restore(
         &mut self,
-        (army, layer, class, reach, taken): SavedFill,
+        SavedFill {
+            army,
+            layer,
+            class,
+            reach,
+            taken,
+            whole,
+        }: SavedFill,
         goal: &GoalSet,
         map: &Map,
     ) -> Result<(), String> {
@@ -105,6 +131,7 @@ impl GoalFills {
         let mut fill = GoalFill::with_reach(goal, cost, reach)
             .ok_or("a fill is saved for a goal with no cell open to its units")?;
         fill.search_with(taken)?;
+        fill.keep_whole_from(whole);
         let a = usize::from(army);
         if self.per_army.len() <= a {
             self.per_army.resize_with(a + 1, ArmyFills::default);
@@ -177,6 +204,8 @@ fn fill_army(
         1
     };
     let run = |jobs: usize, job: &Job<'_>| ctx.for_each_batch(jobs, 1, |i, _| job(i));
+    // The army's units still coming, wherever they stand.
+    let coming_total = neighbours.coming.get(usize::from(a)).copied().unwrap_or(0);
     // Only units in a fill's box count: the buckets meeting it hold them all.
     let coming = |fill: &GoalFill| {
         let (lo, hi) = fill.world_box(grid);
@@ -195,18 +224,21 @@ fn fill_army(
                 continue;
             };
             if fill.as_ref().is_none_or(|f| !f.is_current(cost)) {
-                let reach = fill
-                    .as_ref()
-                    .map_or(horde_core::FIRST_REACH, GoalFill::reach);
+                let before = fill.as_ref().map(|f| (f.reach(), f.whole_on_goal()));
+                let reach = before.map_or(horde_core::FIRST_REACH, |(reach, _)| reach);
                 *fill = GoalFill::with_reach(&group.goal, cost, reach);
+                if let (Some(f), Some((_, whole))) = (fill.as_mut(), before) {
+                    f.keep_whole_from(whole);
+                }
             }
             if let Some(f) = fill.as_mut() {
-                f.update_in(grid, resting, coming(f), bands, run);
+                f.update_in(grid, resting, coming(f), coming_total, bands, run);
                 if f.wants_more_reach() {
                     let grown = GoalFill::with_reach(&group.goal, cost, f.grown_reach());
                     if let Some(mut grown) = grown {
+                        grown.keep_whole_from(f.whole_on_goal());
                         let units = coming(&grown);
-                        grown.update_in(grid, resting, units, bands, run);
+                        grown.update_in(grid, resting, units, coming_total, bands, run);
                         *f = grown;
                     }
                 }

@@ -42,6 +42,7 @@ use update_hierarchy::update_hierarchy;
 pub use crate::error::StageError;
 pub(crate) use check_units::Housekeeping;
 pub use fill_goals::GoalFills;
+pub(crate) use fill_goals::SavedFill;
 pub(crate) use neighbours::{FAR_ROWS, TOUCHING};
 pub use neighbours::{NeighbourInfo, Neighbours, bucket_side};
 pub(crate) use resolve_contacts::CONTACT_MARGIN;

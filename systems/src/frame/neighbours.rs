@@ -88,6 +88,9 @@ pub struct Neighbours {
     /// The armies with a settled unit as the frame began (at rest outside their goal: the
     /// goal does not hold them). Their arrived units do not fall asleep.
     pub settling: Vec<u16>,
+    /// Per army (by its first group's index): how many of its units were not at rest as the
+    /// frame began (armies past the end have none).
+    pub coming: Vec<u32>,
     /// Which world buckets hold one small unit and which more, while the grid folds its
     /// rows (see [`Occupancy`]).
     pub occupancy: Occupancy,
@@ -305,6 +308,7 @@ impl Neighbours {
             small: 0,
             asleep: 0,
             settling: Vec::new(),
+            coming: Vec::new(),
             occupancy: Occupancy::default(),
             occupancy_from: OCCUPANCY_FROM,
             scratch: Vec::new(),

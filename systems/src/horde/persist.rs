@@ -7,7 +7,7 @@ use horde_core::{
     UnitId, Velocity,
 };
 
-use crate::frame::Neighbours;
+use crate::frame::{Neighbours, SavedFill};
 use crate::hierarchy_nav::SavedCache;
 use crate::unit::{QuarantinedComponents, Unit, UnitComponents, UnitRef};
 use crate::{Horde, SimError};
@@ -147,12 +147,13 @@ impl Horde {
                         goal: record::cells(&g.goal),
                         goal_frame: g.goal_frame,
                         fills: (saved_fills.iter())
-                            .filter(|f| usize::from(f.0) == i)
-                            .map(|(_, layer, class, reach, taken)| FillRecord {
-                                layer: *layer as u8,
-                                class: *class,
-                                reach: *reach,
-                                taken: taken.clone(),
+                            .filter(|f| usize::from(f.army) == i)
+                            .map(|f| FillRecord {
+                                layer: f.layer as u8,
+                                class: f.class,
+                                reach: f.reach,
+                                taken: f.taken.clone(),
+                                whole: f.whole,
                             })
                             .collect(),
                         fields: (0..MAX_SIZE_CLASSES)
@@ -239,7 +240,14 @@ impl Horde {
                 let layer = record::layer(f.layer).map_err(invalid)?;
                 let goal = &horde.data.groups.get_mut().list[i].goal;
                 let map = horde.data.map.get_mut();
-                let saved = (i as u16, layer, f.class, f.reach, f.taken.clone());
+                let saved = SavedFill {
+                    army: i as u16,
+                    layer,
+                    class: f.class,
+                    reach: f.reach,
+                    taken: f.taken.clone(),
+                    whole: f.whole,
+                };
                 horde
                     .data
                     .goal_fills

@@ -36,7 +36,7 @@ pub use replay::{REPLAY_VERSION, Replay};
 /// [`Origin`], and quarantined units saved whatever they hold; 7: the size classes, and
 /// sector caches per size class; 8: each army's rest order, each unit's stall and giving
 /// way; 9: each unit's stillness and sleep).
-pub const SNAPSHOT_VERSION: u32 = 10;
+pub const SNAPSHOT_VERSION: u32 = 11;
 
 /// The longest [`Origin::name`] a snapshot holds, in bytes (longer names are cut).
 pub const MAX_ORIGIN_NAME_BYTES: usize = 256;

@@ -214,14 +214,16 @@ pub(crate) struct GroupRecord {
     pub fills: Vec<FillRecord>,
 }
 
-/// An army's rest order for one layer and size class (`GoalFill`): how far its box reaches
-/// and its taken cells when it was last searched.
+/// An army's rest order for one layer and size class (`GoalFill`): how far its box reaches,
+/// its taken cells when it was last searched, and whether the army has stood whole on its
+/// goal since it was sent (`GoalFill::whole_on_goal`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct FillRecord {
     pub layer: u8,
     pub class: u8,
     pub reach: u32,
     pub taken: Vec<u32>,
+    pub whole: bool,
 }
 
 /// What a force field does.
