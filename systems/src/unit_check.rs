@@ -246,6 +246,9 @@ pub(crate) fn check_world(
     let parts = stage.map_batches(batches.len(), 1, |i, _| {
         let batch = batches[i].lock().take().expect("each batch runs once");
         let mut part = BatchFound::default();
+        // Most units of a batch share a group, layer and radius: whether they lack a field
+        // is asked once per run of them.
+        let mut lacks: Option<((u16, horde_core::Layer, u32), Option<u8>)> = None;
         for (entity, id, p, e, s, m, a, st) in batch {
             part.units += 1;
             let view = UnitView {
@@ -278,9 +281,19 @@ pub(crate) fn check_world(
                 let bit = 1u64 << (id.0 % 64);
                 let before = seen[(id.0 / 64) as usize].fetch_or(bit, Ordering::Relaxed);
                 part.twice |= before & bit != 0;
+            } else {
+                part.ids.push((id.0, entity));
             }
-            part.ids.push((id.0, entity));
-            if let Some(class) = lacks_field(a.group, a.layer, a.radius)
+            let key = (a.group.0, a.layer, a.radius.to_bits());
+            let class = match lacks {
+                Some((k, class)) if k == key => class,
+                _ => {
+                    let class = lacks_field(a.group, a.layer, a.radius);
+                    lacks = Some((key, class));
+                    class
+                }
+            };
+            if let Some(class) = class
                 && !part.fields.contains(&(a.group, a.layer, class))
             {
                 part.fields.push((a.group, a.layer, class));
@@ -308,10 +321,26 @@ pub(crate) fn check_world(
                 found.fields.push(field);
             }
         }
-        if twice {
-            let order = ids.len() as u32;
-            ids.extend((order..).zip(part.ids).map(|(o, (id, e))| (id, o, e)));
-        }
+        let order = ids.len() as u32;
+        ids.extend((order..).zip(part.ids).map(|(o, (id, e))| (id, o, e)));
+    }
+    if twice && bitmap {
+        // Some id is twice (a caller's bug, so rare): the rule-abiding units' ids, in
+        // storage order, read again.
+        let mut bad = found.bad.clone();
+        bad.sort_unstable();
+        let mut query = world.query::<(
+            Entity,
+            &UnitId,
+            &Position,
+            &ExternalForce,
+            &Stun,
+            &horde_core::Mass,
+            &Agent,
+            &Steering,
+        )>();
+        let abiding = query.iter().filter(|(e, ..)| bad.binary_search(e).is_err());
+        ids.extend((0..).zip(abiding).map(|(o, (e, id, ..))| (id.0, o, e)));
     }
     if twice {
         // Storage order decides which of two units with one id is the second.
