@@ -5,6 +5,8 @@
 //! frames run no stage after the unit check, and that a blast, a terrain edit, a caller
 //! moving a unit, a despawn, a unit walking in and a goal change each wake the units they
 //! reach and no others. The results are the same on 1, 2 and 3 threads and through a snapshot.
+//! A second family sends armies to one cell, which cannot hold them: once all of an army
+//! rests, settled round the cell, it sleeps too.
 
 use horde::components::Steering;
 use horde::prelude::*;
@@ -359,5 +361,67 @@ fn sleep_is_the_same_on_every_thread_count_and_through_snapshots() {
             hashes.windows(2).all(|w| w[0] == w[1]),
             "seed {seed}: {hashes:x?}"
         );
+    }
+}
+
+/// An army sent to one cell ends settled round it (its goal cannot hold it) and, once every
+/// unit of it rests, falls asleep whole: on a family of open and rocky maps, radii and army
+/// sizes, every member is asleep within a minute and its frames then run no stage.
+#[test]
+fn an_army_sent_to_one_cell_sleeps_once_it_all_rests() {
+    for seed in 0..6u64 {
+        let mut rng = Pcg64::seed_from_u64(100 + seed);
+        let side = 48 + below(&mut rng, 24);
+        let radius = [0.35, 0.45, 0.6][below(&mut rng, 3) as usize];
+        let mut map = Map::new(Grid::new(side, side).unwrap());
+        let goal = Cell::new(side / 2 + below(&mut rng, 6), side / 2 - below(&mut rng, 6));
+        for _ in 0..side / 2 {
+            let c = Cell::new(below(&mut rng, side), below(&mut rng, side));
+            if c.x.abs_diff(goal.x) > 3 || c.y.abs_diff(goal.y) > 3 {
+                map.set_terrain(c, Terrain::SteelPlate);
+            }
+        }
+        let mut horde = Horde::new(map, SimConfig::default().with_threads(2)).unwrap();
+        let group = horde.add_group(GoalSet::new([goal]).unwrap()).unwrap();
+        let mut world = World::new();
+        let count = 60 + below(&mut rng, 140);
+        let mut spawned = 0;
+        // Units on the open cells of the map's left columns.
+        'spawn: for x in 1..side / 3 {
+            for y in 1..side - 1 {
+                if spawned == count {
+                    break 'spawn;
+                }
+                let spec = UnitSpec::at(Vec2::new(x as f32 + 0.5, y as f32 + 0.5))
+                    .with_radius(radius)
+                    .with_group(group);
+                if horde.spawn(&mut world, spec).is_ok() {
+                    spawned += 1;
+                }
+            }
+        }
+        let name = format!("seed {seed}: map {side}, radius {radius}, {spawned} units");
+        let mut asleep_at = None;
+        for frame in 0..60 * 30 {
+            horde.step(&mut world, DT).unwrap();
+            if horde.awake_units() == 0 {
+                asleep_at = Some(frame);
+                break;
+            }
+        }
+        assert!(asleep_at.is_some(), "{name}: not asleep after a minute");
+        let states = horde.unit_states(&world);
+        assert!(states.iter().all(|u| u.settled || u.arrived), "{name}");
+        assert!(
+            states.iter().any(|u| u.settled),
+            "{name}: the goal held the army"
+        );
+        let before = horde.state_hash(&world);
+        let report = horde.step(&mut world, DT).unwrap();
+        assert!(
+            report.stages()[1..].iter().all(|s| s.duration.is_zero()),
+            "{name}"
+        );
+        assert_eq!(before, horde.state_hash(&world), "{name}");
     }
 }

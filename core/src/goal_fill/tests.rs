@@ -380,3 +380,30 @@ fn an_army_whole_on_its_goal_rests_where_it_stands() {
     settled.update(&grid, [(at(&grid, 4, 10), 0.45)], edge.iter().copied());
     assert!(!settled.whole_on_goal());
 }
+
+/// A walking unit hemmed in on a cell of the resting blob (every cell beside it taken, no
+/// way to a target) rests there, even while a hole nearer the goal holds the blob's lowest
+/// target; beside the blob's edge, with free room to walk to, it walks on.
+#[test]
+fn a_unit_hemmed_in_inside_the_blob_rests_there() {
+    let (grid, cost, goal) = area(30, 30, [(15, 15)].into_iter());
+    // A blob of resting units on every cell within 6 of the goal but one hole, 2 from it.
+    let hole = (17, 15);
+    let blob: Vec<(Vec2, f32)> = (9..=21)
+        .flat_map(|x| (9..=21).map(move |y| (x, y)))
+        .filter(|&c| c != hole)
+        .map(|(x, y)| (at(&grid, x, y), 0.45))
+        .collect();
+    let mut fill = GoalFill::new(&goal, &cost).unwrap();
+    let outside = [at(&grid, 1, 1)];
+    fill.update(&grid, blob.iter().copied(), outside);
+    // Deep in the blob, 5 cells out, away from the hole.
+    let hemmed = at(&grid, 10, 15) + Vec2::new(0.2, 0.1);
+    assert_eq!(
+        fill.way(&grid, hemmed, false),
+        FillWay::Rest { in_goal: false }
+    );
+    // On the blob's edge, free room beside it: it walks round to a target.
+    let edge = at(&grid, 21, 9);
+    assert!(matches!(fill.way(&grid, edge, false), FillWay::Toward(_)));
+}

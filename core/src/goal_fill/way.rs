@@ -246,9 +246,9 @@ impl GoalFill {
             Some((steps, j)) if (steps, self.rank[j]) < (self.to_target[i], self.rank[i]) => {
                 FillWay::Toward(grid.cell_centre(self.cell(j)))
             }
-            // Hemmed in by resting units, or nowhere better beside it: in the goal it rests,
-            // outside it follows its field (into the blob, where it is held and rests).
-            _ if in_goal => FillWay::Rest { in_goal },
+            // Hemmed in by resting units, or nowhere better beside it: in the goal, or on a
+            // cell of the blob (supported), it rests; outside the blob it follows its field.
+            _ if in_goal || self.supported[i] => FillWay::Rest { in_goal },
             _ => FillWay::Outside,
         }
     }

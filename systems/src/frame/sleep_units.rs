@@ -6,14 +6,16 @@
 //! - A unit is *still* when it is at rest (arrived or settled), not stunned, its own
 //!   velocity is zero and its external velocity is under [`Steering::still_speed`];
 //!   [`Steering::still`] counts how long it has been so.
-//! - An arrived unit (at rest in its goal) of an army with no settled unit (the goal holds
-//!   all of the army that rests), still for [`SLEEP_AFTER`] seconds with every unit within
+//! - A unit at rest, still for [`SLEEP_AFTER`] seconds with every unit within
 //!   [`wake_reach`] calm as the frame began (asleep, or still that long), falls asleep where
 //!   it stands ([`Steering::asleep`]); its velocities are zeroed. A resting island sleeps a
-//!   frame after all of it is still; units near one still on its way stay awake. A settled
-//!   unit (at rest outside its goal) does not sleep: whether it may stay depends on the blob
-//!   around it, which its steering keeps checking (a sleeping one froze blobs with gaps);
-//!   nor do the arrived units its blob is anchored to.
+//!   frame after all of it is still; units near one still on its way stay awake. An arrived
+//!   unit (at rest in its goal) of an army with no settled unit (the goal holds all of the
+//!   army that rests) may sleep while others of its army still come. A settled unit (at rest
+//!   outside its goal), and the arrived units its blob is anchored to, sleep only once every
+//!   unit of their army was at rest as the frame began: while some still come, whether a
+//!   settled unit may stay depends on the blob around it, which its steering keeps checking
+//!   (sleeping then froze blobs with gaps).
 //! - A sleeping unit wakes when a unit not at rest comes within [`wake_reach`] of it, or a
 //!   unit the contacts pushed toward it touches it (`resolve_contacts` marks both), when a
 //!   force gave it an external velocity or a stun, or when it moved (a force, a caller).
@@ -114,8 +116,14 @@ pub(crate) fn sleep_units(data: &FrameData, ctx: &StageContext<'_>) {
             } else {
                 0.0
             };
-            if steering.arrived
-                && !neighbours.settling.contains(&groups.army(agent.group.0))
+            let army = groups.army(agent.group.0);
+            let army_at_rest = neighbours
+                .coming
+                .get(usize::from(army))
+                .is_none_or(|&n| n == 0);
+            let may_sleep = (steering.arrived && !neighbours.settling.contains(&army))
+                || ((steering.arrived || steering.settled) && army_at_rest);
+            if may_sleep
                 && steering.still >= SLEEP_AFTER
                 && pos.0.is_finite()
                 && calm_around(&neighbours, id.0, pos.0, agent.radius, range, cell)
