@@ -309,7 +309,6 @@ pub(crate) fn check_world(
         part
     });
     drop(batches);
-    drop(query);
     let twice = !bitmap || parts.iter().any(|p| p.twice);
     let mut ids: Vec<(u32, u32, Entity)> = Vec::new();
     for part in parts {
@@ -329,19 +328,10 @@ pub(crate) fn check_world(
         // storage order, read again.
         let mut bad = found.bad.clone();
         bad.sort_unstable();
-        let mut query = world.query::<(
-            Entity,
-            &UnitId,
-            &Position,
-            &ExternalForce,
-            &Stun,
-            &horde_core::Mass,
-            &Agent,
-            &Steering,
-        )>();
         let abiding = query.iter().filter(|(e, ..)| bad.binary_search(e).is_err());
         ids.extend((0..).zip(abiding).map(|(o, (e, id, ..))| (id.0, o, e)));
     }
+    drop(query);
     if twice {
         // Storage order decides which of two units with one id is the second.
         ids.sort_unstable_by_key(|&(id, order, _)| (id, order));

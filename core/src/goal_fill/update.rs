@@ -366,7 +366,9 @@ impl GoalFill {
         self.targets = seeds;
     }
 
-    /// This frame's rooms. The pieces where the army's units still coming stand (`coming`;
+    /// Whether the army still stands whole on its goal ([`Self::whole_on_goal`]: the units
+    /// coming counted here, `coming_total` of them in all), and this frame's rooms. The
+    /// pieces where the army's units still coming stand (`coming`;
     /// at least one in [`ARRIVING_SHARE`] of those in the box) are where it arrives; the lowest of their
     /// lowest ranks is the edge the blob grows at now (without units coming: the resting
     /// blob's far edge). A piece where the army does not arrive, of at least `PASS_PIECE`
