@@ -8,7 +8,8 @@
 //!
 //! Contact shoves (`resolve_contacts`) ride on the same velocity, so in a crowd that touches
 //! this stage has work with no force field at all: every unit with external velocity left
-//! decays it and walks its neighbours for the body limits. A unit with none, unstunned, costs
+//! decays it and reads its neighbours for the body limits (its neighbour list when the list
+//! reaches as far as the unit travels, else its buckets). A unit with none, unstunned, costs
 //! a load and a compare.
 use glam::Vec2;
 use horde_core::{
@@ -16,7 +17,9 @@ use horde_core::{
     clear_of_walls, decay_external, limit_approach, slide_velocity,
 };
 
-use crate::frame::{FrameData, Neighbours, TOUCHING, for_each_unit};
+use crate::frame::{
+    Asker, FrameData, NeighbourLists, Neighbours, TOUCHING, for_each_unit_in_batches,
+};
 use crate::job_graph::StageContext;
 
 /// Applies the summed force of every field to every unit, then drag.
@@ -24,6 +27,8 @@ pub(crate) fn apply_knockback(data: &FrameData, ctx: &StageContext<'_>) {
     let map = data.map.read();
     let forces = data.forces.read();
     let neighbours = data.neighbours.read();
+    let lists = data.lists.read();
+    let near = (&*neighbours, &*lists);
     let clearance = data.clearance.read();
     let params = &data.config.knockback;
     let separation_range = data.config.steering.separation_range;
@@ -31,7 +36,7 @@ pub(crate) fn apply_knockback(data: &FrameData, ctx: &StageContext<'_>) {
     let grid = map.grid();
     let no_forces = forces.is_empty();
     let snaps_below = always_snaps_below(dt, params);
-    for_each_unit::<
+    for_each_unit_in_batches::<
         (
             &UnitId,
             &Position,
@@ -45,7 +50,7 @@ pub(crate) fn apply_knockback(data: &FrameData, ctx: &StageContext<'_>) {
         &data.world,
         ctx,
         data.config.batch_size,
-        |(id, pos, agent, mass, external, stun)| {
+        |batch, k, (id, pos, agent, mass, external, stun)| {
             if no_forces && external.0 == Vec2::ZERO && stun.0 == 0.0 {
                 return;
             }
@@ -90,15 +95,13 @@ pub(crate) fn apply_knockback(data: &FrameData, ctx: &StageContext<'_>) {
                 };
                 v = slide(v);
                 for _ in 0..2 {
-                    v = blocked_by_bodies(
-                        &neighbours,
-                        id.0,
-                        pos.0,
-                        agent.radius,
-                        separation_range,
-                        v,
-                        dt,
-                    );
+                    let who = Asker {
+                        storage: lists.storage_of(batch, k),
+                        id: id.0,
+                        pos: pos.0,
+                        radius: agent.radius,
+                    };
+                    v = blocked_by_bodies(near, who, separation_range, v, dt);
                     v = slide(v);
                 }
             }
@@ -114,17 +117,17 @@ pub(crate) fn apply_knockback(data: &FrameData, ctx: &StageContext<'_>) {
 /// into another: a crowd pressed into an attractor packs instead of being crushed, and a
 /// pushed crowd moves from its free side in, a row per frame.
 fn blocked_by_bodies(
-    n: &Neighbours,
-    id: u32,
-    pos: Vec2,
-    radius: f32,
+    (n, lists): (&Neighbours, &NeighbourLists),
+    who: Asker,
     separation_range: f32,
     v: Vec2,
     dt: f32,
 ) -> Vec2 {
+    let (id, pos, radius) = (who.id, who.pos, who.radius);
     let mut v = v;
     let travel = v.length() * dt;
-    n.for_each_candidate(pos, radius, separation_range, n.near_spans(pos), |others| {
+    let reach = Some((TOUCHING, travel));
+    n.for_each_near(lists, who, separation_range, reach, |others| {
         for other in others {
             if other.id == id {
                 continue;

@@ -20,6 +20,42 @@ fn add_one(counts: &mut Vec<u32>, army: u16) {
     counts[a] += 1;
 }
 
+/// What one batch of units adds to the snapshot's counts.
+struct BatchTally {
+    /// Its units at rest (army, position, radius).
+    resting: Vec<(u16, Vec2, f32)>,
+    /// Far jumps ([`Neighbours::far_jumps`]).
+    far: usize,
+    /// Units that need at most half a bucket.
+    small: usize,
+    /// Its large units, with their storage indices.
+    large: Vec<(NeighbourInfo, u32)>,
+    asleep: usize,
+    /// The armies with a settled unit in it.
+    settling: Vec<u16>,
+    /// Per army, its units not at rest.
+    coming: Vec<u32>,
+    /// The smallest and largest radius, and the highest top speed.
+    radii: (f32, f32),
+    fastest: f32,
+}
+
+impl Default for BatchTally {
+    fn default() -> Self {
+        Self {
+            resting: Vec::new(),
+            far: 0,
+            small: 0,
+            large: Vec::new(),
+            asleep: 0,
+            settling: Vec::new(),
+            coming: Vec::new(),
+            radii: (f32::INFINITY, 0.0),
+            fastest: 0.0,
+        }
+    }
+}
+
 /// Snapshots every unit and sorts the snapshot by bucket.
 pub(crate) fn bucket_units(data: &FrameData, ctx: &StageContext<'_>) {
     let mut guard = data.neighbours.write();
@@ -56,30 +92,13 @@ pub(crate) fn bucket_units(data: &FrameData, ctx: &StageContext<'_>) {
     let separation_range = data.config.steering.separation_range;
     // Units that need at most half a bucket (see `Neighbours::refit_side`).
     let half_bucket = grid.cell_size() * 0.5;
-    // Per batch: the units at rest, far jumps, small units, and the large units (in batch
-    // order) with their storage indices.
-    type BatchTally = (
-        Vec<(u16, Vec2, f32)>,
-        usize,
-        usize,
-        Vec<(NeighbourInfo, u32)>,
-        usize,
-        Vec<u16>,
-        Vec<u32>,
-    );
-    let tallies: Vec<Mutex<BatchTally>> = jobs
-        .iter()
-        .map(|_| Mutex::new((Vec::new(), 0, 0, Vec::new(), 0, Vec::new(), Vec::new())))
-        .collect();
+    let tallies: Vec<Mutex<BatchTally>> = jobs.iter().map(|_| Mutex::default()).collect();
     ctx.for_each_batch(jobs.len(), 1, |i, _| {
         let Some((batch, units, unit_buckets, offset)) = jobs[i].lock().take() else {
             return;
         };
-        let (mut resting, mut large) = (Vec::new(), Vec::new());
-        let (mut far, mut small, mut asleep, mut previous_row) = (0, 0, 0, None);
-        // The armies with a settled unit in this batch, and per army its units not at rest.
-        let mut settling: Vec<u16> = Vec::new();
-        let mut coming: Vec<u32> = Vec::new();
+        let mut t = BatchTally::default();
+        let mut previous_row = None;
         let items = batch.zip(units).zip(unit_buckets).zip(offset..);
         for ((((id, pos, agent, steering), unit), bucket), storage) in items {
             *unit = NeighbourInfo {
@@ -99,30 +118,32 @@ pub(crate) fn bucket_units(data: &FrameData, ctx: &StageContext<'_>) {
                 *bucket = SpatialGrid::UNPLACED;
                 continue;
             }
+            t.radii = (t.radii.0.min(agent.radius), t.radii.1.max(agent.radius));
+            t.fastest = t.fastest.max(agent.max_speed);
             let (x, y) = grid.coords_of(pos.0);
             if reaches_past(agent.radius, separation_range, grid.cell_size()) {
                 *bucket = SpatialGrid::UNPLACED;
-                large.push((*unit, storage));
+                t.large.push((*unit, storage));
             } else {
                 *bucket = grid.bucket_at(x, y);
                 if let Some(occupancy) = occupancy {
                     occupancy.mark(x, y);
                 }
-                small += usize::from(bucket_side(agent.radius, separation_range) <= half_bucket);
+                t.small += usize::from(bucket_side(agent.radius, separation_range) <= half_bucket);
             }
             if unit.at_rest {
-                resting.push((unit.army, unit.pos, unit.radius));
+                t.resting.push((unit.army, unit.pos, unit.radius));
             } else {
-                add_one(&mut coming, unit.army);
+                add_one(&mut t.coming, unit.army);
             }
-            asleep += usize::from(unit.asleep);
-            if steering.settled && !settling.contains(&unit.army) {
-                settling.push(unit.army);
+            t.asleep += usize::from(unit.asleep);
+            if steering.settled && !t.settling.contains(&unit.army) {
+                t.settling.push(unit.army);
             }
-            far += usize::from(previous_row.is_some_and(|r: u32| r.abs_diff(y) > FAR_ROWS));
+            t.far += usize::from(previous_row.is_some_and(|r: u32| r.abs_diff(y) > FAR_ROWS));
             previous_row = Some(y);
         }
-        *tallies[i].lock() = (resting, far, small, large, asleep, settling, coming);
+        *tallies[i].lock() = t;
     });
     drop(jobs);
     drop(query);
@@ -133,25 +154,29 @@ pub(crate) fn bucket_units(data: &FrameData, ctx: &StageContext<'_>) {
     n.settling.clear();
     n.coming.clear();
     let mut large = Vec::new();
+    let (mut radii, mut fastest) = ((f32::INFINITY, 0f32), 0f32);
     for tally in tallies {
-        let (batch_resting, far, small, batch_large, asleep, settling, coming) = tally.into_inner();
-        if n.coming.len() < coming.len() {
-            n.coming.resize(coming.len(), 0);
+        let t = tally.into_inner();
+        if n.coming.len() < t.coming.len() {
+            n.coming.resize(t.coming.len(), 0);
         }
-        for (total, count) in n.coming.iter_mut().zip(coming) {
+        for (total, count) in n.coming.iter_mut().zip(t.coming) {
             *total += count;
         }
-        for army in settling {
+        for army in t.settling {
             if !n.settling.contains(&army) {
                 n.settling.push(army);
             }
         }
-        n.resting.extend(batch_resting);
-        n.far_jumps += far;
-        n.small += small;
-        n.asleep += asleep;
-        large.extend(batch_large);
+        n.resting.extend(t.resting);
+        n.far_jumps += t.far;
+        n.small += t.small;
+        n.asleep += t.asleep;
+        large.extend(t.large);
+        radii = (radii.0.min(t.radii.0), radii.1.max(t.radii.1));
+        fastest = fastest.max(t.fastest);
     }
+    (n.radii, n.fastest) = (radii, fastest);
     let chunk = data.config.batch_size.max(1) * 4;
     let (large, storage): (Vec<_>, Vec<_>) = large.into_iter().unzip();
     if let Err(e) = bucket_large(n, large, &storage, separation_range, chunk, ctx) {

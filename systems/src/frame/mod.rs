@@ -12,6 +12,7 @@ mod bucket_units;
 mod check_units;
 mod fill_goals;
 mod integrate_units;
+mod neighbour_lists;
 mod neighbours;
 mod rebuild_fields;
 mod resolve_contacts;
@@ -43,6 +44,8 @@ pub use crate::error::StageError;
 pub(crate) use check_units::Housekeeping;
 pub use fill_goals::GoalFills;
 pub(crate) use fill_goals::SavedFill;
+pub use neighbour_lists::NeighbourLists;
+pub(crate) use neighbour_lists::{Asker, ListPart, ListWriter};
 pub(crate) use neighbours::{FAR_ROWS, TOUCHING};
 pub use neighbours::{NeighbourInfo, Neighbours, bucket_side};
 pub(crate) use resolve_contacts::CONTACT_MARGIN;
@@ -93,6 +96,8 @@ pub struct FrameData {
     pub quarantine: Shared<Quarantine>,
     /// The contact step's buffers.
     pub contacts: Shared<Contacts>,
+    /// Each unit's neighbours, listed by steering's walk for the stages after it.
+    pub lists: Shared<NeighbourLists>,
     /// Which cells of each goal area to fill next.
     pub goal_fills: Shared<GoalFills>,
     /// How many units are awake (not asleep) after the frame.
@@ -157,19 +162,81 @@ where
     })
 }
 
-/// Runs `f` on every item of query `Q`, in batches of `batch_size` units spread over the
-/// pool (see [`for_each_batch_of`]).
-pub(crate) fn for_each_unit<Q, F>(world: &World, ctx: &StageContext<'_>, batch_size: usize, f: F)
+/// [`map_batches_of`] that also hands `f` each batch's index.
+fn map_indexed_batches_of<Q, R, F>(
+    world: &World,
+    ctx: &StageContext<'_>,
+    batch_size: usize,
+    f: F,
+) -> Vec<R>
 where
     Q: hecs::Query,
     for<'q> Q::Item<'q>: Send,
-    F: for<'q> Fn(Q::Item<'q>) + Sync,
+    R: Send,
+    F: for<'q> Fn(usize, hecs::Batch<'q, Q>) -> R + Sync,
 {
-    for_each_batch_of::<Q, _>(world, ctx, batch_size, |batch| {
-        for item in batch {
-            f(item);
+    let mut query = query::<Q>(world);
+    let batches: Vec<Mutex<Option<hecs::Batch<'_, Q>>>> = query
+        .iter_batched(batch_size.clamp(1, u32::MAX as usize) as u32)
+        .map(|b| Mutex::new(Some(b)))
+        .collect();
+    ctx.map_batches(batches.len(), 1, |i, _| {
+        let batch = batches[i].lock().take();
+        f(i, batch.expect("the pool runs each batch once"))
+    })
+}
+
+/// Runs `f(batch, k, item)` on every item of query `Q` (the `k`-th of batch `batch`), in
+/// batches of `batch_size` units spread over the pool. Queries that match the same units
+/// cut the same batches ([`NeighbourLists::storage_of`]).
+pub(crate) fn for_each_unit_in_batches<Q, F>(
+    world: &World,
+    ctx: &StageContext<'_>,
+    batch_size: usize,
+    f: F,
+) where
+    Q: hecs::Query,
+    for<'q> Q::Item<'q>: Send,
+    F: for<'q> Fn(usize, usize, Q::Item<'q>) + Sync,
+{
+    map_indexed_batches_of::<Q, (), _>(world, ctx, batch_size, |i, batch| {
+        for (k, item) in batch.enumerate() {
+            f(i, k, item);
         }
     });
+}
+
+/// Like [`for_each_unit_chunk`], with a state per batch: `init(batch index)` makes it, `f`
+/// gets it with each chunk, and the states come back in batch order.
+pub(crate) fn map_unit_chunks<Q, S, I, F>(
+    world: &World,
+    ctx: &StageContext<'_>,
+    batch_size: usize,
+    init: I,
+    f: F,
+) -> Vec<S>
+where
+    Q: hecs::Query,
+    for<'q> Q::Item<'q>: Send,
+    S: Send,
+    I: Fn(usize) -> S + Sync,
+    F: for<'q> Fn(&mut S, &mut [Q::Item<'q>]) + Sync,
+{
+    map_indexed_batches_of::<Q, S, _>(world, ctx, batch_size, |i, batch| {
+        let mut state = init(i);
+        let mut chunk = Vec::with_capacity(UNIT_CHUNK);
+        for item in batch {
+            chunk.push(item);
+            if chunk.len() == UNIT_CHUNK {
+                f(&mut state, &mut chunk);
+                chunk.clear();
+            }
+        }
+        if !chunk.is_empty() {
+            f(&mut state, &mut chunk);
+        }
+        state
+    })
 }
 
 /// Units a chunk of [`for_each_unit_chunk`] holds.
@@ -277,7 +344,8 @@ pub(crate) fn build_graph() -> Result<JobGraph<FrameData>, GraphBuildError> {
                 .read::<GoalFills>()
                 .write::<Velocity>()
                 .write::<Steering>()
-                .write::<Memo>(),
+                .write::<Memo>()
+                .write::<NeighbourLists>(),
             &["rebuild_fields", "fill_goals", "update_hierarchy"],
             steer_units::steer_units,
         )
@@ -292,6 +360,7 @@ pub(crate) fn build_graph() -> Result<JobGraph<FrameData>, GraphBuildError> {
                 .read::<Map>()
                 .read::<Clearance>()
                 .read::<Neighbours>()
+                .read::<NeighbourLists>()
                 .write::<ExternalForce>()
                 .write::<Stun>(),
             &["update_forces", "steer_units"],
@@ -323,6 +392,7 @@ pub(crate) fn build_graph() -> Result<JobGraph<FrameData>, GraphBuildError> {
                 .read::<UnitId>()
                 .read::<Steering>()
                 .read::<Neighbours>()
+                .read::<NeighbourLists>()
                 .read::<Map>()
                 .read::<Clearance>()
                 .write::<Position>()

@@ -1,10 +1,12 @@
 //! The neighbour snapshot `bucket_units` takes every frame ([`Neighbours`]): every unit's
 //! position, radius and state, sorted by bucket of a spatial grid, so a unit's neighbours
-//! are the units of the 3x3 buckets around it, read from contiguous memory. Steering, the
-//! body limits of `apply_knockback`, the contacts and the goal fills read it.
+//! are the units of the 3x3 buckets around it, read from contiguous memory. Steering walks
+//! it and lists each unit's neighbours (`neighbour_lists.rs`) for the body limits of
+//! `apply_knockback` and the contacts; the goal fills and the sleep checks read it too.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use crate::frame::neighbour_lists::{Asker, NeighbourLists};
 use crate::job_graph::StageContext;
 use glam::Vec2;
 use horde_core::SpatialGrid;
@@ -96,6 +98,11 @@ pub struct Neighbours {
     pub occupancy: Occupancy,
     /// From how many table buckets on the occupancy bits are kept (tests lower it).
     pub(crate) occupancy_from: u32,
+    /// The smallest and largest radius in the snapshot (`(inf, 0)` when empty).
+    pub radii: (f32, f32),
+    /// The highest top speed in the snapshot.
+    pub fastest: f32,
+    /// The snapshot in the world's storage order (before the sort).
     pub(super) scratch: Vec<NeighbourInfo>,
     pub(super) buckets: Vec<u32>,
 }
@@ -311,6 +318,8 @@ impl Neighbours {
             coming: Vec::new(),
             occupancy: Occupancy::default(),
             occupancy_from: OCCUPANCY_FROM,
+            radii: (f32::INFINITY, 0.0),
+            fastest: 0.0,
             scratch: Vec::new(),
             buckets: Vec::new(),
         }
@@ -472,5 +481,82 @@ impl Neighbours {
     #[must_use]
     pub fn span(&self, (start, end): (u32, u32)) -> &[NeighbourInfo] {
         &self.units[start as usize..end as usize]
+    }
+
+    /// The unit at `slot` ([`Self::for_each_candidate_slots`]' numbering: the fine units,
+    /// then the large ones).
+    #[must_use]
+    #[inline(always)]
+    pub fn at_slot(&self, slot: u32) -> &NeighbourInfo {
+        let (slot, fine) = (slot as usize, self.units.len());
+        match &self.large {
+            Some(large) if slot >= fine => &large.units[slot - fine],
+            _ => &self.units[slot],
+        }
+    }
+
+    /// The units of a run of slots from [`Self::for_each_candidate_slots`] (all fine or all
+    /// large).
+    #[must_use]
+    #[inline(always)]
+    pub fn run(&self, (first, end): (u32, u32)) -> &[NeighbourInfo] {
+        let fine = self.units.len() as u32;
+        match &self.large {
+            Some(large) if first >= fine => {
+                &large.units[(first - fine) as usize..(end - fine) as usize]
+            }
+            _ => &self.units[first as usize..end as usize],
+        }
+    }
+
+    /// Calls `visit` with runs of units among which are all the others of `who`'s buckets
+    /// within `(radius + r_o) * times + plus` of it, `reach = Some((times, plus))`, or all of
+    /// them (`None`). They come from its list in `lists` when the list holds that reach
+    /// ([`NeighbourLists::covers`]), else from [`Self::for_each_candidate`]; either way in
+    /// the same order, so a sum over them is the same. Others may come too: the caller tests
+    /// the distance and the id.
+    #[inline(always)]
+    pub fn for_each_near(
+        &self,
+        lists: &NeighbourLists,
+        who: Asker,
+        separation_range: f32,
+        reach: Option<(f32, f32)>,
+        mut visit: impl FnMut(&[NeighbourInfo]),
+    ) {
+        match lists.within(who, reach) {
+            Some(list) => {
+                for &slot in list {
+                    visit(std::slice::from_ref(self.at_slot(slot)));
+                }
+            }
+            None => {
+                let near = self.near_spans(who.pos);
+                self.for_each_candidate(who.pos, who.radius, separation_range, near, visit);
+            }
+        }
+    }
+
+    /// [`Self::for_each_near`] in slots ([`Self::for_each_candidate_slots`]).
+    #[inline(always)]
+    pub fn for_each_near_slot(
+        &self,
+        lists: &NeighbourLists,
+        who: Asker,
+        separation_range: f32,
+        reach: Option<(f32, f32)>,
+        mut visit: impl FnMut((u32, u32)),
+    ) {
+        match lists.within(who, reach) {
+            Some(list) => {
+                for &slot in list {
+                    visit((slot, slot + 1));
+                }
+            }
+            None => {
+                let near = self.near_spans(who.pos);
+                self.for_each_candidate_slots(who.pos, who.radius, separation_range, near, visit);
+            }
+        }
     }
 }

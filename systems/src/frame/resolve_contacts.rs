@@ -22,7 +22,9 @@
 //!   its centre across a blocked cell, and its disc ends out of the walls.
 //! - Candidates come from the frame-start snapshot (`bucket_units`): every pair within the
 //!   separation range then. Units that closed faster than that margin in one frame are found
-//!   the next frame.
+//!   the next frame. They are read from each unit's neighbour list (`NeighbourLists`) when
+//!   neither it nor any unit moved farther than the list's slack allows, else from its
+//!   buckets: the same candidates either way.
 //!
 //! Separation steering keeps spacing; this step removes what overlap is left.
 
@@ -34,7 +36,7 @@ use horde_core::{
 use parking_lot::Mutex;
 
 use crate::frame::sleep_units::{wake_query, wake_reach};
-use crate::frame::{FrameData, Neighbours, query};
+use crate::frame::{Asker, FrameData, NeighbourLists, Neighbours, query};
 use crate::job_graph::StageContext;
 
 /// The most contacts a unit keeps for a frame's passes: a disc has at most six neighbours
@@ -139,7 +141,7 @@ pub(crate) fn resolve_contacts(data: &FrameData, ctx: &StageContext<'_>) {
     find_contacts(
         ctx,
         c,
-        &neighbours,
+        (&neighbours, &data.lists.read()),
         data.config.steering.separation_range,
         chunk,
     );
@@ -292,12 +294,37 @@ fn gather(
 fn find_contacts(
     ctx: &StageContext<'_>,
     c: &mut Contacts,
-    n: &Neighbours,
+    (n, lists): (&Neighbours, &NeighbourLists),
     separation_range: f32,
     chunk: usize,
 ) {
     let fine = n.units.len();
     let (bodies, before) = (&c.bodies, &c.before);
+    // Where the unit stood when the snapshot was taken: its buckets.
+    let seen = |slot: usize| {
+        if slot < fine {
+            n.units[slot].pos
+        } else {
+            n.large
+                .as_ref()
+                .map_or(before[slot], |l| l.units[slot - fine].pos)
+        }
+    };
+    // The farthest any unit moved since the snapshot (infinite when one's position is no
+    // longer a number): with its own move, how much nearer a pair can have come.
+    let farthest = ctx
+        .map_batches(bodies.len(), chunk, |_, slots| {
+            slots.fold(0f32, |far, slot| {
+                let moved = before[slot].distance(seen(slot));
+                if moved.is_nan() {
+                    f32::INFINITY
+                } else {
+                    far.max(moved)
+                }
+            })
+        })
+        .into_iter()
+        .fold(0f32, f32::max);
     c.contacts.resize(bodies.len(), ContactList::default());
     ctx.for_each_chunk_mut(&mut c.contacts, chunk, |_, range, out| {
         for (slot, list) in range.zip(out.iter_mut()) {
@@ -338,14 +365,17 @@ fn find_contacts(
                     list.len = (len + 1).min(MAX_CONTACTS) as u8;
                 }
             };
-            // Where the unit stood when the snapshot was taken: its buckets.
-            let seen = if slot < fine {
-                n.units[slot].pos
-            } else {
-                n.large.as_ref().map_or(at, |l| l.units[slot - fine].pos)
+            // Its list holds every unit that came within the contact reach, unless it or
+            // someone else moved more than the list's slack allows.
+            let who = Asker {
+                storage: me.storage as usize,
+                id: me.id,
+                pos: seen(slot),
+                radius: me.radius,
             };
-            let near = n.near_spans(seen);
-            n.for_each_candidate_slots(seen, me.radius, separation_range, near, consider);
+            let closed = at.distance(who.pos) + farthest;
+            let reach = Some((1.0 + CONTACT_MARGIN, closed));
+            n.for_each_near_slot(lists, who, separation_range, reach, consider);
         }
     });
 }

@@ -1,6 +1,9 @@
 //! Stage `steer_units` (docs/behaviour.md, "Steering"): every controllable unit picks its velocity
 //! from the flow field, the ray-fan wall probe and separation from its neighbours.
 //!
+//! Each unit's walk of its 3x3 buckets also lists its neighbours for the stages after it
+//! (`NeighbourLists`, one part per batch of the query).
+//!
 //! Units are steered in chunks of [`UNIT_CHUNK`]: first every unit of the chunk fetches what
 //! it reads from the big per-cell arrays (flow field, clearance, the neighbour table), then
 //! each is steered. In a sparse crowd those reads miss the cache for every unit; issued
@@ -17,7 +20,8 @@ use horde_core::{
 };
 
 use crate::frame::{
-    FrameData, GoalFills, NeighbourInfo, Neighbours, TOUCHING, UNIT_CHUNK, for_each_unit_chunk,
+    FrameData, GoalFills, ListPart, ListWriter, NeighbourInfo, Neighbours, TOUCHING, UNIT_CHUNK,
+    map_unit_chunks,
 };
 use crate::hierarchy_nav::HierarchyNav;
 use crate::job_graph::StageContext;
@@ -68,7 +72,21 @@ pub(crate) fn steer_units(data: &FrameData, ctx: &StageContext<'_>) {
         common_limit: TurnLimit::new(common_rate * dt),
     };
 
-    for_each_unit_chunk::<
+    // Steering walks every unit's buckets: the walk lists its neighbours for the stages
+    // after it (`NeighbourLists`), two units closing on each other by twice the fastest
+    // one's frame of travel included.
+    let mut lists = data.lists.write();
+    let recycled: Vec<parking_lot::Mutex<ListPart>> = lists
+        .take_parts()
+        .into_iter()
+        .map(parking_lot::Mutex::new)
+        .collect();
+    let slack = 2.0 * neighbours.fastest * dt;
+    let writer = |i: usize| {
+        let part = recycled.get(i).map(|p| std::mem::take(&mut *p.lock()));
+        ListWriter::new(part.unwrap_or_default(), sc.separation_range, slack)
+    };
+    let parts = map_unit_chunks::<
         (
             &UnitId,
             &Position,
@@ -79,38 +97,50 @@ pub(crate) fn steer_units(data: &FrameData, ctx: &StageContext<'_>) {
             &mut Memo,
         ),
         _,
-    >(&data.world, ctx, data.config.batch_size, |chunk| {
-        // A stunned unit does not steer; nor does one whose position is not finite or whose
-        // stun is NaN (it is quarantined at the end of the frame, and NaN would make its
-        // velocity garbage).
-        let steers = |stun: &Stun, pos: &Position| stun.0 <= 0.0 && pos.0.is_finite();
-        let mut fetched = [Fetched::default(); UNIT_CHUNK];
-        for (slot, (_, pos, agent, stun, _, steering, memo)) in
-            fetched.iter_mut().zip(chunk.iter_mut())
-        {
-            if steering.asleep.is_none() && steers(stun, pos) {
-                *slot = frame.fetch(pos.0, agent, &mut memo.0);
+        _,
+        _,
+    >(
+        &data.world,
+        ctx,
+        data.config.batch_size,
+        writer,
+        |writer, chunk| {
+            // A stunned unit does not steer; nor does one whose position is not finite or whose
+            // stun is NaN (it is quarantined at the end of the frame, and NaN would make its
+            // velocity garbage).
+            let steers = |stun: &Stun, pos: &Position| stun.0 <= 0.0 && pos.0.is_finite();
+            let mut fetched = [Fetched::default(); UNIT_CHUNK];
+            for (slot, (_, pos, agent, stun, _, steering, memo)) in
+                fetched.iter_mut().zip(chunk.iter_mut())
+            {
+                if steering.asleep.is_none() && steers(stun, pos) {
+                    *slot = frame.fetch(pos.0, agent, &mut memo.0);
+                }
             }
-        }
-        for (fetched, (id, pos, agent, stun, velocity, steering, _)) in
-            fetched.iter().zip(chunk.iter_mut())
-        {
-            // A unit asleep costs nothing: it keeps its (zero) velocity and its state.
-            if steering.asleep.is_some() {
-                continue;
+            for (fetched, (id, pos, agent, stun, velocity, steering, _)) in
+                fetched.iter().zip(chunk.iter_mut())
+            {
+                // A unit asleep costs nothing: it keeps its (zero) velocity and its state.
+                if steering.asleep.is_some() {
+                    writer.skip(id.0);
+                    continue;
+                }
+                velocity.0 = if steers(stun, pos) {
+                    frame.steer(id.0, pos.0, agent, steering, fetched, writer)
+                } else {
+                    writer.skip(id.0);
+                    // A stunned unit is not held, and gives way to nobody: its stall starts again
+                    // when it steers.
+                    steering.count_stall(pos.0, agent.radius, frame.data.clock.dt, true);
+                    steering.yielding = GiveWay::No;
+                    steering.detour = false;
+                    Vec2::ZERO
+                };
             }
-            velocity.0 = if steers(stun, pos) {
-                frame.steer(id.0, pos.0, agent, steering, fetched)
-            } else {
-                // A stunned unit is not held, and gives way to nobody: its stall starts again
-                // when it steers.
-                steering.count_stall(pos.0, agent.radius, frame.data.clock.dt, true);
-                steering.yielding = GiveWay::No;
-                steering.detour = false;
-                Vec2::ZERO
-            };
-        }
-    });
+        },
+    );
+    let parts = parts.into_iter().map(ListWriter::finish).collect();
+    lists.set(parts, sc.separation_range, slack, neighbours.radii);
 }
 
 /// How many touching bodies a unit's motion is kept out of (the first ones found).
@@ -300,6 +330,7 @@ impl<'a> Frame<'a> {
         agent: &Agent,
         steering: &mut Steering,
         fetched: &Fetched,
+        lists: &mut ListWriter,
     ) -> Vec2 {
         let me = Me {
             id,
@@ -309,7 +340,7 @@ impl<'a> Frame<'a> {
         };
         let bound = self.bound_for(&me, steering);
         let lane = self.lane_ahead(&me, bound.way);
-        let mut met = self.meet(&me, &bound, lane, steering);
+        let mut met = self.meet(&me, &bound, lane, steering, lists);
         let sc = &self.data.config.steering;
         if met.stacked {
             // Someone stands exactly on us: leave along a direction fixed per unit.
@@ -414,6 +445,7 @@ impl<'a> Frame<'a> {
         bound: &Bound<'_>,
         lane: Option<Lane>,
         steering: &Steering,
+        lists: &mut ListWriter,
     ) -> Meeting {
         let (id, pos, agent) = (me.id, me.pos, me.agent);
         let Fetched {
@@ -469,11 +501,14 @@ impl<'a> Frame<'a> {
         // may not push into them (contacts would only push us back).
         let mut blockers = [Vec2::ZERO; BLOCKERS];
         let mut blocked_by = 0;
-        let push_from = |others: &[NeighbourInfo]| {
-            for other in others {
+        lists.begin(id);
+        let push_from = |(first, end): (u32, u32)| {
+            let others: &[NeighbourInfo] = self.neighbours.run((first, end));
+            for (slot, other) in (first..).zip(others) {
                 let away = pos - other.pos;
                 let d2 = away.length_squared();
                 let touch = agent.radius + other.radius;
+                lists.see(slot, d2, touch, other.id != id);
                 let range = touch * sc.separation_range;
                 let inside = d2 < range * range && other.id != id;
                 if looks && other.at_rest && other.army == army && other.id != id {
@@ -548,8 +583,14 @@ impl<'a> Frame<'a> {
                 }
             }
         };
-        self.neighbours
-            .for_each_candidate(pos, agent.radius, sc.separation_range, near, push_from);
+        (self.neighbours).for_each_candidate_slots(
+            pos,
+            agent.radius,
+            sc.separation_range,
+            near,
+            push_from,
+        );
+        lists.end();
         let approach = looks && (!was_resting || !joined);
         Meeting {
             separation,

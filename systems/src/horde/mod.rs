@@ -99,6 +99,7 @@ impl Horde {
             errors: StageErrors::default(),
             quarantine: Shared::default(),
             contacts: Shared::default(),
+            lists: Shared::default(),
             walled_in: Shared::default(),
             goal_fills: Shared::default(),
             sleep: Shared::default(),
