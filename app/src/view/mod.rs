@@ -7,7 +7,8 @@
 //! - `mesh`: what is drawn (terrain and heat-map images, units as one mesh, flow arrows).
 //! - `input`: the mouse tools as actions on the simulation.
 //! - `panel`: the side panel and the keys.
-//! - `viewer`: the eframe app tying them together (and `--frames`/`--screenshot`).
+//! - `viewer`: the eframe app tying them together (and `--frames`/`--screenshot`); its
+//!   `scene` handles the mouse over the map and draws it.
 //!
 //! Built without the feature, `horde view` says how to rebuild and exits with code 2.
 
