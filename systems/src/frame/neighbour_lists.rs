@@ -122,8 +122,9 @@ impl NeighbourLists {
         // the storage index over that length (a search costs more than the list saves).
         let first = self.parts.first()?;
         let guess = self.parts.get(who.storage / first.spans.len().max(1));
+        let holds = |p: &ListPart| p.start <= storage && storage - p.start < p.spans.len() as u32;
         let part = match guess {
-            Some(part) if part.start <= storage => part,
+            Some(part) if holds(part) => part,
             _ => {
                 let after = self.parts.partition_point(|p| p.start <= storage);
                 &self.parts[after.checked_sub(1)?]
@@ -190,10 +191,10 @@ impl ListWriter {
     }
 
     /// A candidate of the walk, at `slot`, `d2` from the unit squared, their radii adding
-    /// up to `touch`; `other`: not the unit itself. A branch, not a branch-free write: the
-    /// walk's own test of the separation range agrees with it for nearly every candidate,
-    /// so both are predicted together (measured: writing every slot and moving the count
-    /// past the kept ones cost steering 18 ns a unit in a packed crowd).
+    /// up to `touch`; `other`: not the unit itself. A branch: the walk's own test of the
+    /// separation range agrees with it for nearly every candidate, so both are predicted
+    /// together (measured: writing every slot to a buffer and moving the count only past
+    /// the kept ones was no faster).
     #[inline(always)]
     pub(crate) fn see(&mut self, slot: u32, d2: f32, touch: f32, other: bool) {
         if other && d2 < list_reach_squared(touch, self.separation_range, self.slack) {
@@ -303,6 +304,48 @@ mod tests {
                 assert!(listed > 150 * 300, "seed {seed}: {listed} lists");
             }
         }
+    }
+
+    #[test]
+    fn lists_are_found_by_storage_index_in_parts_of_any_length() {
+        // Parts as hecs cuts two archetypes into batches of 4: 4 + 2, then 4 + 3.
+        let lengths = [4u32, 2, 4, 3];
+        let mut parts = Vec::new();
+        let mut id = 100;
+        for len in lengths {
+            let mut writer = super::ListWriter::new(super::ListPart::default(), 1.2, 0.1);
+            for _ in 0..len {
+                if id % 5 == 0 {
+                    writer.skip(id);
+                } else {
+                    writer.begin(id);
+                    // Each unit lists its own id as a slot, once.
+                    writer.see(id, 0.0, 1.0, true);
+                    writer.end();
+                }
+                id += 1;
+            }
+            parts.push(writer.finish());
+        }
+        let mut lists = super::NeighbourLists::default();
+        lists.set(parts, 1.2, 0.1, (0.5, 0.5));
+        let who = |storage: usize, id: u32| super::Asker {
+            storage,
+            id,
+            pos: Vec2::ZERO,
+            radius: 0.5,
+        };
+        for storage in 0..13 {
+            let id = 100 + storage as u32;
+            let own = [id];
+            let expected = (id % 5 != 0).then_some(&own[..]);
+            assert_eq!(lists.list(who(storage, id)), expected, "storage {storage}");
+            // Another unit's id at that place: no list.
+            assert_eq!(lists.list(who(storage, id + 1)), None);
+        }
+        assert_eq!(lists.list(who(13, 113)), None);
+        assert_eq!(lists.storage_of(2, 1), 7);
+        assert_eq!(lists.storage_of(4, 0), usize::MAX);
     }
 
     #[test]
