@@ -127,18 +127,9 @@ impl std::fmt::Debug for FrameData {
     }
 }
 
-/// Runs `f` on every hecs batch of query `Q` (`batch_size` units each), spread over the pool.
-/// hecs cuts batches per archetype, so boundaries depend on the world alone.
-fn for_each_batch_of<Q, F>(world: &World, ctx: &StageContext<'_>, batch_size: usize, f: F)
-where
-    Q: hecs::Query,
-    for<'q> Q::Item<'q>: Send,
-    F: for<'q> Fn(hecs::Batch<'q, Q>) + Sync,
-{
-    map_batches_of::<Q, (), _>(world, ctx, batch_size, f);
-}
-
-/// [`for_each_batch_of`] that collects what `f` returns for each batch, in batch order.
+/// Collects `f(batch)` for every hecs batch of query `Q` (`batch_size` units each), spread
+/// over the pool, in batch order. hecs cuts batches per archetype, so boundaries depend on
+/// the world alone.
 pub(crate) fn map_batches_of<Q, R, F>(
     world: &World,
     ctx: &StageContext<'_>,
@@ -151,15 +142,7 @@ where
     R: Send,
     F: for<'q> Fn(hecs::Batch<'q, Q>) -> R + Sync,
 {
-    let mut query = query::<Q>(world);
-    let batches: Vec<Mutex<Option<hecs::Batch<'_, Q>>>> = query
-        .iter_batched(batch_size.clamp(1, u32::MAX as usize) as u32)
-        .map(|b| Mutex::new(Some(b)))
-        .collect();
-    ctx.map_batches(batches.len(), 1, |i, _| {
-        let batch = batches[i].lock().take();
-        f(batch.expect("the pool runs each batch once"))
-    })
+    map_indexed_batches_of::<Q, R, _>(world, ctx, batch_size, |_, batch| f(batch))
 }
 
 /// [`map_batches_of`] that also hands `f` each batch's index.
@@ -242,9 +225,9 @@ where
 /// Units a chunk of [`for_each_unit_chunk`] holds.
 pub(crate) const UNIT_CHUNK: usize = 32;
 
-/// Like [`for_each_unit`], but hands the units of each batch to `f` in chunks of up to
-/// [`UNIT_CHUNK`], so a stage can first fetch what every unit of the chunk needs from big
-/// arrays (their cache misses then overlap) and then do the work.
+/// Hands the units of each batch of query `Q` to `f` in chunks of up to [`UNIT_CHUNK`], so
+/// a stage can first fetch what every unit of the chunk needs from big arrays (their cache
+/// misses then overlap) and then do the work.
 pub(crate) fn for_each_unit_chunk<Q, F>(
     world: &World,
     ctx: &StageContext<'_>,
@@ -255,19 +238,7 @@ pub(crate) fn for_each_unit_chunk<Q, F>(
     for<'q> Q::Item<'q>: Send,
     F: for<'q> Fn(&mut [Q::Item<'q>]) + Sync,
 {
-    for_each_batch_of::<Q, _>(world, ctx, batch_size, |batch| {
-        let mut chunk = Vec::with_capacity(UNIT_CHUNK);
-        for item in batch {
-            chunk.push(item);
-            if chunk.len() == UNIT_CHUNK {
-                f(&mut chunk);
-                chunk.clear();
-            }
-        }
-        if !chunk.is_empty() {
-            f(&mut chunk);
-        }
-    });
+    map_unit_chunks::<Q, (), _, _>(world, ctx, batch_size, |_| (), |(), chunk| f(chunk));
 }
 
 /// Builds the frame's stage graph (docs/behaviour.md, "The frame").
