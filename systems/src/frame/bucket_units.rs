@@ -30,13 +30,15 @@ struct BatchTally {
     small: usize,
     /// Its large units, with their storage indices.
     large: Vec<(NeighbourInfo, u32)>,
+    /// Its units asleep.
     asleep: usize,
     /// The armies with a settled unit in it.
     settling: Vec<u16>,
     /// Per army, its units not at rest.
     coming: Vec<u32>,
-    /// The smallest and largest radius, and the highest top speed.
+    /// The smallest and largest radius.
     radii: (f32, f32),
+    /// The highest top speed.
     fastest: f32,
 }
 
