@@ -94,13 +94,13 @@ pub(crate) fn apply_knockback(data: &FrameData, ctx: &StageContext<'_>) {
                     }
                 };
                 v = slide(v);
+                let who = Asker {
+                    storage: lists.storage_of(batch, k),
+                    id: id.0,
+                    pos: pos.0,
+                    radius: agent.radius,
+                };
                 for _ in 0..2 {
-                    let who = Asker {
-                        storage: lists.storage_of(batch, k),
-                        id: id.0,
-                        pos: pos.0,
-                        radius: agent.radius,
-                    };
                     v = blocked_by_bodies(near, who, separation_range, v, dt);
                     v = slide(v);
                 }

@@ -13,7 +13,7 @@ pub(crate) struct ListPart {
     pub(crate) start: u32,
     /// Per unit: its first entry, how many (`NO_LIST`: it has none), and its id.
     spans: Vec<(u32, u32, u32)>,
-    /// Slots of the neighbour snapshot ([`crate::Neighbours::for_each_candidate_slots`]).
+    /// Slots of the neighbour snapshot ([`crate::frame::Neighbours::for_each_candidate_slots`]).
     entries: Vec<u32>,
 }
 
@@ -26,7 +26,7 @@ const NO_LIST: u32 = u32::MAX;
 /// The list of a unit of radius `r` at `p` holds, in the walk's order (so every sum over it
 /// adds in the order a walk would), every other unit of its buckets within
 /// `(r + r_o) * separation_range + slack` of `p`. A stage asks
-/// [`crate::Neighbours::for_each_near`] for the units within `(r + r_o) * times + plus`; the
+/// [`crate::frame::Neighbours::for_each_near`] for the units within `(r + r_o) * times + plus`; the
 /// list answers when it holds them all ([`Self::covers`]), the buckets otherwise, so each
 /// stage sees the same units in the same order either way and its result is bit for bit
 /// the walk's. Units that steering does not steer (asleep, stunned, position not finite)
@@ -46,7 +46,7 @@ pub struct NeighbourLists {
     pub(crate) off: bool,
 }
 
-/// A unit asking for its neighbours ([`crate::Neighbours::for_each_near`]).
+/// A unit asking for its neighbours ([`crate::frame::Neighbours::for_each_near`]).
 #[derive(Clone, Copy, Debug)]
 pub struct Asker {
     /// Its place in the world's storage order (the order of the frame's unit queries).
@@ -135,7 +135,7 @@ impl NeighbourLists {
             .then(|| &part.entries[start as usize..(start + len) as usize])
     }
 
-    /// `who`'s list when it holds `reach` ([`crate::Neighbours::for_each_near`]).
+    /// `who`'s list when it holds `reach` ([`crate::frame::Neighbours::for_each_near`]).
     #[inline(always)]
     pub(crate) fn within(&self, who: Asker, reach: Option<(f32, f32)>) -> Option<&[u32]> {
         let (times, plus) = reach?;

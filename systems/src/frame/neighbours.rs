@@ -253,12 +253,6 @@ impl LargeUnits {
         }
         spans_around(&self.grid, self.grid.coords_of(pos))
     }
-
-    /// The units of a span from [`Self::near_spans`].
-    #[must_use]
-    pub fn span(&self, (start, end): (u32, u32)) -> &[NeighbourInfo] {
-        &self.units[start as usize..end as usize]
-    }
 }
 
 /// Whether a unit of `radius` reaches past a bucket of side `bucket` (see
@@ -326,7 +320,7 @@ impl Neighbours {
     }
 
     /// The units in the 3x3 buckets around `pos`, as three `(start, end)` spans of
-    /// [`Self::units`] (see [`Self::span`]), one per bucket row (the buckets of a row are
+    /// [`Self::units`] (see [`Self::run`]), one per bucket row (the buckets of a row are
     /// adjacent in the sorted order; rows past the grid's edge are empty). Called once per
     /// unit per frame. All empty for a unit that [`Occupancy`] finds alone.
     #[must_use]
@@ -403,13 +397,8 @@ impl Neighbours {
         near: [(u32, u32); 3],
         mut visit: impl FnMut(&[NeighbourInfo]),
     ) {
-        let fine = self.units.len() as u32;
-        self.for_each_candidate_slots(pos, radius, separation_range, near, |(start, end)| {
-            if start < fine {
-                visit(self.span((start, end)));
-            } else if let Some(large) = &self.large {
-                visit(large.span((start - fine, end - fine)));
-            }
+        self.for_each_candidate_slots(pos, radius, separation_range, near, |span| {
+            visit(self.run(span));
         });
     }
 
@@ -477,14 +466,7 @@ impl Neighbours {
         })
     }
 
-    /// The units of a span from [`Self::near_spans`].
-    #[must_use]
-    pub fn span(&self, (start, end): (u32, u32)) -> &[NeighbourInfo] {
-        &self.units[start as usize..end as usize]
-    }
-
-    /// The unit at `slot` ([`Self::for_each_candidate_slots`]' numbering: the fine units,
-    /// then the large ones).
+    /// The unit at `slot` (see [`Self::run`]).
     #[must_use]
     #[inline(always)]
     pub fn at_slot(&self, slot: u32) -> &NeighbourInfo {
@@ -496,7 +478,7 @@ impl Neighbours {
     }
 
     /// The units of a run of slots from [`Self::for_each_candidate_slots`] (all fine or all
-    /// large).
+    /// large: the snapshot's fine units are slots `0..units.len()`, the large ones follow).
     #[must_use]
     #[inline(always)]
     pub fn run(&self, (first, end): (u32, u32)) -> &[NeighbourInfo] {
@@ -525,6 +507,8 @@ impl Neighbours {
         mut visit: impl FnMut(&[NeighbourInfo]),
     ) {
         match lists.within(who, reach) {
+            // One unit at a time (a slice of one through `run` cost the body limits a sixth
+            // more in a packed crowd).
             Some(list) => {
                 for &slot in list {
                     visit(std::slice::from_ref(self.at_slot(slot)));
