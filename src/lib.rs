@@ -33,9 +33,9 @@ pub use hecs;
 pub use puffin;
 
 pub use horde_core::{
-    Cell, EmptyGoalSet, FieldError, ForceField, ForceFieldError, ForceFieldId, ForceKind, GoalSet,
-    Grid, GridError, GroupId, Layer, LevelError, Map, MapFormatError, SpawnError, Terrain, UnitId,
-    UnitSpec,
+    Cell, EmptyGoalSet, FieldError, ForceField, ForceFieldError, ForceFieldId, ForceKind,
+    FormationError, FormationOrder, GoalSet, Grid, GridError, GroupId, Layer, LevelError, Map,
+    MapFormatError, SpawnError, Terrain, UnitId, UnitSpec,
 };
 pub use horde_systems::{
     Command, ConfigError, FileError, FrameReport, Group, GroupReach, GroupStatus, Groups, Horde,
@@ -48,8 +48,8 @@ pub mod prelude {
     pub use glam::Vec2;
     pub use hecs::{Entity, World};
     pub use horde_core::{
-        Cell, ForceField, ForceKind, GoalSet, Grid, GroupId, Layer, Map, Position, Terrain, UnitId,
-        UnitSpec, Velocity,
+        Cell, ForceField, ForceKind, FormationOrder, GoalSet, Grid, GroupId, Layer, Map, Position,
+        Shape, Terrain, UnitId, UnitSpec, Velocity,
     };
     pub use horde_systems::{
         Command, Horde, Outcome, SimConfig, SimError, Simulation, Snapshot, UnitStatus,
@@ -99,6 +99,16 @@ pub mod sizes {
 /// round a goal) and the per-unit memo of cell reads.
 pub mod crowd {
     pub use horde_core::{CellMemo, FillWay, GoalFill, SpatialGrid, SpatialGridError, cell_share};
+}
+
+/// Formations (docs/behaviour.md, "Formations"): shapes and their slots, which unit takes
+/// which, and each group's formation as it moves.
+pub mod formations {
+    pub use horde_core::{
+        FormationError, FormationOrder, MAX_OFFSET, MAX_SLOTS, SPACING_MARGIN, Shape, assign_slots,
+        slot_of, slot_offsets, squeeze, to_world, turn_toward,
+    };
+    pub use horde_systems::{Formation, Formations};
 }
 
 /// Map and scenario files: horde's ASCII maps, Moving AI `.map` and `.map.scen`, the check

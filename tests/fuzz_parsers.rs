@@ -334,6 +334,15 @@ fn write_binary_corpus() {
     sim.set_group_goal(horde::GroupId(0), GoalSet::single(Cell::new(13, 2)))
         .unwrap();
     sim.add_group(GoalSet::single(Cell::new(12, 12))).unwrap();
+    sim.set_formation(
+        horde::GroupId(0),
+        Some(horde::FormationOrder {
+            shape: horde::prelude::Shape::Line { width: 2 },
+            spacing: Some(1.5),
+            facing: Some(Vec2::Y),
+        }),
+    )
+    .unwrap();
     sim.spawn(UnitSpec::at(Vec2::new(12.5, 3.5))).unwrap();
     sim.add_force(ForceField::new(Vec2::new(12.0, 4.0), ForceKind::Attractor, 2.0, 5.0).unwrap());
     for _ in 0..4 {

@@ -15,6 +15,7 @@ mod field_cache;
 pub mod files;
 mod flow;
 mod force;
+mod formation;
 mod goal_fill;
 mod grid;
 pub mod hierarchy;
@@ -69,6 +70,10 @@ pub use flow::{FlowField, LINE_OF_SIGHT, NO_DIRECTION, fill_direction_rows, segm
 pub use force::{
     ForceField, ForceFieldError, ForceFieldId, ForceKind, ForceManager, ForceRestoreError,
     always_snaps_below, apply_impulse, decay_external,
+};
+pub use formation::{
+    FormationError, FormationOrder, MAX_OFFSET, MAX_SLOTS, SPACING_MARGIN, Shape, assign_slots,
+    slot_of, slot_offsets, squeeze, to_world, turn_toward,
 };
 pub use goal_fill::{FIRST_REACH, FillWay, GoalFill, MAX_REACH, REST_MARGIN, cell_share};
 pub use grid::{Cell, Grid, GridError, MAX_GRID_SIDE};

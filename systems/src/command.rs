@@ -5,7 +5,9 @@
 //! tools are lists of them.
 
 use hecs::Entity;
-use horde_core::{Cell, ForceField, ForceFieldId, GoalSet, GroupId, Terrain, UnitId, UnitSpec};
+use horde_core::{
+    Cell, ForceField, ForceFieldId, FormationOrder, GoalSet, GroupId, Terrain, UnitId, UnitSpec,
+};
 
 use crate::horde::GroupReach;
 use crate::job_graph::FrameReport;
@@ -36,6 +38,13 @@ pub enum Command {
         /// Their new terrain.
         terrain: Terrain,
     },
+    /// Group `group` moves in formation from now on (`None`: as a blob again).
+    SetFormation {
+        /// The group.
+        group: GroupId,
+        /// Its formation.
+        order: Option<FormationOrder>,
+    },
     /// One frame of `dt` seconds.
     Step {
         /// Seconds.
@@ -59,6 +68,8 @@ pub enum Outcome {
     Force(ForceFieldId),
     /// [`Command::SetTerrain`]: every cell changed.
     Terrain,
+    /// [`Command::SetFormation`]: done.
+    Formation,
     /// [`Command::Step`]: the frame's report.
     Frame(FrameReport),
 }

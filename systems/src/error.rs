@@ -26,6 +26,9 @@ pub enum SimError {
     /// A goal or field problem.
     #[error(transparent)]
     Field(#[from] FieldError),
+    /// A formation order with a bad number.
+    #[error(transparent)]
+    Formation(#[from] horde_core::FormationError),
     /// A goal cell is a wall for ground and hover units alike.
     #[error("goal cell {0} is a wall")]
     GoalInWall(Cell),

@@ -6,7 +6,8 @@ use std::path::Path;
 
 use hecs::{Entity, World};
 use horde_core::{
-    Cell, ForceField, ForceFieldId, GoalSet, GroupId, Map, Quarantined, Terrain, UnitId, UnitSpec,
+    Cell, ForceField, ForceFieldId, FormationOrder, GoalSet, GroupId, Map, Quarantined, Terrain,
+    UnitId, UnitSpec,
 };
 
 use crate::command::{Command, Outcome};
@@ -97,6 +98,9 @@ impl Simulation {
                 }
                 Ok(Outcome::Terrain)
             }
+            Command::SetFormation { group, order } => self
+                .set_formation(group, order)
+                .map(|()| Outcome::Formation),
             Command::Step { dt } => self.step(dt).cloned().map(Outcome::Frame),
         }
     }
@@ -150,6 +154,18 @@ impl Simulation {
             .set_group_goal(&mut self.world, group, goal.clone())?;
         self.record(&Command::SetGoal { group, goal });
         Ok(reach)
+    }
+
+    /// See [`Horde::set_formation`].
+    pub fn set_formation(
+        &mut self,
+        group: GroupId,
+        order: Option<FormationOrder>,
+    ) -> Result<(), SimError> {
+        self.horde
+            .set_formation(&mut self.world, group, order.clone())?;
+        self.record(&Command::SetFormation { group, order });
+        Ok(())
     }
 
     /// See [`Horde::reachability`].

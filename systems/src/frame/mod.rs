@@ -12,6 +12,7 @@ mod bucket_units;
 mod check_units;
 mod fill_goals;
 mod integrate_units;
+mod lead_formations;
 mod neighbour_lists;
 mod neighbours;
 mod rebuild_fields;
@@ -33,6 +34,7 @@ use horde_core::{
 use parking_lot::Mutex;
 
 use crate::edit_log::EditLog;
+use crate::formations::Formations;
 use crate::groups::Groups;
 use crate::hierarchy_nav::HierarchyNav;
 use crate::job_graph::{Access, GraphBuildError, JobGraph, StageContext};
@@ -100,6 +102,8 @@ pub struct FrameData {
     pub lists: Shared<NeighbourLists>,
     /// Which cells of each goal area to fill next.
     pub goal_fills: Shared<GoalFills>,
+    /// Each group's formation, if it has one: its slots and anchor.
+    pub formations: Shared<Formations>,
     /// How many units are awake (not asleep) after the frame.
     pub sleep: Shared<Sleep>,
     /// How many units stood inside a wall with no way out this frame (walled in by an edit).
@@ -278,6 +282,19 @@ pub(crate) fn build_graph() -> Result<JobGraph<FrameData>, GraphBuildError> {
             rebuild_fields::rebuild_fields,
         )
         .stage(
+            "lead_formations",
+            Access::new()
+                .read::<Position>()
+                .read::<Agent>()
+                .read::<UnitId>()
+                .read::<Groups>()
+                .read::<Map>()
+                .read::<FieldCache>()
+                .write::<Formations>(),
+            &["rebuild_fields"],
+            lead_formations::lead_formations,
+        )
+        .stage(
             "bucket_units",
             Access::new()
                 .read::<Position>()
@@ -313,11 +330,17 @@ pub(crate) fn build_graph() -> Result<JobGraph<FrameData>, GraphBuildError> {
                 .read::<Map>()
                 .read::<HierarchyNav>()
                 .read::<GoalFills>()
+                .read::<Formations>()
                 .write::<Velocity>()
                 .write::<Steering>()
                 .write::<Memo>()
                 .write::<NeighbourLists>(),
-            &["rebuild_fields", "fill_goals", "update_hierarchy"],
+            &[
+                "rebuild_fields",
+                "fill_goals",
+                "update_hierarchy",
+                "lead_formations",
+            ],
             steer_units::steer_units,
         )
         .stage(

@@ -15,10 +15,11 @@ use glam::Vec2;
 use horde_core::{
     Agent, Cell, CellMemo, Clearance, Fan, FillWay, GiveWay, GoalFill, LANE_REACH, Lane, Layer,
     MAX_SIZE_CLASSES, Map, NO_DIRECTION, NavField, Position, Steering, Stun, TurnLimit, UnitId,
-    UnitSpec, Velocity, avoid_walls, blend_and_turn, clear_of_walls, escape_from, lane_near,
-    separation_push, slide_velocity, unit_noise, without_part_into,
+    UnitSpec, Velocity, avoid_walls, blend_and_turn, cast_ray, clear_of_walls, escape_from,
+    lane_near, separation_push, slide_velocity, unit_noise, without_part_into,
 };
 
+use crate::formations::Formation;
 use crate::frame::{
     FrameData, GoalFills, ListPart, ListWriter, NeighbourInfo, Neighbours, TOUCHING, UNIT_CHUNK,
     map_unit_chunks,
@@ -34,6 +35,7 @@ pub(crate) fn steer_units(data: &FrameData, ctx: &StageContext<'_>) {
     let fields = data.fields.read();
     let groups = data.groups.read();
     let fills = data.goal_fills.read();
+    let formations = data.formations.read();
     let hierarchy = data.hierarchy.read();
     let clearance = data.clearance.read();
     let neighbours = data.neighbours.read();
@@ -66,6 +68,9 @@ pub(crate) fn steer_units(data: &FrameData, ctx: &StageContext<'_>) {
             .collect(),
         fills: &fills,
         groups: &groups,
+        formation_of: (0..groups.len())
+            .map(|g| formations.get(g as u16).filter(|f| !f.targets.is_empty()))
+            .collect(),
         near_goal: sc.arrival_distance.max(sc.slow_distance),
         fan: Fan::new(sc),
         common_rate,
@@ -159,6 +164,17 @@ const SETTLE_TOUCH: f32 = 1.05;
 /// just stalled).
 const HELD_REST: f32 = 0.4;
 
+/// A unit in formation walks no faster than its slot moves plus this many times its
+/// distance from the slot (per second): it closes on the slot and slows as it gets there.
+const SLOT_GAIN: f32 = 2.0;
+
+/// A unit in an arrived formation comes to rest within this many spacings of its slot...
+const REST_IN_SLOT: f32 = 0.15;
+
+/// ...and, at rest, stays at rest within this many (a push from a neighbour does not set
+/// it walking back at once).
+const STAY_IN_SLOT: f32 = 0.5;
+
 /// Before a one-cell lane, a unit gives way to a neighbour nearer the lane closer than this
 /// many times the sum of their radii.
 const LANE_YIELD: f32 = 1.1;
@@ -226,6 +242,8 @@ struct Frame<'a> {
     fills: &'a GoalFills,
     /// The groups, for each one's army ([`crate::Groups::army`]).
     groups: &'a crate::Groups,
+    /// Each group's formation, once its slots are laid out.
+    formation_of: Vec<Option<&'a Formation>>,
     near_goal: f32,
     fan: Fan,
     common_rate: f32,
@@ -338,7 +356,11 @@ impl<'a> Frame<'a> {
             agent,
             fetched: *fetched,
         };
-        let bound = self.bound_for(&me, steering);
+        let slot = self.slot_of(agent, id);
+        let bound = match &slot {
+            Some(slot) => self.bound_to_slot(&me, steering, slot),
+            None => self.bound_for(&me, steering),
+        };
         let lane = self.lane_ahead(&me, bound.way);
         let mut met = self.meet(&me, &bound, lane, steering, lists);
         let sc = &self.data.config.steering;
@@ -348,13 +370,92 @@ impl<'a> Frame<'a> {
             met.separation +=
                 Vec2::new(n, 1.0 - n.abs()).normalize_or(Vec2::X) * sc.separation_range;
         }
-        match self.come_to_rest(&me, steering, bound, &met) {
+        let rest = match &slot {
+            Some(slot) => self.rest_in_slot(&me, steering, bound, slot),
+            None => self.come_to_rest(&me, steering, bound, &met),
+        };
+        match rest {
             Some(bound) => self.move_on(&me, steering, lane, &bound, &met),
             None => {
                 steering.yielding = GiveWay::No;
                 Vec2::ZERO
             }
         }
+    }
+
+    /// The slot of a unit whose group moves in formation, if it holds one.
+    #[inline(always)]
+    fn slot_of(&self, agent: &Agent, id: u32) -> Option<SlotTarget> {
+        let f = self
+            .formation_of
+            .get(usize::from(agent.group.0))
+            .copied()
+            .flatten()?;
+        Some(SlotTarget {
+            point: f.target_of(id)?,
+            arrived: f.arrived,
+            speed: f.speed,
+            spacing: f.spacing,
+        })
+    }
+
+    /// Where a unit in formation is bound (docs/behaviour.md, "Formations"): straight to its
+    /// slot when the way there is open to its body, else along its group's field; no faster
+    /// than the anchor moves plus [`SLOT_GAIN`] times how far it is from its slot, so that it
+    /// keeps pace with the slot and closes on it without overshooting.
+    #[inline(always)]
+    fn bound_to_slot(&self, me: &Me<'_>, steering: &Steering, slot: &SlotTarget) -> Bound<'a> {
+        let (pos, agent) = (me.pos, me.agent);
+        let grid = self.map.grid();
+        let to = slot.point - pos;
+        let d = to.length();
+        let cost = (self.map)
+            .prepared_class_cost_field(agent.layer, me.fetched.class)
+            .unwrap_or_else(|| self.map.cost_field(agent.layer));
+        let way = if d <= 1e-4 {
+            Vec2::ZERO
+        } else if cast_ray(cost, grid, pos, to / d, d).is_none() {
+            to / d
+        } else {
+            me.fetched.ideal
+        };
+        Bound {
+            army: self.groups.army(agent.group.0),
+            was_resting: steering.arrived || steering.settled,
+            fill: None,
+            fill_way: FillWay::Outside,
+            way,
+            distance: None,
+            in_goal: false,
+            cap: slot.speed + SLOT_GAIN * d,
+        }
+    }
+
+    /// Whether a unit in formation rests this frame: once its formation has arrived, at its
+    /// slot (within [`REST_IN_SLOT`] spacings to come to rest, [`STAY_IN_SLOT`] to stay).
+    #[inline(always)]
+    fn rest_in_slot(
+        &self,
+        me: &Me<'_>,
+        steering: &mut Steering,
+        bound: Bound<'a>,
+        slot: &SlotTarget,
+    ) -> Option<Bound<'a>> {
+        let d = me.pos.distance(slot.point);
+        let near = if bound.was_resting {
+            STAY_IN_SLOT
+        } else {
+            REST_IN_SLOT
+        };
+        let resting = slot.arrived && d <= near * slot.spacing;
+        steering.arrived = resting;
+        steering.settled = false;
+        steering.detour = false;
+        steering.count_stall(me.pos, me.agent.radius, self.data.clock.dt, resting);
+        if resting && steering.arrived_frame.is_none() {
+            steering.arrived_frame = Some(self.data.clock.frame + 1);
+        }
+        (!resting).then_some(bound)
     }
 
     /// Where the unit is bound: its field's way, or (in its army's rest area) the fill's
@@ -411,6 +512,7 @@ impl<'a> Frame<'a> {
             way,
             distance,
             in_goal,
+            cap: f32::INFINITY,
         }
     }
 
@@ -710,6 +812,7 @@ impl<'a> Frame<'a> {
             fill_way,
             way,
             distance,
+            cap,
             ..
         } = *bound;
         let Meeting {
@@ -829,7 +932,8 @@ impl<'a> Frame<'a> {
                 speed.min(agent.turn_rate * d / (2.0 * sin).max(1e-3))
             }
             _ => speed,
-        };
+        }
+        .min(cap);
         // Separation also pushes directly (not only by turning the heading): in a jam
         // everyone heads the same way, and the push spreads it. The sum is the unit's own
         // motion, so it never exceeds the top speed (docs/behaviour.md, "Bodies and crowds").
@@ -877,6 +981,21 @@ struct Bound<'f> {
     /// Its path distance to the goal while it follows its field near the goal.
     distance: Option<f32>,
     in_goal: bool,
+    /// The most speed it walks at (a unit in formation keeps pace with its slot).
+    cap: f32,
+}
+
+/// A unit's slot in its group's formation this frame.
+#[derive(Clone, Copy)]
+struct SlotTarget {
+    /// Where the slot lies.
+    point: Vec2,
+    /// The formation has arrived: units at their slots rest.
+    arrived: bool,
+    /// How fast the formation's anchor moved in the last frame.
+    speed: f32,
+    /// The formation's spacing.
+    spacing: f32,
 }
 
 /// What a unit meets among its neighbours this frame ([`Frame::meet`]).

@@ -15,12 +15,13 @@ use std::time::Duration;
 use glam::Vec2;
 use hecs::{Entity, World};
 use horde_core::{
-    Agent, Cell, Clearance, FieldCache, FieldKey, ForceField, ForceFieldId, ForceManager, GoalSet,
-    GroupId, Layer, MAX_SIZE_CLASSES, Map, SpatialGrid, SpawnError, Steering, Terrain, UnitId,
-    UnitSpec, WALL,
+    Agent, Cell, Clearance, FieldCache, FieldKey, ForceField, ForceFieldId, ForceManager,
+    FormationOrder, GoalSet, GroupId, Layer, MAX_SIZE_CLASSES, Map, SpatialGrid, SpawnError,
+    Steering, Terrain, UnitId, UnitSpec, WALL,
 };
 
 use crate::SimError;
+use crate::formations::Formations;
 use crate::frame::{
     FrameClock, FrameData, Housekeeping, Neighbours, Shared, StageErrors, bucket_side, build_graph,
 };
@@ -102,6 +103,7 @@ impl Horde {
             lists: Shared::default(),
             walled_in: Shared::default(),
             goal_fills: Shared::default(),
+            formations: Shared::default(),
             sleep: Shared::default(),
             housekeeping: Housekeeping::default(),
         };
@@ -267,6 +269,36 @@ impl Horde {
         }
         let mut reach = self.reachability(world);
         Ok(reach.swap_remove(usize::from(group.0)))
+    }
+
+    /// Gives group `group` a formation (docs/behaviour.md, "Formations"), or with `None`
+    /// takes it away (the group moves as a blob again). The next frame hands the slots out
+    /// to the group's units where they stand; its units at rest set off again.
+    pub fn set_formation(
+        &mut self,
+        world: &mut World,
+        group: GroupId,
+        order: Option<FormationOrder>,
+    ) -> Result<(), SimError> {
+        if let Some(order) = &order {
+            order.validate()?;
+        }
+        self.data.groups.get_mut().group_mut(group)?;
+        self.data.formations.get_mut().set(group.0, order);
+        for (agent, steering) in world.query_mut::<(&Agent, &mut Steering)>() {
+            if agent.group == group {
+                steering.arrived = false;
+                steering.settled = false;
+                steering.arrived_frame = None;
+                steering.wake();
+            }
+        }
+        Ok(())
+    }
+
+    /// Each group's formation.
+    pub fn formations(&self) -> impl Deref<Target = Formations> + '_ {
+        self.data.formations.read()
     }
 
     fn check_goal(&self, goal: &GoalSet) -> Result<(), SimError> {

@@ -10,11 +10,12 @@ use horde_core::{
 use crate::frame::{Neighbours, SavedFill};
 use crate::hierarchy_nav::SavedCache;
 use crate::unit::{QuarantinedComponents, Unit, UnitComponents, UnitRef};
-use crate::{Horde, SimError};
+use crate::{Formation, Horde, SimError};
 
 use crate::snapshot::record::{
-    self, ConfigRecord, FillRecord, ForceEntryRecord, ForceRecord, GroupRecord, MapRecord,
-    OriginRecord, SectorCacheRecord, SnapshotRecord, SpecRecord, UnitRecord, v2, vec2,
+    self, ConfigRecord, FillRecord, ForceEntryRecord, ForceRecord, FormationRecord, GroupRecord,
+    MapRecord, OrderRecord, OriginRecord, SectorCacheRecord, SnapshotRecord, SpecRecord,
+    UnitRecord, v2, vec2,
 };
 use crate::snapshot::{FileError, FileKind, Origin, Snapshot, cache, map_from};
 
@@ -177,6 +178,13 @@ impl Horde {
                     .collect(),
                 terrain_edited: self.data.housekeeping.wake.edited,
                 units,
+                formations: self
+                    .data
+                    .formations
+                    .read()
+                    .iter()
+                    .map(|(g, f)| formation_record(g, f, &groups))
+                    .collect(),
             },
         }
     }
@@ -332,9 +340,65 @@ impl Horde {
                 .push(vec2(centre), radius);
         }
         horde.data.housekeeping.wake.edited = r.terrain_edited;
+        for f in &r.formations {
+            let formation = restore_formation(f, horde.data.groups.get_mut())
+                .map_err(|e| invalid(format!("formation of group {}: {e}", f.group)))?;
+            let formations = horde.data.formations.get_mut();
+            formations.set(f.group, Some(formation.order.clone()));
+            formations.list[usize::from(f.group)] = Some(formation);
+        }
         horde.origin = Origin::from_record(&r.origin);
         Ok((horde, entities))
     }
+}
+
+/// What a snapshot saves of group `group`'s formation.
+fn formation_record(group: u16, f: &Formation, groups: &crate::Groups) -> FormationRecord {
+    FormationRecord {
+        group,
+        order: OrderRecord::from_order(&f.order),
+        spacing: f.spacing,
+        width: f.width,
+        slots: f.slots.clone(),
+        members: f.members.clone(),
+        anchor: v2(f.anchor),
+        heading: v2(f.heading),
+        speed: f.speed,
+        pace: f.pace,
+        radius: f.radius,
+        layer: f.layer as u8,
+        arrived: f.arrived,
+        goal_seen: groups
+            .get(group)
+            .is_some_and(|g| g.goal_changes == f.goal_changes),
+        targets: f.targets.iter().map(|&t| v2(t)).collect(),
+    }
+}
+
+/// The formation a snapshot saved (its record checked already), for the groups restored.
+fn restore_formation(r: &FormationRecord, groups: &crate::Groups) -> Result<Formation, String> {
+    let group = groups.get(r.group).ok_or("no such group")?;
+    let order = r.order.to_order()?;
+    let mut f = Formation::new(order);
+    f.spacing = r.spacing;
+    f.width = r.width;
+    f.offsets = horde_core::slot_offsets(&f.shape_now(), r.members.len(), r.spacing);
+    f.slots = r.slots.clone();
+    f.members = r.members.clone();
+    f.anchor = vec2(r.anchor);
+    f.heading = vec2(r.heading);
+    f.speed = r.speed;
+    f.pace = r.pace;
+    f.radius = r.radius;
+    f.layer = record::layer(r.layer)?;
+    f.arrived = r.arrived;
+    f.goal_changes = if r.goal_seen {
+        group.goal_changes
+    } else {
+        u64::MAX
+    };
+    f.targets = r.targets.iter().map(|&t| vec2(t)).collect();
+    Ok(f)
 }
 
 /// What a snapshot saves of a unit (`quarantined`: the frame it was quarantined in).

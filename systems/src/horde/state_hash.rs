@@ -15,7 +15,9 @@ use crate::unit::{QuarantinedComponents, UnitComponents, UnitRef};
 ///    does not hash like an empty one;
 /// 3. the terrain ([`Map::terrain_digest`](horde_core::Map::terrain_digest)) and the cost table;
 /// 4. every group's goal cells and the frame its goal was set;
-/// 5. every force field, pending or live, with its id and every value
+/// 5. every group's formation, if any group has one (its group, whether it arrived, its
+///    width, anchor, heading, spacing and which unit holds which slot);
+/// 6. every force field, pending or live, with its id and every value
 ///    ([`ForceManager::entries`](horde_core::ForceManager::entries)), and the next force id.
 ///
 /// So a replay edited to add a terrain edit, a goal change or a force field that moves
@@ -41,6 +43,21 @@ pub fn state_hash(horde: &Horde, world: &World) -> u64 {
         for c in g.goal.cells() {
             h.u32(c.x);
             h.u32(c.y);
+        }
+    }
+    // Formations only where some group has one, so that hashes of runs without them stay
+    // what they were.
+    let formations = horde.data.formations.read();
+    for (g, f) in formations.iter() {
+        h.word(u64::from(g));
+        h.byte(u8::from(f.arrived));
+        h.u32(f.width);
+        for w in [f.anchor.x, f.anchor.y, f.heading.x, f.heading.y, f.spacing] {
+            h.u32(w.to_bits());
+        }
+        for &(id, slot) in &f.slots {
+            h.u32(id);
+            h.u32(slot);
         }
     }
     let forces = horde.data.forces.read();

@@ -36,7 +36,7 @@ pub use replay::{REPLAY_VERSION, Replay};
 /// [`Origin`], and quarantined units saved whatever they hold; 7: the size classes, and
 /// sector caches per size class; 8: each army's rest order, each unit's stall and giving
 /// way; 9: each unit's stillness and sleep).
-pub const SNAPSHOT_VERSION: u32 = 11;
+pub const SNAPSHOT_VERSION: u32 = 12;
 
 /// The longest [`Origin::name`] a snapshot holds, in bytes (longer names are cut).
 pub const MAX_ORIGIN_NAME_BYTES: usize = 256;
@@ -204,6 +204,18 @@ pub(crate) fn validate(r: &SnapshotRecord) -> Result<(), String> {
             .iter()
             .all(|o| record::goal(&o.goal) != record::goal(&g.goal));
         check_fills(g, first_of_army, &grid).map_err(|e| format!("group {i}: {e}"))?;
+        // A fill is made on its class's costs, which the map prepares only for the
+        // (layer, class) pairs some group has units of.
+        for f in &g.fills {
+            let layer = record::layer(f.layer)?;
+            let bit = record::field_bit(layer, f.class);
+            if f.class > 0 && !r.groups.iter().any(|o| o.fields & bit != 0) {
+                return Err(format!(
+                    "group {i}: a fill is saved for size class {} on layer {}, which has no units",
+                    f.class, f.layer
+                ));
+            }
+        }
     }
     let sectors = SectorGrid::new(grid.width(), grid.height(), DEFAULT_SECTOR_SIZE)
         .map_err(|e| format!("sectors: {e}"))?;
@@ -235,6 +247,17 @@ pub(crate) fn validate(r: &SnapshotRecord) -> Result<(), String> {
                 centre
             ));
         }
+    }
+    let mut last_group = None;
+    for f in &r.formations {
+        if usize::from(f.group) >= r.groups.len() || last_group.is_some_and(|g| f.group <= g) {
+            return Err(format!(
+                "a formation of group {}: no such group, or not in increasing group order",
+                f.group
+            ));
+        }
+        last_group = Some(f.group);
+        check_formation(f).map_err(|e| format!("the formation of group {}: {e}", f.group))?;
     }
     let mut previous = None;
     for f in &r.forces {
@@ -295,6 +318,48 @@ fn check_fills(g: &record::GroupRecord, first_of_army: bool, grid: &Grid) -> Res
         let class = record::size_class(f.class)?;
         GoalFill::check_taken(&goal, f.reach, (grid.width(), grid.height()), &f.taken)
             .map_err(|e| format!("the {} fill of size class {class}: {e}", layer.name()))?;
+    }
+    Ok(())
+}
+
+/// A saved formation's numbers: a valid order, finite positions and speeds, slots held
+/// once each by members in id order.
+fn check_formation(f: &record::FormationRecord) -> Result<(), String> {
+    let order = f.order.to_order()?;
+    record::layer(f.layer)?;
+    let finite = [f.anchor, f.heading]
+        .into_iter()
+        .chain(f.targets.iter().copied());
+    if !(finite.flatten().all(f32::is_finite)
+        && [f.speed, f.pace, f.radius]
+            .iter()
+            .all(|v| v.is_finite() && *v >= 0.0))
+    {
+        return Err("a position, heading or speed is not finite".into());
+    }
+    let slots = match &order.shape {
+        horde_core::Shape::Custom(c) => c.len().min(f.members.len()),
+        _ => f.members.len(),
+    };
+    if !(f.members.is_empty() || f.spacing.is_finite() && f.spacing > 0.0) {
+        return Err(format!("spacing {} must be finite and above 0", f.spacing));
+    }
+    if !f.members.windows(2).all(|w| w[0] < w[1]) || !f.slots.windows(2).all(|w| w[0].0 < w[1].0) {
+        return Err("members or slots are not in increasing id order".into());
+    }
+    let mut taken = vec![false; slots];
+    for &(id, slot) in &f.slots {
+        let free = taken.get_mut(slot as usize).filter(|t| !**t);
+        match free {
+            Some(t) if f.members.binary_search(&id).is_ok() => *t = true,
+            _ => return Err(format!("unit {id} holds slot {slot}, which is not free")),
+        }
+    }
+    if !(f.targets.is_empty() || f.targets.len() == slots) {
+        return Err(format!(
+            "{} slot targets for {slots} slots",
+            f.targets.len()
+        ));
     }
     Ok(())
 }

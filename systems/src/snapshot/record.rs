@@ -226,6 +226,76 @@ pub(crate) struct FillRecord {
     pub whole: bool,
 }
 
+/// A formation order ([`horde_core::FormationOrder`]): shape 0 a line of `width`, 1 a box,
+/// 2 a wedge, 3 the `custom` slots.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) struct OrderRecord {
+    pub shape: u8,
+    pub width: u32,
+    pub custom: Vec<V2>,
+    pub spacing: Option<f32>,
+    pub facing: Option<V2>,
+}
+
+impl OrderRecord {
+    pub(crate) fn from_order(order: &horde_core::FormationOrder) -> Self {
+        use horde_core::Shape;
+        let (shape, width, custom) = match &order.shape {
+            Shape::Line { width } => (0, *width, Vec::new()),
+            Shape::Box => (1, 0, Vec::new()),
+            Shape::Wedge => (2, 0, Vec::new()),
+            Shape::Custom(slots) => (3, 0, slots.iter().map(|&s| v2(s)).collect()),
+        };
+        Self {
+            shape,
+            width,
+            custom,
+            spacing: order.spacing,
+            facing: order.facing.map(v2),
+        }
+    }
+
+    pub(crate) fn to_order(&self) -> Result<horde_core::FormationOrder, String> {
+        use horde_core::Shape;
+        let shape = match self.shape {
+            0 => Shape::Line { width: self.width },
+            1 => Shape::Box,
+            2 => Shape::Wedge,
+            3 => Shape::Custom(self.custom.iter().map(|&s| vec2(s)).collect()),
+            other => return Err(format!("formation shape {other} is not 0 to 3")),
+        };
+        let order = horde_core::FormationOrder {
+            shape,
+            spacing: self.spacing,
+            facing: self.facing.map(vec2),
+        };
+        order.validate().map_err(|e| e.to_string())?;
+        Ok(order)
+    }
+}
+
+/// A group's formation as it stands ([`crate::Formation`]); its slots' offsets are made
+/// again from the order, the spacing and the number of members.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) struct FormationRecord {
+    pub group: u16,
+    pub order: OrderRecord,
+    pub spacing: f32,
+    pub width: u32,
+    pub slots: Vec<(u32, u32)>,
+    pub members: Vec<u32>,
+    pub anchor: V2,
+    pub heading: V2,
+    pub speed: f32,
+    pub pace: f32,
+    pub radius: f32,
+    pub layer: u8,
+    pub arrived: bool,
+    /// Whether the anchor set off for the group's goal as it is now.
+    pub goal_seen: bool,
+    pub targets: Vec<V2>,
+}
+
 /// What a force field does.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) enum KindRecord {
@@ -411,6 +481,8 @@ pub(crate) struct SnapshotRecord {
     /// Units in the world's iteration order (which the stages' results depend on), the
     /// quarantined ones last.
     pub units: Vec<UnitRecord>,
+    /// The groups' formations (snapshot version 12).
+    pub formations: Vec<FormationRecord>,
 }
 
 /// One (group, layer, size class)'s cached sector fields and estimates (hierarchical

@@ -22,7 +22,7 @@ use crate::command::Command;
 /// terrain, the force fields, the goals and the quarantined units; 6: its snapshot holds
 /// the size classes; 7: its snapshot holds each army's rest order and each unit's stall and
 /// giving way; 8: its snapshot holds each unit's stillness and sleep).
-pub const REPLAY_VERSION: u32 = 10;
+pub const REPLAY_VERSION: u32 = 11;
 
 /// One command given to a [`Simulation`].
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -42,6 +42,11 @@ pub(crate) enum CommandRecord {
     /// `despawn(entity)` of the unit with this id (last, so replays written before it
     /// existed still read).
     Despawn { id: u32 },
+    /// `set_formation(group, order)`.
+    SetFormation {
+        group: u16,
+        order: Option<record::OrderRecord>,
+    },
 }
 
 impl CommandRecord {
@@ -65,6 +70,10 @@ impl CommandRecord {
                     terrain: *terrain as u8,
                 })
                 .collect(),
+            Command::SetFormation { group, order } => vec![Self::SetFormation {
+                group: group.0,
+                order: order.as_ref().map(record::OrderRecord::from_order),
+            }],
             Command::Step { dt } => vec![Self::Step {
                 dt: *dt,
                 hash: hash(),
@@ -89,6 +98,13 @@ impl CommandRecord {
             },
             Self::Step { dt, hash } => return Ok((Command::Step { dt: *dt }, Some(*hash))),
             Self::Despawn { id } => Command::Despawn(UnitId(*id)),
+            Self::SetFormation { group, order } => Command::SetFormation {
+                group: GroupId(*group),
+                order: order
+                    .as_ref()
+                    .map(record::OrderRecord::to_order)
+                    .transpose()?,
+            },
         };
         Ok((command, None))
     }
@@ -102,6 +118,9 @@ impl CommandRecord {
             Self::SetTerrain { terrain, .. } => record::terrain(*terrain).map(|_| ()),
             Self::Step { dt, .. } if !(dt.is_finite() && *dt >= 0.0) => {
                 Err(format!("time step {dt} must be finite and >= 0"))
+            }
+            Self::SetFormation { order, .. } => {
+                order.as_ref().map_or(Ok(()), |o| o.to_order().map(|_| ()))
             }
             Self::Step { .. } | Self::Despawn { .. } => Ok(()),
         }

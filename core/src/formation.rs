@@ -1,0 +1,436 @@
+//! Formations (docs/behaviour.md, "Formations"): the slots of a shape, which unit takes which
+//! slot, and where a slot lies on the map as its anchor moves and turns.
+//!
+//! A formation is drawn in its own frame: `x` across (to the right of its facing), `y`
+//! along its facing (ahead). [`to_world`] turns a slot's offset into a world offset for a
+//! facing; [`squeeze`] pulls a slot in from behind a wall toward the anchor, which is how a
+//! formation narrows through a gap and widens again after it.
+
+use glam::Vec2;
+
+use crate::steering::cast_ray;
+use crate::{CostField, Grid};
+
+/// The shape of a formation.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Shape {
+    /// Ranks of `width` units side by side, one behind the other (the last rank centred).
+    Line {
+        /// Units a rank (at least 1).
+        width: u32,
+    },
+    /// A square block: ranks as wide as the block is deep (the width is the ceiling of the
+    /// square root of the number of units).
+    Box,
+    /// A filled wedge: one unit at the point, then ranks one unit wider each, the point
+    /// ahead.
+    Wedge,
+    /// The caller's own slots: offsets from the anchor in cells of the formation's frame
+    /// (`x` to the right, `y` ahead). A unit past the last slot has none and moves as a
+    /// plain member of its group.
+    Custom(Vec<Vec2>),
+}
+
+/// A formation order for a group.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FormationOrder {
+    /// Its shape.
+    pub shape: Shape,
+    /// World distance between neighbouring slots; `None`: from the units' radii (the
+    /// largest diameter, times [`SPACING_MARGIN`]).
+    pub spacing: Option<f32>,
+    /// The way the formation faces once it has arrived (a vector, normalised when used);
+    /// `None`: the way it was walking as it arrived.
+    pub facing: Option<Vec2>,
+}
+
+/// The default spacing between slots is the largest member's diameter times this: bodies a
+/// little apart, so that a unit can take its slot without pushing its neighbours.
+pub const SPACING_MARGIN: f32 = 1.2;
+
+/// What is wrong with a [`FormationOrder`].
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum FormationError {
+    /// A line of width 0.
+    #[error("a line formation needs a width of at least 1")]
+    ZeroWidth,
+    /// A spacing that is not a finite positive number.
+    #[error("a formation's spacing must be finite and above 0, not {0}")]
+    Spacing(f32),
+    /// A facing that is not a finite non-zero vector.
+    #[error("a formation's facing must be a finite non-zero vector, not ({0}, {1})")]
+    Facing(f32, f32),
+    /// Custom slots that are empty or too many.
+    #[error("a custom formation needs 1 to {max} slots, not {0}", max = MAX_SLOTS)]
+    SlotCount(usize),
+    /// A custom slot that is not finite or too far from the anchor.
+    #[error("custom slot {index} is ({x}, {y}): each must be finite and within {max} cells of the anchor", max = MAX_OFFSET)]
+    Slot {
+        /// Its index.
+        index: usize,
+        /// Its offset.
+        x: f32,
+        /// See `x`.
+        y: f32,
+    },
+}
+
+/// The most slots a custom formation may have.
+pub const MAX_SLOTS: usize = 1 << 20;
+
+/// How far (in spacings for the built-in shapes, in cells for custom ones) a slot may lie
+/// from the anchor.
+pub const MAX_OFFSET: f32 = 4096.0;
+
+impl FormationOrder {
+    /// Checks the order's numbers (see [`FormationError`]).
+    pub fn validate(&self) -> Result<(), FormationError> {
+        if let Some(s) = self.spacing
+            && !(s.is_finite() && s > 0.0 && s <= MAX_OFFSET)
+        {
+            return Err(FormationError::Spacing(s));
+        }
+        if let Some(f) = self.facing
+            && !(f.is_finite() && f.length_squared() > 1e-12)
+        {
+            return Err(FormationError::Facing(f.x, f.y));
+        }
+        match &self.shape {
+            Shape::Line { width: 0 } => Err(FormationError::ZeroWidth),
+            Shape::Custom(slots) if slots.is_empty() || slots.len() > MAX_SLOTS => {
+                Err(FormationError::SlotCount(slots.len()))
+            }
+            Shape::Custom(slots) => match slots
+                .iter()
+                .position(|s| !(s.is_finite() && s.abs().max_element() <= MAX_OFFSET))
+            {
+                Some(index) => Err(FormationError::Slot {
+                    index,
+                    x: slots[index].x,
+                    y: slots[index].y,
+                }),
+                None => Ok(()),
+            },
+            _ => Ok(()),
+        }
+    }
+
+    /// The facing as a unit vector, if one was given and it can be normalised.
+    #[must_use]
+    pub fn unit_facing(&self) -> Option<Vec2> {
+        self.facing.and_then(Vec2::try_normalize)
+    }
+}
+
+/// The slots of `shape` for `units` units at `spacing`, in the formation's frame (`x`
+/// right, `y` ahead), front rank first and each rank from left to right. The built-in shapes
+/// are centred on their slots' mean, so that the anchor is the middle of the formation and
+/// a turn about it moves no slot farther than it must. Custom slots are taken as given (at
+/// most `units` of them, the first ones).
+#[must_use]
+pub fn slot_offsets(shape: &Shape, units: usize, spacing: f32) -> Vec<Vec2> {
+    let ranks = |width: usize| -> Vec<Vec2> {
+        let width = width.max(1);
+        (0..units)
+            .map(|i| {
+                let (rank, file) = (i / width, i % width);
+                let in_rank = width.min(units - rank * width);
+                let x = file as f32 - (in_rank - 1) as f32 * 0.5;
+                Vec2::new(x, -(rank as f32)) * spacing
+            })
+            .collect()
+    };
+    let slots = match shape {
+        Shape::Line { width } => ranks(*width as usize),
+        Shape::Box => ranks((units as f64).sqrt().ceil() as usize),
+        Shape::Wedge => {
+            // Rank r holds r + 1 units, `sqrt(3)/2` of a spacing behind the one before: each
+            // unit one spacing from the two ahead of it.
+            let mut slots = Vec::with_capacity(units);
+            let mut rank = 0usize;
+            while slots.len() < units {
+                let in_rank = (rank + 1).min(units - slots.len());
+                for file in 0..in_rank {
+                    let x = file as f32 - rank as f32 * 0.5;
+                    slots.push(Vec2::new(x, -(rank as f32) * 0.866_025_4) * spacing);
+                }
+                rank += 1;
+            }
+            slots
+        }
+        Shape::Custom(slots) => return slots.iter().copied().take(units).collect(),
+    };
+    let n = slots.len().max(1) as f32;
+    let mean = slots.iter().fold(Vec2::ZERO, |a, &s| a + s) / n;
+    slots.into_iter().map(|s| s - mean).collect()
+}
+
+/// A slot's world offset from the anchor for a formation facing `facing` (a unit vector):
+/// `y` along the facing, `x` to its right (world `+y` points down the map, so the right of
+/// east is south).
+#[must_use]
+pub fn to_world(offset: Vec2, facing: Vec2) -> Vec2 {
+    facing * offset.y + facing.perp() * offset.x
+}
+
+/// Which slot each unit takes: `units` are `(id, position)`, `offsets` the slots in the
+/// formation's frame, laid about `centre` facing `facing`. Returns `(id, slot)` sorted by
+/// id; units past the number of slots get none.
+///
+/// The units are ranked front to back by how far ahead they stand along the facing, and
+/// the slots' ranks (equal `y`) are filled in that order; within a rank both are matched
+/// left to right. Units already in formation keep their places, a crowd takes the slots
+/// nearest its own layout, and no two units of one rank cross to reach theirs. Ties go by
+/// id, so the result depends only on the input, never on its order.
+#[must_use]
+pub fn assign_slots(
+    units: &[(u32, Vec2)],
+    offsets: &[Vec2],
+    centre: Vec2,
+    facing: Vec2,
+) -> Vec<(u32, u32)> {
+    let local = |p: Vec2| {
+        let d = p - centre;
+        Vec2::new(d.dot(facing.perp()), d.dot(facing))
+    };
+    let mut order: Vec<(Vec2, u32)> = units.iter().map(|&(id, p)| (local(p), id)).collect();
+    // Front (largest `y`) first.
+    order.sort_unstable_by(|a, b| b.0.y.total_cmp(&a.0.y).then(a.1.cmp(&b.1)));
+    let mut slots: Vec<(Vec2, u32)> = (offsets.iter().enumerate())
+        .map(|(i, &o)| (o, i as u32))
+        .collect();
+    slots.sort_by(|a, b| b.0.y.total_cmp(&a.0.y).then(a.0.x.total_cmp(&b.0.x)));
+    let mut out = Vec::with_capacity(units.len().min(offsets.len()));
+    let mut next = 0;
+    let mut start = 0;
+    while start < slots.len() && next < order.len() {
+        // One rank: the slots with (nearly) the same `y`.
+        let y = slots[start].0.y;
+        let end = (start..slots.len())
+            .find(|&i| (slots[i].0.y - y).abs() > 1e-4)
+            .unwrap_or(slots.len());
+        let take = (end - start).min(order.len() - next);
+        let mut rank: Vec<(Vec2, u32)> = order[next..next + take].to_vec();
+        rank.sort_unstable_by(|a, b| a.0.x.total_cmp(&b.0.x).then(a.1.cmp(&b.1)));
+        // A short rank (more slots than units left) takes the slots nearest its middle.
+        let skip = (end - start - take) / 2;
+        for (unit, slot) in rank.iter().zip(&slots[start + skip..start + skip + take]) {
+            out.push((unit.1, slot.1));
+        }
+        next += take;
+        start = end;
+    }
+    out.sort_unstable();
+    out
+}
+
+/// The slot of unit `id` in an assignment from [`assign_slots`].
+#[must_use]
+pub fn slot_of(assignment: &[(u32, u32)], id: u32) -> Option<u32> {
+    assignment
+        .binary_search_by_key(&id, |&(u, _)| u)
+        .ok()
+        .map(|i| assignment[i].1)
+}
+
+/// Where a slot at world point `slot` can be reached from `anchor` in a straight line on
+/// `cost` (a size class's cost field: cells the body does not fit are walls): the slot
+/// itself when the way is clear, else the point `margin` short of the first wall on the
+/// way (the anchor itself when the wall is nearer). Slots beyond a gap's sides fall in
+/// toward the anchor, so a formation narrows to pass the gap and widens again after it.
+#[must_use]
+pub fn squeeze(cost: &CostField, grid: &Grid, anchor: Vec2, slot: Vec2, margin: f32) -> Vec2 {
+    let d = slot - anchor;
+    let length = d.length();
+    if length <= 1e-6 {
+        return slot;
+    }
+    let dir = d / length;
+    match cast_ray(cost, grid, anchor, dir, length + margin) {
+        None => slot,
+        Some(hit) => anchor + dir * (hit.distance - margin).clamp(0.0, length),
+    }
+}
+
+/// `heading` turned toward `want` (both unit vectors) by at most `max_angle` radians.
+#[must_use]
+pub fn turn_toward(heading: Vec2, want: Vec2, max_angle: f32) -> Vec2 {
+    let angle = libm::atan2f(heading.perp_dot(want), heading.dot(want));
+    if angle.abs() <= max_angle {
+        return want;
+    }
+    let a = max_angle.copysign(angle);
+    let (s, c) = (libm::sinf(a), libm::cosf(a));
+    Vec2::new(heading.x * c - heading.y * s, heading.x * s + heading.y * c).normalize_or(want)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn assignment_is_a_matching(a: &[(u32, u32)], units: usize, slots: usize) {
+        assert_eq!(a.len(), units.min(slots));
+        let mut taken: Vec<u32> = a.iter().map(|&(_, s)| s).collect();
+        taken.sort_unstable();
+        taken.dedup();
+        assert_eq!(taken.len(), a.len(), "a slot taken twice: {a:?}");
+        assert!(taken.iter().all(|&s| (s as usize) < slots));
+    }
+
+    #[test]
+    fn built_in_shapes_have_one_slot_a_unit_a_spacing_apart() {
+        for n in [1usize, 2, 7, 25, 100, 401] {
+            for shape in [Shape::Line { width: 10 }, Shape::Box, Shape::Wedge] {
+                let slots = slot_offsets(&shape, n, 1.5);
+                assert_eq!(slots.len(), n, "{shape:?}");
+                let mean = slots.iter().fold(Vec2::ZERO, |a, &s| a + s) / n as f32;
+                assert!(mean.length() < 1e-3, "{shape:?} {n}: centred, not {mean}");
+                for (i, a) in slots.iter().enumerate() {
+                    for b in &slots[i + 1..] {
+                        assert!(a.distance(*b) >= 1.5 - 1e-3, "{shape:?} {n}: {a} {b}");
+                    }
+                }
+            }
+        }
+        let line = slot_offsets(&Shape::Line { width: 4 }, 10, 1.0);
+        // Ranks of 4, 4 and a centred 2, front rank ahead; the mean rank is 0.8 behind the
+        // front.
+        assert!(line[0].distance(Vec2::new(-1.5, 0.8)) < 1e-5, "{}", line[0]);
+        assert!(
+            line[8].distance(Vec2::new(-0.5, -1.2)) < 1e-5,
+            "{}",
+            line[8]
+        );
+        let wedge = slot_offsets(&Shape::Wedge, 3, 1.0);
+        assert!(wedge[0].y > wedge[1].y && wedge[1].y == wedge[2].y);
+    }
+
+    #[test]
+    fn to_world_turns_the_frame_with_the_facing() {
+        let east = Vec2::X;
+        // Ahead is east, right is south (+y).
+        assert_eq!(to_world(Vec2::new(0.0, 2.0), east), Vec2::new(2.0, 0.0));
+        assert_eq!(to_world(Vec2::new(1.0, 0.0), east), Vec2::new(0.0, 1.0));
+        let south = Vec2::Y;
+        assert_eq!(to_world(Vec2::new(1.0, 0.0), south), Vec2::new(-1.0, 0.0));
+    }
+
+    #[test]
+    fn units_in_formation_keep_their_slots_in_any_input_order() {
+        // Units standing exactly on a box's slots, facing any way, take them back.
+        for (k, facing) in [Vec2::X, Vec2::Y, Vec2::new(0.6, -0.8), -Vec2::X]
+            .into_iter()
+            .enumerate()
+        {
+            let offsets = slot_offsets(&Shape::Box, 30, 1.0);
+            let centre = Vec2::new(50.0, 40.0);
+            let mut units: Vec<(u32, Vec2)> = (offsets.iter().enumerate())
+                .map(|(i, &o)| (100 + i as u32 * 3, centre + to_world(o, facing)))
+                .collect();
+            let a = assign_slots(&units, &offsets, centre, facing);
+            assignment_is_a_matching(&a, 30, 30);
+            for &(id, slot) in &a {
+                assert_eq!((id - 100) / 3, slot, "facing {k}");
+            }
+            units.reverse();
+            assert_eq!(assign_slots(&units, &offsets, centre, facing), a);
+        }
+    }
+
+    #[test]
+    fn a_crowd_takes_slots_without_crossing_within_a_rank() {
+        // Units scattered at random take a line; within each rank, left to right order of
+        // the units is the order of their slots.
+        let mut seed = 7u32;
+        let mut rand = || {
+            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (seed >> 8) as f32 / (1 << 24) as f32
+        };
+        for n in [5usize, 40, 99] {
+            let units: Vec<(u32, Vec2)> = (0..n as u32)
+                .map(|i| (i, Vec2::new(rand() * 20.0, rand() * 20.0)))
+                .collect();
+            let offsets = slot_offsets(&Shape::Line { width: 10 }, n, 1.0);
+            let a = assign_slots(&units, &offsets, Vec2::splat(10.0), Vec2::Y);
+            assignment_is_a_matching(&a, n, n);
+            for &(i, si) in &a {
+                for &(j, sj) in &a {
+                    let (oi, oj) = (offsets[si as usize], offsets[sj as usize]);
+                    if (oi.y - oj.y).abs() < 1e-4 && oi.x < oj.x {
+                        // Right of the facing +y is -x.
+                        let right = |id: u32| -units[id as usize].1.x;
+                        assert!(right(i) <= right(j), "{n}: {i} and {j} cross");
+                    }
+                }
+            }
+        }
+        // More units than custom slots: the front ones get them.
+        let custom = [Vec2::ZERO, Vec2::new(1.0, 0.0)];
+        let units = [
+            (1, Vec2::new(0.0, 5.0)),
+            (2, Vec2::ZERO),
+            (3, Vec2::new(1.0, 5.0)),
+        ];
+        let a = assign_slots(&units, &custom, Vec2::ZERO, Vec2::Y);
+        // Facing +y, the right is -x: unit 3 (x = 1) is the left one.
+        assert_eq!(a, vec![(1, 1), (3, 0)]);
+        assert_eq!(slot_of(&a, 3), Some(0));
+        assert_eq!(slot_of(&a, 2), None);
+    }
+
+    #[test]
+    fn slots_behind_a_wall_fall_in_toward_the_anchor() {
+        let grid = Grid::new(20, 20).unwrap();
+        let mut cost = CostField::filled(&grid, crate::OPEN);
+        for y in 0..20 {
+            if !(9..=10).contains(&y) {
+                cost.set(crate::Cell::new(10, y), crate::WALL);
+            }
+        }
+        // Anchor in the gap; a slot beyond the wall's side comes in short of it.
+        let anchor = Vec2::new(10.5, 10.0);
+        let s = squeeze(&cost, &grid, anchor, Vec2::new(10.5, 16.0), 0.5);
+        assert!((s.y - 10.5).abs() < 1e-4, "{s}");
+        // A slot in open ground stays.
+        let free = Vec2::new(15.0, 10.0);
+        assert_eq!(squeeze(&cost, &grid, anchor, free, 0.5), free);
+    }
+
+    #[test]
+    fn turning_is_bounded() {
+        let h = turn_toward(Vec2::X, Vec2::Y, 0.1);
+        assert!((libm::atan2f(h.y, h.x) - 0.1).abs() < 1e-5);
+        let h = turn_toward(Vec2::X, -Vec2::Y, 0.1);
+        assert!((libm::atan2f(h.y, h.x) + 0.1).abs() < 1e-5);
+        assert_eq!(
+            turn_toward(Vec2::X, Vec2::new(1.0, 0.01).normalize(), 0.1),
+            Vec2::new(1.0, 0.01).normalize()
+        );
+    }
+
+    #[test]
+    fn orders_with_bad_numbers_are_refused() {
+        let order = |shape, spacing, facing| FormationOrder {
+            shape,
+            spacing,
+            facing,
+        };
+        assert!(order(Shape::Box, None, None).validate().is_ok());
+        assert_eq!(
+            order(Shape::Line { width: 0 }, None, None).validate(),
+            Err(FormationError::ZeroWidth)
+        );
+        assert!(order(Shape::Box, Some(f32::NAN), None).validate().is_err());
+        assert!(order(Shape::Box, Some(0.0), None).validate().is_err());
+        assert!(
+            order(Shape::Box, None, Some(Vec2::ZERO))
+                .validate()
+                .is_err()
+        );
+        assert!(order(Shape::Custom(vec![]), None, None).validate().is_err());
+        assert!(matches!(
+            order(Shape::Custom(vec![Vec2::ZERO, Vec2::INFINITY]), None, None).validate(),
+            Err(FormationError::Slot { index: 1, .. })
+        ));
+    }
+}

@@ -1,0 +1,333 @@
+//! Stage `lead_formations` (docs/behaviour.md, "Formations"): hands out each formation's
+//! slots when its members change, walks its anchor along the group's field at the pace of
+//! the slowest member, waiting for members that lag, turns it no faster than its widest
+//! slot can follow, and lays the slots out for `steer_units`.
+//!
+//! A frame with no formation costs one look at an empty list.
+
+use glam::Vec2;
+use horde_core::{
+    Agent, Cell, FieldCache, GoalSet, Grid, Map, Position, UnitId, assign_slots, slot_offsets,
+    squeeze, sweep, to_world, turn_toward,
+};
+
+use crate::formations::Formation;
+use crate::frame::{FrameData, query};
+use crate::groups::Group;
+use crate::job_graph::StageContext;
+
+/// Lag (how far the member farthest from its slot is from it) up to which the anchor walks at full pace, in spacings; past it the anchor
+/// slows, down to [`SLOWEST`] of its pace at `FULL_PACE_LAG + LAG_SPAN` spacings.
+const FULL_PACE_LAG: f32 = 0.5;
+
+/// Every this many frames the slots are handed out again from where the members stand,
+/// when that brings them nearer their slots by more than [`REASSIGN_GAIN`] (summed squared
+/// distances): after a squeeze through a gap the members come out in another order, and
+/// walking back to the old slots would cross the whole formation.
+const REASSIGN_EVERY: u64 = 30;
+
+/// See [`REASSIGN_EVERY`]: the share the summed squared distance must drop by. A formed
+/// formation keeps its slots (no unit swaps back and forth).
+const REASSIGN_GAIN: f32 = 0.2;
+
+/// See [`FULL_PACE_LAG`].
+const LAG_SPAN: f32 = 2.0;
+
+/// The least share of its pace the anchor keeps while members lag: a member that can never
+/// reach its slot does not hold the formation for ever.
+const SLOWEST: f32 = 0.2;
+
+/// The anchor is on its goal point within this many cells.
+const ON_GOAL: f32 = 1e-3;
+
+/// One member as the stage reads it.
+#[derive(Clone, Copy)]
+struct Member {
+    id: u32,
+    pos: Vec2,
+    radius: f32,
+    max_speed: f32,
+    layer: horde_core::Layer,
+}
+
+/// Moves every formation's anchor and lays out its slots.
+pub(crate) fn lead_formations(data: &FrameData, _ctx: &StageContext<'_>) {
+    let mut formations = data.formations.write();
+    if formations.is_empty() {
+        return;
+    }
+    puffin::profile_scope!("lead_formations");
+    let groups = data.groups.read();
+    let map = data.map.read();
+    let fields = data.fields.read();
+    let mut members: Vec<Vec<Member>> = vec![Vec::new(); formations.list.len()];
+    for (id, pos, agent) in query::<(&UnitId, &Position, &Agent)>(&data.world).iter() {
+        let g = usize::from(agent.group.0);
+        if formations.list.get(g).is_some_and(Option::is_some) && pos.0.is_finite() {
+            members[g].push(Member {
+                id: id.0,
+                pos: pos.0,
+                radius: agent.radius,
+                max_speed: agent.max_speed,
+                layer: agent.layer,
+            });
+        }
+    }
+    for (g, formation) in formations.list.iter_mut().enumerate() {
+        let (Some(formation), Some(group)) = (formation.as_mut(), groups.list.get(g)) else {
+            continue;
+        };
+        let members = &mut members[g];
+        members.sort_unstable_by_key(|m| m.id);
+        lead(formation, group, members, &map, &fields, data);
+    }
+}
+
+/// One formation's frame.
+fn lead(
+    f: &mut Formation,
+    group: &Group,
+    members: &[Member],
+    map: &Map,
+    fields: &FieldCache,
+    data: &FrameData,
+) {
+    let grid = map.grid();
+    let dt = data.clock.dt;
+    if members.is_empty() {
+        f.speed = 0.0;
+        return;
+    }
+    // The largest body sets where the anchor walks and the spacing; the slowest the pace.
+    let big = members
+        .iter()
+        .fold(members[0], |b, m| if m.radius > b.radius { *m } else { b });
+    f.radius = big.radius;
+    f.layer = big.layer;
+    f.pace = members
+        .iter()
+        .map(|m| m.max_speed)
+        .fold(f32::INFINITY, f32::min);
+    let class = data.config.size_class(f.radius, grid.cell_size());
+    let cost = map
+        .prepared_class_cost_field(f.layer, class)
+        .unwrap_or_else(|| map.cost_field(f.layer));
+    let field = group
+        .field(f.layer, class)
+        .map(|id| fields.get(id))
+        .filter(|field| field.built_from().is_some());
+    let goal = destination(&group.goal, grid);
+    let way_at = |p: Vec2| -> Vec2 {
+        if p.distance(goal) <= 1.5 * grid.cell_size() {
+            return (goal - p).normalize_or_zero();
+        }
+        match (field, grid.cell_at(p)) {
+            (Some(field), Some(c)) => field.flow().sample_byte(grid, field.flow().byte_at(c), p),
+            // No flat field (hierarchical navigation builds none): straight for the goal,
+            // sliding along walls.
+            _ => (goal - p).normalize_or_zero(),
+        }
+    };
+
+    let ids: Vec<u32> = members.iter().map(|m| m.id).collect();
+    if f.members != ids {
+        lay_out(f, members, &ids, &way_at);
+    }
+    // Narrower where the way ahead is narrower: a line or a box walks as a column through a
+    // gap and widens after it.
+    if let Some(full) = f.ordered_width(members.len()) {
+        let free = free_width(cost, grid, f, full, &way_at);
+        let fit = ((free / f.spacing).floor() as u32).clamp(1, full);
+        let width = if fit == full { 0 } else { fit };
+        if width != f.width {
+            f.width = width;
+            f.offsets = slot_offsets(&f.shape_now(), members.len(), f.spacing);
+            let at: Vec<(u32, Vec2)> = members.iter().map(|m| (m.id, m.pos)).collect();
+            f.slots = assign_slots(&at, &f.offsets, f.anchor, f.heading);
+            f.targets.clear();
+        }
+    }
+    if f.goal_changes != group.goal_changes {
+        f.goal_changes = group.goal_changes;
+        f.arrived = false;
+    }
+
+    if data.clock.frame % REASSIGN_EVERY == 0 && !f.targets.is_empty() {
+        reassign(f, members);
+    }
+    if f.targets.is_empty() {
+        lay_targets(f, cost, grid);
+    }
+    // How far the members lag behind their slots (as laid out last frame). While it walks
+    // narrower than ordered (a column through a gap, or ground too narrow for it), only its
+    // front half counts: the head clears the way out for the units still queueing behind,
+    // who catch up once it widens and waits for them.
+    let head = if f.width > 0 {
+        f.offsets.len().div_ceil(2)
+    } else {
+        f.offsets.len()
+    };
+    let lag = members
+        .iter()
+        .filter_map(|m| {
+            let s = horde_core::slot_of(&f.slots, m.id).filter(|&s| (s as usize) < head)?;
+            Some(m.pos.distance(*f.targets.get(s as usize)?))
+        })
+        .fold(0.0, f32::max)
+        / f.spacing;
+    let wait = (1.0 - (lag - FULL_PACE_LAG) / LAG_SPAN).clamp(SLOWEST, 1.0);
+
+    // The widest slot turns no faster than the pace lets it follow.
+    let extent = f
+        .offsets
+        .iter()
+        .map(|o| o.length())
+        .fold(f.spacing, f32::max);
+    let max_turn = f.pace * dt / extent;
+    let before = f.anchor;
+    if f.anchor.distance(goal) > ON_GOAL * grid.cell_size() {
+        f.arrived = false;
+        let way = way_at(f.anchor);
+        if way != Vec2::ZERO {
+            f.heading = turn_toward(f.heading, way, max_turn);
+            // Walk on as far as it faces its way: a sharp turn is made on the spot.
+            let along = f.heading.dot(way).max(0.0);
+            let step = (f.pace * wait * along * dt).min(f.anchor.distance(goal));
+            f.anchor = sweep(cost, grid, f.anchor, way * step).0;
+        }
+    } else {
+        f.anchor = goal;
+        let facing = f.order.unit_facing().unwrap_or(f.heading);
+        f.heading = turn_toward(f.heading, facing, max_turn);
+        // `turn_toward` gives the facing itself once it is within a turn.
+        f.arrived = f.heading == facing;
+    }
+    f.speed = f.anchor.distance(before) / dt.max(1e-6);
+    lay_targets(f, cost, grid);
+}
+
+/// Lays the slots out about the anchor for its heading, squeezed in from behind walls.
+fn lay_targets(f: &mut Formation, cost: &horde_core::CostField, grid: &Grid) {
+    let (anchor, heading, radius) = (f.anchor, f.heading, f.radius);
+    f.targets.clear();
+    f.targets.extend(
+        (f.offsets.iter())
+            .map(|&o| squeeze(cost, grid, anchor, anchor + to_world(o, heading), radius)),
+    );
+}
+
+/// Hands the slots out to `members` (sorted by id) where they stand. The first time, the
+/// anchor starts on the member nearest their middle (a point the army stands on, never in a
+/// wall), facing the way its field leads.
+fn lay_out(f: &mut Formation, members: &[Member], ids: &[u32], way_at: &impl Fn(Vec2) -> Vec2) {
+    let spacing = f
+        .order
+        .spacing
+        .unwrap_or(2.0 * f.radius * horde_core::SPACING_MARGIN);
+    f.spacing = spacing;
+    f.offsets = slot_offsets(&f.shape_now(), members.len(), spacing);
+    if !f.is_laid_out() {
+        let n = members.len() as f32;
+        let middle = members.iter().fold(Vec2::ZERO, |a, m| a + m.pos) / n;
+        f.anchor = members
+            .iter()
+            .min_by(|a, b| {
+                (a.pos.distance_squared(middle))
+                    .total_cmp(&b.pos.distance_squared(middle))
+                    .then(a.id.cmp(&b.id))
+            })
+            .map_or(middle, |m| m.pos);
+        let way = way_at(f.anchor);
+        f.heading = if way != Vec2::ZERO {
+            way
+        } else {
+            f.order.unit_facing().unwrap_or(Vec2::X)
+        };
+    }
+    let at: Vec<(u32, Vec2)> = members.iter().map(|m| (m.id, m.pos)).collect();
+    f.slots = assign_slots(&at, &f.offsets, f.anchor, f.heading);
+    f.members = ids.to_vec();
+}
+
+/// The narrowest free width across the way (world units, at most the ordered width plus a
+/// spacing; twice the free room on the nearer side, as the formation is centred on its
+/// anchor) at the anchor and at points a spacing apart along its way for as far as half
+/// the ordered formation is deep plus [`LOOK_AHEAD`] spacings: the formation narrows before
+/// it reaches a gap.
+fn free_width(
+    cost: &horde_core::CostField,
+    grid: &Grid,
+    f: &Formation,
+    full: u32,
+    way_at: &impl Fn(Vec2) -> Vec2,
+) -> f32 {
+    let wide = (full as f32 + 1.0) * f.spacing;
+    let ranks = f.members.len().div_ceil(full.max(1) as usize) as f32;
+    let steps = ((ranks * 0.5 + LOOK_AHEAD).ceil() as usize).min(MAX_LOOK);
+    let mut p = f.anchor;
+    let mut narrowest = wide;
+    for _ in 0..=steps {
+        let way = way_at(p);
+        let across = if way == Vec2::ZERO { f.heading } else { way }.perp();
+        let reach = |dir: Vec2| {
+            horde_core::cast_ray(cost, grid, p, dir, wide * 0.5).map_or(wide * 0.5, |h| h.distance)
+        };
+        // The formation is centred on its anchor: the nearer side bounds it.
+        narrowest = narrowest.min(2.0 * reach(across).min(reach(-across)));
+        if way == Vec2::ZERO {
+            break;
+        }
+        let next = sweep(cost, grid, p, way * f.spacing).0;
+        if next == p {
+            break;
+        }
+        p = next;
+    }
+    narrowest
+}
+
+/// See [`free_width`].
+const LOOK_AHEAD: f32 = 2.0;
+
+/// The most points [`free_width`] looks at.
+const MAX_LOOK: usize = 32;
+
+/// Hands the slots out again from where `members` stand (laid about the slots' places this
+/// frame) when that brings them nearer by more than [`REASSIGN_GAIN`].
+fn reassign(f: &mut Formation, members: &[Member]) {
+    let cost = |slots: &[(u32, u32)]| -> f32 {
+        members
+            .iter()
+            .filter_map(|m| {
+                let s = horde_core::slot_of(slots, m.id)?;
+                Some(m.pos.distance_squared(*f.targets.get(s as usize)?))
+            })
+            .sum()
+    };
+    let at: Vec<(u32, Vec2)> = members.iter().map(|m| (m.id, m.pos)).collect();
+    let again = assign_slots(&at, &f.offsets, f.anchor, f.heading);
+    if cost(&again) < cost(&f.slots) * (1.0 - REASSIGN_GAIN) {
+        f.slots = again;
+    }
+}
+
+/// The point a formation walks to: the centre of the goal cell nearest the middle of the
+/// goal's cells (the first such cell in the goal's order on a tie).
+#[must_use]
+pub(crate) fn destination(goal: &GoalSet, grid: &Grid) -> Vec2 {
+    let cells = goal.cells();
+    let n = cells.len().max(1) as f32;
+    let middle = cells
+        .iter()
+        .fold(Vec2::ZERO, |a, &c| a + grid.cell_centre(c))
+        / n;
+    let best = cells
+        .iter()
+        .copied()
+        .min_by(|&a, &b| {
+            (grid.cell_centre(a).distance_squared(middle))
+                .total_cmp(&grid.cell_centre(b).distance_squared(middle))
+        })
+        .unwrap_or(Cell::new(0, 0));
+    grid.cell_centre(best)
+}
