@@ -60,6 +60,7 @@ pub(crate) fn lead_formations(data: &FrameData, _ctx: &StageContext<'_>) {
     let groups = data.groups.read();
     let map = data.map.read();
     let fields = data.fields.read();
+    let clearance = data.clearance.read();
     let mut members: Vec<Vec<Member>> = vec![Vec::new(); formations.list.len()];
     for (id, pos, agent) in query::<(&UnitId, &Position, &Agent)>(&data.world).iter() {
         let g = usize::from(agent.group.0);
@@ -77,9 +78,7 @@ pub(crate) fn lead_formations(data: &FrameData, _ctx: &StageContext<'_>) {
         let (Some(formation), Some(group)) = (formation.as_mut(), groups.list.get(g)) else {
             continue;
         };
-        let members = &mut members[g];
-        members.sort_unstable_by_key(|m| m.id);
-        lead(formation, group, members, &map, &fields, data);
+        lead(formation, group, &members[g], &map, &fields, &clearance, data);
     }
 }
 
@@ -90,6 +89,7 @@ fn lead(
     members: &[Member],
     map: &Map,
     fields: &FieldCache,
+    clearance: &[horde_core::Clearance],
     data: &FrameData,
 ) {
     let grid = map.grid();
@@ -98,10 +98,15 @@ fn lead(
         f.speed = 0.0;
         return;
     }
-    // The largest body sets where the anchor walks and the spacing; the slowest the pace.
-    let big = members
-        .iter()
-        .fold(members[0], |b, m| if m.radius > b.radius { *m } else { b });
+    // The largest body (the lowest id of those) sets where the anchor walks and the
+    // spacing; the slowest the pace. `members` come in the world's order.
+    let big = members.iter().fold(members[0], |b, m| {
+        if m.radius > b.radius || (m.radius == b.radius && m.id < b.id) {
+            *m
+        } else {
+            b
+        }
+    });
     f.radius = big.radius;
     f.layer = big.layer;
     f.pace = members
@@ -129,9 +134,11 @@ fn lead(
         }
     };
 
-    let ids: Vec<u32> = members.iter().map(|m| m.id).collect();
-    if f.members != ids {
-        lay_out(f, members, &ids, &way_at);
+    // The members are the ones the slots were handed to, unless a unit joined or left.
+    let same = members.len() == f.members.len()
+        && members.iter().all(|m| f.members.binary_search(&m.id).is_ok());
+    if !same {
+        lay_out(f, members, &way_at);
     }
     // Narrower where the way ahead is narrower: a line or a box walks as a column through a
     // gap and widens after it.
@@ -155,8 +162,17 @@ fn lead(
     if data.clock.frame % REASSIGN_EVERY == 0 && !f.targets.is_empty() {
         reassign(f, members);
     }
+    // Within this many cells of the anchor no slot needs a ray: the anchor's clearance
+    // says every cell that near is open to the class (its cost field blocks cells within
+    // its class of a wall).
+    let open_reach = (clearance[f.layer as usize].get(
+        grid.clamped_cell_at(f.anchor).x,
+        grid.clamped_cell_at(f.anchor).y,
+    ) as f32)
+        - f32::from(class)
+        - 2.0;
     if f.targets.is_empty() {
-        lay_targets(f, cost, grid);
+        lay_targets(f, cost, grid, open_reach);
     }
     // How far the members lag behind their slots (as laid out last frame). While it walks
     // narrower than ordered (a column through a gap, or ground too narrow for it), only its
@@ -203,23 +219,31 @@ fn lead(
         f.arrived = f.heading == facing;
     }
     f.speed = f.anchor.distance(before) / dt.max(1e-6);
-    lay_targets(f, cost, grid);
+    let moved = (f.anchor - before).length() / grid.cell_size();
+    lay_targets(f, cost, grid, open_reach - moved.ceil());
 }
 
-/// Lays the slots out about the anchor for its heading, squeezed in from behind walls.
-fn lay_targets(f: &mut Formation, cost: &horde_core::CostField, grid: &Grid) {
+/// Lays the slots out about the anchor for its heading, squeezed in from behind walls: a
+/// ray from the anchor for each slot farther than `open_reach` cells (plus its radius) from
+/// it, none for the nearer ones.
+fn lay_targets(f: &mut Formation, cost: &horde_core::CostField, grid: &Grid, open_reach: f32) {
     let (anchor, heading, radius) = (f.anchor, f.heading, f.radius);
+    let open = (open_reach * grid.cell_size() - radius).max(0.0);
     f.targets.clear();
-    f.targets.extend(
-        (f.offsets.iter())
-            .map(|&o| squeeze(cost, grid, anchor, anchor + to_world(o, heading), radius)),
-    );
+    f.targets.extend((f.offsets.iter()).map(|&o| {
+        let slot = anchor + to_world(o, heading);
+        if o.length() < open {
+            slot
+        } else {
+            squeeze(cost, grid, anchor, slot, radius)
+        }
+    }));
 }
 
-/// Hands the slots out to `members` (sorted by id) where they stand. The first time, the
-/// anchor starts on the member nearest their middle (a point the army stands on, never in a
-/// wall), facing the way its field leads.
-fn lay_out(f: &mut Formation, members: &[Member], ids: &[u32], way_at: &impl Fn(Vec2) -> Vec2) {
+/// Hands the slots out to `members` where they stand. The first time, the anchor starts on
+/// the member nearest their middle (a point the army stands on, never in a wall), facing
+/// the way its field leads.
+fn lay_out(f: &mut Formation, members: &[Member], way_at: &impl Fn(Vec2) -> Vec2) {
     let spacing = f
         .order
         .spacing
@@ -227,8 +251,11 @@ fn lay_out(f: &mut Formation, members: &[Member], ids: &[u32], way_at: &impl Fn(
     f.spacing = spacing;
     f.offsets = slot_offsets(&f.shape_now(), members.len(), spacing);
     if !f.is_laid_out() {
+        // Summed in id order: the world's order of the units must not change the sum.
+        let mut by_id = members.to_vec();
+        by_id.sort_unstable_by_key(|m| m.id);
         let n = members.len() as f32;
-        let middle = members.iter().fold(Vec2::ZERO, |a, m| a + m.pos) / n;
+        let middle = by_id.iter().fold(Vec2::ZERO, |a, m| a + m.pos) / n;
         f.anchor = members
             .iter()
             .min_by(|a, b| {
@@ -246,7 +273,9 @@ fn lay_out(f: &mut Formation, members: &[Member], ids: &[u32], way_at: &impl Fn(
     }
     let at: Vec<(u32, Vec2)> = members.iter().map(|m| (m.id, m.pos)).collect();
     f.slots = assign_slots(&at, &f.offsets, f.anchor, f.heading);
-    f.members = ids.to_vec();
+    f.members = members.iter().map(|m| m.id).collect();
+    f.members.sort_unstable();
+    f.targets.clear();
 }
 
 /// The narrowest free width across the way (world units, at most the ordered width plus a

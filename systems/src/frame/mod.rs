@@ -290,6 +290,7 @@ pub(crate) fn build_graph() -> Result<JobGraph<FrameData>, GraphBuildError> {
                 .read::<Groups>()
                 .read::<Map>()
                 .read::<FieldCache>()
+                .read::<Clearance>()
                 .write::<Formations>(),
             &["rebuild_fields"],
             lead_formations::lead_formations,

@@ -412,9 +412,12 @@ impl<'a> Frame<'a> {
         let cost = (self.map)
             .prepared_class_cost_field(agent.layer, me.fetched.class)
             .unwrap_or_else(|| self.map.cost_field(agent.layer));
+        // No ray where the unit's clearance shows the way open (its class's cost field
+        // blocks cells within its class of a wall).
+        let open = f32::from(me.fetched.clearance) - f32::from(me.fetched.class) - 2.0;
         let way = if d <= 1e-4 {
             Vec2::ZERO
-        } else if cast_ray(cost, grid, pos, to / d, d).is_none() {
+        } else if d < open * grid.cell_size() || cast_ray(cost, grid, pos, to / d, d).is_none() {
             to / d
         } else {
             me.fetched.ideal
