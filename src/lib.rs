@@ -10,7 +10,8 @@
 //! The rest lives in domain modules: [`components`] (what a unit is made of),
 //! [`fields`] (cost, integration and flow fields, clearance, regions), [`hierarchy`]
 //! (sectors and portals for big maps), [`sizes`] (size classes), [`crowd`] (neighbour
-//! buckets, goal-area fills), [`formats`] (map and scenario files), [`steering`],
+//! buckets, goal-area fills), [`formations`] (formations and unit targets), [`formats`]
+//! (map and scenario files), [`steering`],
 //! [`bodies`] (units as discs against walls), [`forces`], [`settings`], [`level`] (the
 //! seeded generator),
 //! [`jobs`] (the job graph and frame reports) and [`persistence`] (snapshots, replays,
@@ -35,12 +36,12 @@ pub use puffin;
 pub use horde_core::{
     Cell, EmptyGoalSet, FieldError, ForceField, ForceFieldError, ForceFieldId, ForceKind,
     FormationError, FormationOrder, GoalSet, Grid, GridError, GroupId, Layer, LevelError, Map,
-    MapFormatError, SpawnError, Terrain, UnitId, UnitSpec,
+    MapFormatError, SpawnError, Terrain, UnitId, UnitSpec, UnitTarget,
 };
 pub use horde_systems::{
     Command, ConfigError, FileError, FrameReport, Group, GroupReach, GroupStatus, Groups, Horde,
     Navigation, Outcome, Replay, ReplayError, SimConfig, SimError, Simulation, Snapshot,
-    StageError, UnitState, UnitStatus,
+    StageError, TargetLoss, TargetState, UnitState, UnitStatus,
 };
 
 /// The types most programs use, in one `use horde::prelude::*;`.
@@ -49,7 +50,7 @@ pub mod prelude {
     pub use hecs::{Entity, World};
     pub use horde_core::{
         Cell, ForceField, ForceKind, FormationOrder, GoalSet, Grid, GroupId, Layer, Map, Position,
-        Shape, Terrain, UnitId, UnitSpec, Velocity,
+        Shape, Terrain, UnitId, UnitSpec, UnitTarget, Velocity,
     };
     pub use horde_systems::{
         Command, Horde, Outcome, SimConfig, SimError, Simulation, Snapshot, UnitStatus,
@@ -101,14 +102,15 @@ pub mod crowd {
     pub use horde_core::{CellMemo, FillWay, GoalFill, SpatialGrid, SpatialGridError, cell_share};
 }
 
-/// Formations (docs/behaviour.md, "Formations"): shapes and their slots, which unit takes
-/// which, and each group's formation as it moves.
+/// Formations and unit targets (docs/behaviour.md, "Formations", "Unit targets"): shapes
+/// and their slots, which unit takes which, each group's formation as it moves, and groups
+/// that follow a unit.
 pub mod formations {
     pub use horde_core::{
-        FormationError, FormationOrder, MAX_OFFSET, MAX_SLOTS, SPACING_MARGIN, Shape, assign_slots,
-        slot_of, slot_offsets, squeeze, to_world, turn_toward,
+        FormationError, FormationOrder, MAX_OFFSET, MAX_SLOTS, SPACING_MARGIN, Shape, UnitTarget,
+        assign_slots, slot_of, slot_offsets, squeeze, to_world, turn_toward,
     };
-    pub use horde_systems::{Formation, Formations};
+    pub use horde_systems::{Formation, Formations, TargetLoss, TargetState};
 }
 
 /// Map and scenario files: horde's ASCII maps, Moving AI `.map` and `.map.scen`, the check

@@ -333,7 +333,7 @@ fn write_binary_corpus() {
     sim.step(0.05).unwrap();
     sim.set_group_goal(horde::GroupId(0), GoalSet::single(Cell::new(13, 2)))
         .unwrap();
-    sim.add_group(GoalSet::single(Cell::new(12, 12))).unwrap();
+    let added = sim.add_group(GoalSet::single(Cell::new(12, 12))).unwrap();
     sim.set_formation(
         horde::GroupId(0),
         Some(horde::FormationOrder {
@@ -344,6 +344,14 @@ fn write_binary_corpus() {
     )
     .unwrap();
     sim.spawn(UnitSpec::at(Vec2::new(12.5, 3.5))).unwrap();
+    sim.set_group_target(
+        added,
+        Some(horde::UnitTarget {
+            unit: horde::UnitId(0),
+            distance: 2.0,
+        }),
+    )
+    .unwrap();
     sim.add_force(ForceField::new(Vec2::new(12.0, 4.0), ForceKind::Attractor, 2.0, 5.0).unwrap());
     for _ in 0..4 {
         sim.step(0.05).unwrap();

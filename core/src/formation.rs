@@ -8,7 +8,7 @@
 
 use glam::Vec2;
 
-use crate::steering::cast_ray;
+use crate::terrain::WALL;
 use crate::{CostField, Grid};
 
 /// The shape of a formation.
@@ -63,6 +63,9 @@ pub enum FormationError {
     /// Custom slots that are empty or too many.
     #[error("a custom formation needs 1 to {max} slots, not {0}", max = MAX_SLOTS)]
     SlotCount(usize),
+    /// A target distance that is not finite, negative or too far.
+    #[error("a target distance must be finite and within 0 to {max}, not {0}", max = MAX_OFFSET)]
+    Distance(f32),
     /// A custom slot that is not finite or too far from the anchor.
     #[error("custom slot {index} is ({x}, {y}): each must be finite and within {max} cells of the anchor", max = MAX_OFFSET)]
     Slot {
@@ -73,6 +76,28 @@ pub enum FormationError {
         /// See `x`.
         y: f32,
     },
+}
+
+/// A unit a group follows (docs/behaviour.md, "Unit targets"): its goal moves with the unit,
+/// and the group stops `distance` from it (a formation's anchor; a blob gathers within that
+/// distance).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct UnitTarget {
+    /// The unit followed.
+    pub unit: crate::UnitId,
+    /// How far from it the group stops (world units, `0..=MAX_OFFSET`).
+    pub distance: f32,
+}
+
+impl UnitTarget {
+    /// Checks the distance.
+    pub fn validate(&self) -> Result<(), FormationError> {
+        if self.distance.is_finite() && (0.0..=MAX_OFFSET).contains(&self.distance) {
+            Ok(())
+        } else {
+            Err(FormationError::Distance(self.distance))
+        }
+    }
 }
 
 /// The most slots a custom formation may have.
@@ -234,8 +259,9 @@ pub fn slot_of(assignment: &[(u32, u32)], id: u32) -> Option<u32> {
 }
 
 /// Where a slot at world point `slot` can be reached from `anchor` in a straight line on
-/// `cost` (a size class's cost field: cells the body does not fit are walls): the slot
-/// itself when the way is clear, else the point `margin` short of the first wall on the
+/// `cost` (a size class's cost field: cells the body does not fit are walls), lone rocks
+/// aside ([`open_reach`]: units walk round them): the slot itself when the way is clear,
+/// pushed out of a rock it lies on; else the point `margin` short of the first wall on the
 /// way (the anchor itself when the wall is nearer). Slots beyond a gap's sides fall in
 /// toward the anchor, so a formation narrows to pass the gap and widens again after it.
 #[must_use]
@@ -246,11 +272,66 @@ pub fn squeeze(cost: &CostField, grid: &Grid, anchor: Vec2, slot: Vec2, margin: 
         return slot;
     }
     let dir = d / length;
-    match cast_ray(cost, grid, anchor, dir, length + margin) {
-        None => slot,
-        Some(hit) => anchor + dir * (hit.distance - margin).clamp(0.0, length),
+    let reach = open_reach(cost, grid, anchor, dir, length + margin);
+    if reach >= length + margin {
+        if crate::centre_is_open(cost, grid, slot) {
+            slot
+        } else {
+            // On a rock: the nearest open point with room for the body.
+            crate::escape_wall(cost, grid, slot, margin).unwrap_or(anchor)
+        }
+    } else {
+        anchor + dir * (reach - margin).clamp(0.0, length)
     }
 }
+
+/// How far a ray from `from` along `dir` goes (at most `length`) before it meets a wall
+/// that is not a lone rock: units walk round rocks, so a formation does not narrow for them.
+/// A rock is one or two wall cells touching no other ([`is_rock`]).
+#[must_use]
+pub fn open_reach(cost: &crate::CostField, grid: &Grid, from: Vec2, dir: Vec2, length: f32) -> f32 {
+    let size = grid.cell_size();
+    let mut gone = 0.0;
+    for _ in 0..MAX_ROCKS {
+        let start = from + dir * gone;
+        let Some(hit) = crate::cast_ray(cost, grid, start, dir, length - gone) else {
+            return length;
+        };
+        let cell = crate::cell_coords(grid, start + dir * (hit.distance + size * 1e-3));
+        if !is_rock(cost, cell) {
+            return gone + hit.distance;
+        }
+        // A rock: on from past it (a ray crosses a cell in at most 1.5 of its sides).
+        gone += hit.distance + 1.5 * size;
+        if gone >= length {
+            return length;
+        }
+    }
+    gone.min(length)
+}
+
+/// Whether the wall cell `cell` is a lone rock: it and its wall neighbours (among the eight
+/// round it) are at most [`ROCK_CELLS`] wall cells with no other wall cell touching them.
+/// The end of a wall line is not a rock.
+fn is_rock(cost: &CostField, cell: (i64, i64)) -> bool {
+    let walls_round = |c: (i64, i64), skip: (i64, i64)| -> Vec<(i64, i64)> {
+        (-1..=1)
+            .flat_map(|dy| (-1..=1).map(move |dx| (c.0 + dx, c.1 + dy)))
+            .filter(|&n| n != c && n != skip && cost.get_or_wall(n.0, n.1) == WALL)
+            .collect()
+    };
+    match walls_round(cell, cell).as_slice() {
+        [] => true,
+        [other] => ROCK_CELLS >= 2 && walls_round(*other, cell).is_empty(),
+        _ => false,
+    }
+}
+
+/// See [`is_rock`].
+const ROCK_CELLS: usize = 2;
+
+/// The most rocks a ray of [`open_reach`] passes.
+const MAX_ROCKS: usize = 8;
 
 /// `heading` turned toward `want` (both unit vectors) by at most `max_angle` radians.
 #[must_use]
@@ -384,7 +465,7 @@ mod tests {
         let mut cost = CostField::filled(&grid, crate::OPEN);
         for y in 0..20 {
             if !(9..=10).contains(&y) {
-                cost.set(crate::Cell::new(10, y), crate::WALL);
+                cost.set(crate::Cell::new(10, y), WALL);
             }
         }
         // Anchor in the gap; a slot beyond the wall's side comes in short of it.
@@ -394,6 +475,25 @@ mod tests {
         // A slot in open ground stays.
         let free = Vec2::new(15.0, 10.0);
         assert_eq!(squeeze(&cost, &grid, anchor, free, 0.5), free);
+        // A lone rock (one cell, then two) on the way does not pull the slot in: units walk
+        // round it. A slot on the rock is pushed off it.
+        for rock in [&[(14, 10)][..], &[(14, 10), (14, 11)]] {
+            let mut rocky = cost.clone();
+            for &(x, y) in rock {
+                rocky.set(crate::Cell::new(x, y), WALL);
+            }
+            let behind = Vec2::new(17.5, 10.5);
+            assert_eq!(squeeze(&rocky, &grid, anchor, behind, 0.5), behind);
+            let on = squeeze(&rocky, &grid, anchor, Vec2::new(14.5, 10.5), 0.4);
+            assert!(crate::centre_is_open(&rocky, &grid, on), "{on}");
+        }
+        // Three cells in a row are a wall, not a rock.
+        let mut wall = cost.clone();
+        for y in 9..12 {
+            wall.set(crate::Cell::new(14, y), WALL);
+        }
+        let s = squeeze(&wall, &grid, anchor, Vec2::new(17.5, 10.5), 0.5);
+        assert!(s.x < 14.0, "{s}");
     }
 
     #[test]

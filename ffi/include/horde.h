@@ -112,6 +112,21 @@
 // The length of `HordeStageTime::name`, its terminating NUL included.
 #define HORDE_STAGE_NAME_LEN 32
 
+// No formation: `horde_set_formation` with this shape has the group move as a blob again.
+#define HORDE_FORMATION_NONE 0
+
+// A line: ranks of `width` units.
+#define HORDE_FORMATION_LINE 1
+
+// A square block.
+#define HORDE_FORMATION_BOX 2
+
+// A filled wedge, its point ahead.
+#define HORDE_FORMATION_WEDGE 3
+
+// `unit` for `horde_follow_unit`: stop following.
+#define HORDE_NO_TARGET UINT32_MAX
+
 // A simulation: opaque, made by `horde_sim_create`, `horde_sim_create_movingai` or
 // `horde_sim_create_from_snapshot`, freed by `horde_sim_free`.
 //
@@ -569,6 +584,34 @@ HordeStatus horde_set_group_goal(struct HordeSim *sim,
                                  const struct HordeCell *goals,
                                  size_t goal_count);
 
+// Has group `group` move in formation (docs/behaviour.md, "Formations"): `shape` one of
+// `HORDE_FORMATION_LINE` (with `width` units a rank, at least 1), `HORDE_FORMATION_BOX`,
+// `HORDE_FORMATION_WEDGE` (`width` unused), or `HORDE_FORMATION_NONE` to move as a blob
+// again. `spacing` in world units, or 0 for the default (the largest diameter times 1.2);
+// `(facing_x, facing_y)` the way it faces once arrived, or `(0, 0)` for the way it walked
+// in. A bad shape, width, spacing or facing is `HORDE_ERROR_INVALID_ARGUMENT`.
+//
+// # Safety
+// `sim` is a live handle.
+HordeStatus horde_set_formation(struct HordeSim *sim,
+                                uint16_t group,
+                                uint32_t shape,
+                                uint32_t width,
+                                float spacing,
+                                float facing_x,
+                                float facing_y);
+
+// Has group `group` follow the unit with id `unit` at `distance` world units
+// (docs/behaviour.md, "Unit targets"), or with `unit` = `HORDE_NO_TARGET` stop following.
+// The unit must exist and belong to another group (`HORDE_ERROR_NO_SUCH_UNIT`,
+// `HORDE_ERROR_INVALID_ARGUMENT`); a distance that is not finite or is negative is
+// `HORDE_ERROR_INVALID_ARGUMENT`. Read whether it still follows it with
+// `horde_group_target`.
+//
+// # Safety
+// `sim` is a live handle.
+HordeStatus horde_follow_unit(struct HordeSim *sim, uint16_t group, uint32_t unit, float distance);
+
 // Spawns `count` units, `specs[0..count]`, in that order, and writes their ids to
 // `out_ids[0..count]` (when `out_ids` is not NULL). Ids count up from 0 over the life of the
 // simulation and are never reused.
@@ -700,6 +743,17 @@ HordeStatus horde_map_size(struct HordeSim *sim, uint32_t *out_width, uint32_t *
 // # Safety
 // `sim` is a live handle; `out_terrain` points to a writable `uint8_t`.
 HordeStatus horde_terrain_at(struct HordeSim *sim, uint32_t x, uint32_t y, uint8_t *out_terrain);
+
+// Writes where group `group` stands with the unit it follows (`horde_follow_unit`) to
+// `*out_state`: 0 it follows none, 1 it follows unit `*out_unit`, 2 it stopped because unit
+// `*out_unit` is gone, 3 it stopped because none of its units can reach unit `*out_unit`.
+//
+// # Safety
+// `sim` is a live handle; `out_state` and `out_unit` point to a writable `uint32_t` each.
+HordeStatus horde_group_target(struct HordeSim *sim,
+                               uint16_t group,
+                               uint32_t *out_state,
+                               uint32_t *out_unit);
 
 // Writes the state hash to `*out_hash`: a 64-bit hash of the whole state (every unit's
 // state in id order, the terrain, the groups' goals, the force fields). Equal on every

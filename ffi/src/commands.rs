@@ -1,8 +1,10 @@
 //! The calls that change a simulation: groups and their goals, spawning and despawning
 //! units, force fields, terrain edits, and stepping a frame.
 
+use horde::glam::Vec2;
 use horde::hecs::{Entity, World};
-use horde::{Cell, GoalSet, GroupId, Simulation, UnitId};
+use horde::prelude::Shape;
+use horde::{Cell, FormationOrder, GoalSet, GroupId, Simulation, UnitId, UnitTarget};
 
 use crate::failure::Failure;
 use crate::guard::with_sim;
@@ -71,6 +73,96 @@ pub unsafe extern "C" fn horde_set_group_goal(
         })
     }
 }
+
+/// No formation: `horde_set_formation` with this shape has the group move as a blob again.
+pub const HORDE_FORMATION_NONE: u32 = 0;
+/// A line: ranks of `width` units.
+pub const HORDE_FORMATION_LINE: u32 = 1;
+/// A square block.
+pub const HORDE_FORMATION_BOX: u32 = 2;
+/// A filled wedge, its point ahead.
+pub const HORDE_FORMATION_WEDGE: u32 = 3;
+
+/// Has group `group` move in formation (docs/behaviour.md, "Formations"): `shape` one of
+/// `HORDE_FORMATION_LINE` (with `width` units a rank, at least 1), `HORDE_FORMATION_BOX`,
+/// `HORDE_FORMATION_WEDGE` (`width` unused), or `HORDE_FORMATION_NONE` to move as a blob
+/// again. `spacing` in world units, or 0 for the default (the largest diameter times 1.2);
+/// `(facing_x, facing_y)` the way it faces once arrived, or `(0, 0)` for the way it walked
+/// in. A bad shape, width, spacing or facing is `HORDE_ERROR_INVALID_ARGUMENT`.
+///
+/// # Safety
+/// `sim` is a live handle.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn horde_set_formation(
+    sim: *mut HordeSim,
+    group: u16,
+    shape: u32,
+    width: u32,
+    spacing: f32,
+    facing_x: f32,
+    facing_y: f32,
+) -> HordeStatus {
+    // SAFETY: `sim` is a live handle no other thread uses (what `with_sim` needs): this
+    // function's contract promises it.
+    unsafe {
+        with_sim(sim, |h| {
+            check_group(&h.sim, GroupId(group))?;
+            let shape = match shape {
+                HORDE_FORMATION_NONE => None,
+                HORDE_FORMATION_LINE => Some(Shape::Line { width }),
+                HORDE_FORMATION_BOX => Some(Shape::Box),
+                HORDE_FORMATION_WEDGE => Some(Shape::Wedge),
+                other => {
+                    return Err(Failure::new(
+                        HORDE_ERROR_INVALID_ARGUMENT,
+                        format!("formation shape {other}: expected 0 (none) to 3 (wedge)"),
+                    ));
+                }
+            };
+            let order = shape.map(|shape| FormationOrder {
+                shape,
+                spacing: (spacing != 0.0).then_some(spacing),
+                facing: (facing_x != 0.0 || facing_y != 0.0).then(|| Vec2::new(facing_x, facing_y)),
+            });
+            h.changing().set_formation(GroupId(group), order)?;
+            Ok(())
+        })
+    }
+}
+
+/// Has group `group` follow the unit with id `unit` at `distance` world units
+/// (docs/behaviour.md, "Unit targets"), or with `unit` = `HORDE_NO_TARGET` stop following.
+/// The unit must exist and belong to another group (`HORDE_ERROR_NO_SUCH_UNIT`,
+/// `HORDE_ERROR_INVALID_ARGUMENT`); a distance that is not finite or is negative is
+/// `HORDE_ERROR_INVALID_ARGUMENT`. Read whether it still follows it with
+/// `horde_group_target`.
+///
+/// # Safety
+/// `sim` is a live handle.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn horde_follow_unit(
+    sim: *mut HordeSim,
+    group: u16,
+    unit: u32,
+    distance: f32,
+) -> HordeStatus {
+    // SAFETY: `sim` is a live handle no other thread uses (what `with_sim` needs): this
+    // function's contract promises it.
+    unsafe {
+        with_sim(sim, |h| {
+            check_group(&h.sim, GroupId(group))?;
+            let target = (unit != HORDE_NO_TARGET).then_some(UnitTarget {
+                unit: UnitId(unit),
+                distance,
+            });
+            h.changing().set_group_target(GroupId(group), target)?;
+            Ok(())
+        })
+    }
+}
+
+/// `unit` for `horde_follow_unit`: stop following.
+pub const HORDE_NO_TARGET: u32 = u32::MAX;
 
 /// Refuses a group id that no `horde_add_group` returned (`HORDE_ERROR_NO_SUCH_GROUP`).
 fn check_group(sim: &Simulation, group: GroupId) -> Result<(), Failure> {

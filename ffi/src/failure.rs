@@ -83,6 +83,7 @@ impl From<SimError> for Failure {
             SimError::Buckets(_) => HORDE_ERROR_LIMIT,
             SimError::Snapshot(file) if file.is_bad_input() => HORDE_ERROR_SNAPSHOT,
             SimError::NoSuchUnit(_) | SimError::NoUnitWithId(_) => HORDE_ERROR_NO_SUCH_UNIT,
+            SimError::Formation(_) | SimError::TargetInGroup { .. } => HORDE_ERROR_INVALID_ARGUMENT,
             _ => HORDE_ERROR_INTERNAL,
         };
         Failure::new(status, message)

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use horde::Cell;
 use horde::components::{Agent, ExternalForce, Position, Quarantined, Steering, Stun, Velocity};
-use horde::{UnitId, UnitStatus};
+use horde::{TargetLoss, TargetState, UnitId, UnitStatus};
 
 use crate::failure::Failure;
 use crate::guard::with_sim;
@@ -232,6 +232,49 @@ pub unsafe extern "C" fn horde_terrain_at(
                 "out_terrain",
                 map.terrain_at(Cell::new(x, y)) as u8,
             )
+        })
+    }
+}
+
+/// Writes where group `group` stands with the unit it follows (`horde_follow_unit`) to
+/// `*out_state`: 0 it follows none, 1 it follows unit `*out_unit`, 2 it stopped because unit
+/// `*out_unit` is gone, 3 it stopped because none of its units can reach unit `*out_unit`.
+///
+/// # Safety
+/// `sim` is a live handle; `out_state` and `out_unit` point to a writable `uint32_t` each.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn horde_group_target(
+    sim: *mut HordeSim,
+    group: u16,
+    out_state: *mut u32,
+    out_unit: *mut u32,
+) -> HordeStatus {
+    // SAFETY: `sim` is a live handle no other thread uses (what `with_sim` needs) and both
+    // outputs are writable (`write_out`): this function's contract promises all three.
+    unsafe {
+        with_sim(sim, |h| {
+            out_ptr(out_state, "out_state")?;
+            out_ptr(out_unit, "out_unit")?;
+            let Some(g) = h.sim.horde().groups().get(group).map(|g| g.target_state) else {
+                return Err(Failure::new(
+                    HORDE_ERROR_NO_SUCH_GROUP,
+                    format!("group {group} does not exist"),
+                ));
+            };
+            let (state, unit) = match g {
+                TargetState::None => (0, 0),
+                TargetState::Following(u) => (1, u.0),
+                TargetState::Lost {
+                    unit,
+                    why: TargetLoss::Gone,
+                } => (2, unit.0),
+                TargetState::Lost {
+                    unit,
+                    why: TargetLoss::Unreachable,
+                } => (3, unit.0),
+            };
+            write_out(out_state, "out_state", state)?;
+            write_out(out_unit, "out_unit", unit)
         })
     }
 }

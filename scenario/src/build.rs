@@ -6,7 +6,8 @@ use std::path::Path;
 
 use horde::fields::Regions;
 use horde::glam::Vec2;
-use horde::{Cell, GoalSet, Grid, GroupId, Layer, Map, Terrain, UnitSpec};
+use horde::prelude::Shape;
+use horde::{Cell, FormationOrder, GoalSet, Grid, GroupId, Layer, Map, Terrain, UnitSpec};
 use horde::{Command, SimConfig, Simulation};
 use toml::Spanned;
 
@@ -119,6 +120,7 @@ pub(crate) fn build(
         command: Command::SetTerrain { cells, terrain },
     }));
     events.extend(goal_events);
+    events.extend(formation_orders(ctx, &raw)?);
     events.sort_by_key(|e| e.frame);
 
     let grid = *world.map.grid();
@@ -560,6 +562,69 @@ fn goal_changes(
         });
     }
     Ok(goal_events)
+}
+
+/// Every group's `formation` as an order at frame 0 (docs/scenario.md, "`formation`").
+fn formation_orders(ctx: &Ctx<'_>, raw: &RawScenario) -> Result<Vec<TimedEvent>, ScenarioError> {
+    let mut out = Vec::new();
+    for (gi, g) in raw.group.iter().enumerate() {
+        let Some(f) = g.get_ref().formation.as_ref() else {
+            continue;
+        };
+        let key = format!("group[{gi}].formation");
+        let bad = |message: String| ctx.bad(f.span(), &key, message);
+        let r = f.get_ref();
+        let shape = match (r.shape.as_str(), r.width, &r.slots) {
+            ("line", Some(w), None) => Shape::Line {
+                width: u32::try_from(w)
+                    .ok()
+                    .filter(|&w| w >= 1)
+                    .ok_or_else(|| bad(format!("width {w}: expected an integer >= 1")))?,
+            },
+            ("line", None, _) => return Err(bad("a line needs a width (units a rank)".into())),
+            ("box", None, None) => Shape::Box,
+            ("wedge", None, None) => Shape::Wedge,
+            ("custom", None, Some(slots)) => Shape::Custom(
+                slots
+                    .iter()
+                    .map(|&[x, y]| Vec2::new(x as f32, y as f32))
+                    .collect(),
+            ),
+            ("custom", _, None) => {
+                return Err(bad("a custom formation needs slots = [[x, y], ...]".into()));
+            }
+            ("line" | "box" | "wedge" | "custom", _, _) => {
+                return Err(bad(format!(
+                    "shape {:?} takes {}",
+                    r.shape,
+                    match r.shape.as_str() {
+                        "line" => "width, not slots",
+                        "custom" => "slots, not width",
+                        _ => "neither width nor slots",
+                    }
+                )));
+            }
+            (other, _, _) => {
+                return Err(bad(format!(
+                    "shape {other:?}: expected \"line\", \"box\", \"wedge\" or \"custom\""
+                )));
+            }
+        };
+        let order = FormationOrder {
+            shape,
+            spacing: r.spacing.map(|s| s as f32),
+            facing: r.facing.map(|[x, y]| Vec2::new(x as f32, y as f32)),
+        };
+        order.validate().map_err(|e| bad(e.to_string()))?;
+        out.push(TimedEvent {
+            frame: 0,
+            command: Command::SetFormation {
+                group: GroupId(gi as u16),
+                order: Some(order),
+            },
+        });
+    }
+    Ok(out)
 }
 
 /// The simulation on `map`, with the groups and units placed before.

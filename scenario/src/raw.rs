@@ -98,6 +98,18 @@ pub(crate) struct RawGroup {
     pub(crate) mass: Option<Spanned<OneOrMany>>,
     pub(crate) layer: Option<Spanned<String>>,
     pub(crate) controllable: Option<bool>,
+    pub(crate) formation: Option<Spanned<RawFormation>>,
+}
+
+/// A group's `formation` table.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawFormation {
+    pub(crate) shape: String,
+    pub(crate) width: Option<i64>,
+    pub(crate) spacing: Option<f64>,
+    pub(crate) facing: Option<[f64; 2]>,
+    pub(crate) slots: Option<Vec<[f64; 2]>>,
 }
 
 /// The goal keys of a group or goal change.

@@ -365,3 +365,45 @@ fn truncated_and_mangled_files_never_panic() {
         let _ = parse(&text.replace(from, to));
     }
 }
+
+#[test]
+fn bad_formations_name_key_and_line() {
+    let with = |line: &str| SMALL.replace("goal = [[9, 5]]", &format!("goal = [[9, 5]]\n{line}"));
+    for (line, needle) in [
+        (r#"formation = { shape = "circle" }"#, "shape \"circle\""),
+        (r#"formation = { shape = "line" }"#, "needs a width"),
+        (r#"formation = { shape = "line", width = 0 }"#, "width 0"),
+        (
+            r#"formation = { shape = "box", width = 3 }"#,
+            "neither width nor slots",
+        ),
+        (r#"formation = { shape = "custom" }"#, "needs slots"),
+        (
+            r#"formation = { shape = "box", spacing = -1.0 }"#,
+            "spacing",
+        ),
+        (
+            r#"formation = { shape = "box", facing = [0.0, 0.0] }"#,
+            "facing",
+        ),
+    ] {
+        let text = with(line);
+        assert_error(
+            &err(&text),
+            ScenarioErrorKind::BadValue,
+            "group[0].formation",
+            line_of(&text, "formation"),
+            needle,
+        );
+    }
+    // A good one is an order at frame 0.
+    let plan = parse(&with(
+        r#"formation = { shape = "line", width = 2, facing = [1.0, 0.0] }"#,
+    ))
+    .expect("the formation is valid");
+    assert!(plan.events.iter().any(|e| e.frame == 0
+        && matches!(
+            e.command,
+            horde::Command::SetFormation { order: Some(_), .. }
+        )));
+}

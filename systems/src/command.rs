@@ -7,6 +7,7 @@
 use hecs::Entity;
 use horde_core::{
     Cell, ForceField, ForceFieldId, FormationOrder, GoalSet, GroupId, Terrain, UnitId, UnitSpec,
+    UnitTarget,
 };
 
 use crate::horde::GroupReach;
@@ -45,6 +46,13 @@ pub enum Command {
         /// Its formation.
         order: Option<FormationOrder>,
     },
+    /// Group `group` follows a unit from now on (`None`: it stops following).
+    SetTarget {
+        /// The group.
+        group: GroupId,
+        /// The unit and the distance to keep.
+        target: Option<UnitTarget>,
+    },
     /// One frame of `dt` seconds.
     Step {
         /// Seconds.
@@ -70,6 +78,8 @@ pub enum Outcome {
     Terrain,
     /// [`Command::SetFormation`]: done.
     Formation,
+    /// [`Command::SetTarget`]: done.
+    Target,
     /// [`Command::Step`]: the frame's report.
     Frame(FrameReport),
 }

@@ -29,6 +29,14 @@ pub enum SimError {
     /// A formation order with a bad number.
     #[error(transparent)]
     Formation(#[from] horde_core::FormationError),
+    /// A group told to follow one of its own units.
+    #[error("group {} cannot follow unit {}, one of its own", group.0, unit.0)]
+    TargetInGroup {
+        /// The unit.
+        unit: horde_core::UnitId,
+        /// The group.
+        group: horde_core::GroupId,
+    },
     /// A goal cell is a wall for ground and hover units alike.
     #[error("goal cell {0} is a wall")]
     GoalInWall(Cell),

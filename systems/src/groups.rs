@@ -1,6 +1,33 @@
 //! [`Groups`]: each group's goal, and the field each of its layers follows.
 
-use horde_core::{FieldId, GoalSet, Layer, MAX_SIZE_CLASSES};
+use glam::Vec2;
+use horde_core::{Cell, FieldId, GoalSet, Layer, MAX_SIZE_CLASSES, UnitId, UnitTarget};
+
+/// Where a group stands with the unit it follows ([`Group::target`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum TargetState {
+    /// It follows no unit.
+    #[default]
+    None,
+    /// It follows this unit.
+    Following(UnitId),
+    /// It followed this unit until it could not, and stopped where it stood.
+    Lost {
+        /// The unit.
+        unit: UnitId,
+        /// Why.
+        why: TargetLoss,
+    },
+}
+
+/// Why a group stopped following a unit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TargetLoss {
+    /// The unit left the simulation (despawned, or quarantined).
+    Gone,
+    /// None of the group's units can walk to it.
+    Unreachable,
+}
 
 /// One group of units sharing a goal.
 #[derive(Clone, Debug, PartialEq)]
@@ -18,6 +45,13 @@ pub struct Group {
     pub(crate) goal_changes: u64,
     /// The frame counter when the goal was last set: arrival times count from there.
     pub(crate) goal_frame: u64,
+    /// The unit it follows, if any (docs/behaviour.md, "Unit targets").
+    pub target: Option<UnitTarget>,
+    /// Where it stands with that unit.
+    pub target_state: TargetState,
+    /// The followed unit's cell its goal was last set for, and where the unit stood as the
+    /// frame began.
+    pub(crate) target_seen: Option<(Cell, Vec2)>,
 }
 
 impl Group {

@@ -31,7 +31,7 @@ pub use command::{Command, Outcome};
 pub use error::{ReplayError, SimError, StageError};
 pub use formations::{Formation, Formations};
 pub use frame_times::FrameTimes;
-pub use groups::{Group, Groups};
+pub use groups::{Group, Groups, TargetLoss, TargetState};
 pub use hierarchy_nav::HierarchyNav;
 pub use horde::{GroupReach, GroupStatus, Horde, UnitState, UnitStatus, state_hash};
 pub use horde_core::{ConfigError, ContactConfig, Navigation, SimConfig};

@@ -7,7 +7,7 @@ use std::path::Path;
 use hecs::{Entity, World};
 use horde_core::{
     Cell, ForceField, ForceFieldId, FormationOrder, GoalSet, GroupId, Map, Quarantined, Terrain,
-    UnitId, UnitSpec,
+    UnitId, UnitSpec, UnitTarget,
 };
 
 use crate::command::{Command, Outcome};
@@ -101,6 +101,9 @@ impl Simulation {
             Command::SetFormation { group, order } => self
                 .set_formation(group, order)
                 .map(|()| Outcome::Formation),
+            Command::SetTarget { group, target } => self
+                .set_group_target(group, target)
+                .map(|()| Outcome::Target),
             Command::Step { dt } => self.step(dt).cloned().map(Outcome::Frame),
         }
     }
@@ -165,6 +168,18 @@ impl Simulation {
         self.horde
             .set_formation(&mut self.world, group, order.clone())?;
         self.record(&Command::SetFormation { group, order });
+        Ok(())
+    }
+
+    /// See [`Horde::set_group_target`].
+    pub fn set_group_target(
+        &mut self,
+        group: GroupId,
+        target: Option<UnitTarget>,
+    ) -> Result<(), SimError> {
+        self.horde
+            .set_group_target(&mut self.world, group, target)?;
+        self.record(&Command::SetTarget { group, target });
         Ok(())
     }
 

@@ -302,6 +302,25 @@ impl Canvas {
         self.paint_cells(|_, _, cell| goal[grid.index(cell)].then_some(GOAL_TINT));
     }
 
+    /// Draws every formation of `sim`: its slots as small rings in its group's colour, its
+    /// anchor as a ring with a tick along its heading (docs/behaviour.md, "Formations").
+    pub fn draw_formations(&mut self, sim: &Simulation) {
+        let horde = sim.horde();
+        let formations = horde.formations();
+        for (group, f) in formations.iter() {
+            let colour = unit_colour(group, false);
+            let r = self.len_px(f.radius * 0.5).max(1.5);
+            for &t in &f.targets {
+                let at = self.to_px(t);
+                self.ring(at, r, 1.0, colour);
+            }
+            let anchor = self.to_px(f.anchor);
+            let size = self.len_px(f.spacing).max(4.0);
+            self.ring(anchor, size * 0.6, 1.5, OUTLINE);
+            self.line(anchor, anchor + f.heading * size * 1.5, OUTLINE);
+        }
+    }
+
     /// Draws every active force field of `sim` as a ring of its radius with a dot at its
     /// centre.
     pub fn draw_forces(&mut self, sim: &Simulation) {
@@ -519,6 +538,7 @@ pub fn draw_frame(
             canvas.draw_flow(fields.get(id).flow(), ARROW);
         }
     }
+    canvas.draw_formations(sim);
     canvas.draw_units(sim, status);
     canvas.draw_forces(sim);
     Ok(canvas.image)

@@ -313,3 +313,88 @@ fn force_fields_and_terrain_edits_refuse_bad_values() {
     }
     free(sim);
 }
+
+#[test]
+fn formations_and_targets_refuse_bad_values_and_work_through_the_boundary() {
+    let sim = sim_with(4);
+    // A second group with one unit, to follow.
+    let mut other = 0;
+    let goal = [HordeCell { x: 2, y: 2 }];
+    // SAFETY: live handle, one cell, `other` is a local.
+    assert_eq!(
+        unsafe { horde_add_group(sim, goal.as_ptr(), 1, &mut other) },
+        HORDE_OK
+    );
+    let mut leader = spec(1.5, 10.5);
+    leader.group = other;
+    let (mut id, mut spawned) = (0, 0);
+    // SAFETY: live handle, one spec, `id` and `spawned` are locals.
+    assert_eq!(
+        unsafe { horde_spawn(sim, &leader, 1, &mut id, &mut spawned) },
+        HORDE_OK
+    );
+    let before = hash(sim);
+    // SAFETY (every call below): `sim` is a live handle.
+    let set = |shape, width, spacing, fx, fy| unsafe {
+        horde_set_formation(sim, 0, shape, width, spacing, fx, fy)
+    };
+    expect_error(
+        set(9, 0, 0.0, 0.0, 0.0),
+        HORDE_ERROR_INVALID_ARGUMENT,
+        "shape 9",
+    );
+    expect_error(
+        set(HORDE_FORMATION_LINE, 0, 0.0, 0.0, 0.0),
+        HORDE_ERROR_INVALID_ARGUMENT,
+        "width",
+    );
+    expect_error(
+        set(HORDE_FORMATION_BOX, 0, f32::NAN, 0.0, 0.0),
+        HORDE_ERROR_INVALID_ARGUMENT,
+        "spacing",
+    );
+    // SAFETY: live handle.
+    let status = unsafe { horde_set_formation(sim, 7, HORDE_FORMATION_BOX, 0, 0.0, 0.0, 0.0) };
+    expect_error(status, HORDE_ERROR_NO_SUCH_GROUP, "group 7");
+    // SAFETY: live handle.
+    let status = unsafe { horde_follow_unit(sim, 0, 999, 2.0) };
+    expect_error(status, HORDE_ERROR_NO_SUCH_UNIT, "999");
+    // SAFETY: live handle.
+    let status = unsafe { horde_follow_unit(sim, other, id, 2.0) };
+    expect_error(status, HORDE_ERROR_INVALID_ARGUMENT, "its own");
+    // SAFETY: live handle.
+    let status = unsafe { horde_follow_unit(sim, 0, id, -1.0) };
+    expect_error(status, HORDE_ERROR_INVALID_ARGUMENT, "distance");
+    assert_eq!(hash(sim), before, "nothing changed");
+
+    assert_eq!(set(HORDE_FORMATION_WEDGE, 0, 0.0, 1.0, 0.0), HORDE_OK);
+    // SAFETY: live handle.
+    assert_eq!(unsafe { horde_follow_unit(sim, 0, id, 3.0) }, HORDE_OK);
+    for _ in 0..10 {
+        // SAFETY: live handle.
+        assert_eq!(unsafe { horde_step(sim, 1.0 / 30.0) }, HORDE_OK);
+    }
+    let (mut state, mut unit) = (9, 9);
+    // SAFETY: live handle; two locals.
+    assert_eq!(
+        unsafe { horde_group_target(sim, 0, &mut state, &mut unit) },
+        HORDE_OK
+    );
+    assert_eq!((state, unit), (1, id));
+    // The leader dies: the group says so.
+    // SAFETY: live handle, one id.
+    assert_eq!(unsafe { horde_despawn(sim, &id, 1) }, HORDE_OK);
+    // SAFETY: live handle.
+    assert_eq!(unsafe { horde_step(sim, 1.0 / 30.0) }, HORDE_OK);
+    // SAFETY: live handle; two locals.
+    assert_eq!(
+        unsafe { horde_group_target(sim, 0, &mut state, &mut unit) },
+        HORDE_OK
+    );
+    assert_eq!((state, unit), (2, id));
+    // SAFETY: live handle; NULL output.
+    let status = unsafe { horde_group_target(sim, 0, null_mut(), &mut unit) };
+    expect_error(status, HORDE_ERROR_NULL_POINTER, "out_state");
+    assert_eq!(set(HORDE_FORMATION_NONE, 0, 0.0, 0.0, 0.0), HORDE_OK);
+    free(sim);
+}

@@ -103,7 +103,15 @@ impl FrameData {
     /// Whether a frame with every unit asleep would change nothing: no force field (they
     /// age, and may reach units) and no terrain edit since the stages last ran.
     pub(crate) fn is_quiet(&mut self) -> bool {
-        self.forces.get_mut().is_empty() && !self.housekeeping.wake.edited
+        // A followed unit may have moved: the groups that follow it move their goals.
+        self.forces.get_mut().is_empty()
+            && !self.housekeeping.wake.edited
+            && self
+                .groups
+                .get_mut()
+                .list
+                .iter()
+                .all(|g| g.target.is_none())
     }
 
     /// Makes sure units of `group` on `layer` and of size class `class` have a field to

@@ -7,8 +7,8 @@
 
 use glam::Vec2;
 use horde_core::{
-    Agent, Cell, FieldCache, GoalSet, Grid, Map, Position, UnitId, assign_slots, slot_offsets,
-    squeeze, sweep, to_world, turn_toward,
+    Agent, Cell, FieldCache, GoalSet, Grid, Map, Position, UnitId, assign_slots, open_reach,
+    slot_offsets, squeeze, sweep, to_world, turn_toward,
 };
 
 use crate::formations::Formation;
@@ -16,8 +16,9 @@ use crate::frame::{FrameData, query};
 use crate::groups::Group;
 use crate::job_graph::StageContext;
 
-/// Lag (how far the member farthest from its slot is from it) up to which the anchor walks at full pace, in spacings; past it the anchor
-/// slows, down to [`SLOWEST`] of its pace at `FULL_PACE_LAG + LAG_SPAN` spacings.
+/// Lag (how far the member farthest from its slot is from it) up to which the anchor walks
+/// at full pace, in spacings; past it the anchor slows, down to [`SLOWEST`] of its pace at
+/// `FULL_PACE_LAG + LAG_SPAN` spacings.
 const FULL_PACE_LAG: f32 = 0.5;
 
 /// Every this many frames the slots are handed out again from where the members stand,
@@ -36,6 +37,9 @@ const LAG_SPAN: f32 = 2.0;
 /// The least share of its pace the anchor keeps while members lag: a member that can never
 /// reach its slot does not hold the formation for ever.
 const SLOWEST: f32 = 0.2;
+
+/// Seconds the anchor takes to change its speed by its whole pace.
+const SPEED_CHANGE: f32 = 0.5;
 
 /// The anchor is on its goal point within this many cells.
 const ON_GOAL: f32 = 1e-3;
@@ -78,7 +82,15 @@ pub(crate) fn lead_formations(data: &FrameData, _ctx: &StageContext<'_>) {
         let (Some(formation), Some(group)) = (formation.as_mut(), groups.list.get(g)) else {
             continue;
         };
-        lead(formation, group, &members[g], &map, &fields, &clearance, data);
+        lead(
+            formation,
+            group,
+            &members[g],
+            &map,
+            &fields,
+            &clearance,
+            data,
+        );
     }
 }
 
@@ -121,7 +133,23 @@ fn lead(
         .field(f.layer, class)
         .map(|id| fields.get(id))
         .filter(|field| field.built_from().is_some());
-    let goal = destination(&group.goal, grid);
+    // Following a unit: the point `distance` short of it on the anchor's side, facing it;
+    // else the goal's point, facing as ordered.
+    let followed = group.target.zip(group.target_seen.map(|(_, at)| at));
+    let stopped = matches!(group.target_state, crate::TargetState::Lost { .. });
+    let goal = match followed {
+        // It lost the unit it followed: it stops where it is.
+        _ if stopped => f.anchor,
+        Some((target, at)) => {
+            let from = f.anchor - at;
+            if from.length() > target.distance {
+                at + from.normalize_or_zero() * target.distance
+            } else {
+                f.anchor
+            }
+        }
+        None => destination(&group.goal, grid),
+    };
     let way_at = |p: Vec2| -> Vec2 {
         if p.distance(goal) <= 1.5 * grid.cell_size() {
             return (goal - p).normalize_or_zero();
@@ -136,7 +164,9 @@ fn lead(
 
     // The members are the ones the slots were handed to, unless a unit joined or left.
     let same = members.len() == f.members.len()
-        && members.iter().all(|m| f.members.binary_search(&m.id).is_ok());
+        && members
+            .iter()
+            .all(|m| f.members.binary_search(&m.id).is_ok());
     if !same {
         lay_out(f, members, &way_at);
     }
@@ -208,12 +238,20 @@ fn lead(
             f.heading = turn_toward(f.heading, way, max_turn);
             // Walk on as far as it faces its way: a sharp turn is made on the spot.
             let along = f.heading.dot(way).max(0.0);
-            let step = (f.pace * wait * along * dt).min(f.anchor.distance(goal));
+            // Its speed changes by at most its pace in `SPEED_CHANGE` seconds: a member
+            // lagging for a moment (shoved, or its slot just handed to another) slows the
+            // formation a little, not at once.
+            let change = f.pace * dt / SPEED_CHANGE;
+            let speed = (f.pace * wait * along).clamp(f.speed - change, f.speed + change);
+            let step = (speed * dt).min(f.anchor.distance(goal));
             f.anchor = sweep(cost, grid, f.anchor, way * step).0;
         }
     } else {
         f.anchor = goal;
-        let facing = f.order.unit_facing().unwrap_or(f.heading);
+        let facing = match followed {
+            Some((_, at)) => (at - f.anchor).try_normalize().unwrap_or(f.heading),
+            None => f.order.unit_facing().unwrap_or(f.heading),
+        };
         f.heading = turn_toward(f.heading, facing, max_turn);
         // `turn_toward` gives the facing itself once it is within a turn.
         f.arrived = f.heading == facing;
@@ -298,9 +336,7 @@ fn free_width(
     for _ in 0..=steps {
         let way = way_at(p);
         let across = if way == Vec2::ZERO { f.heading } else { way }.perp();
-        let reach = |dir: Vec2| {
-            horde_core::cast_ray(cost, grid, p, dir, wide * 0.5).map_or(wide * 0.5, |h| h.distance)
-        };
+        let reach = |dir: Vec2| open_reach(cost, grid, p, dir, wide * 0.5);
         // The formation is centred on its anchor: the nearer side bounds it.
         narrowest = narrowest.min(2.0 * reach(across).min(reach(-across)));
         if way == Vec2::ZERO {

@@ -11,6 +11,7 @@ mod apply_knockback;
 mod bucket_units;
 mod check_units;
 mod fill_goals;
+mod follow_targets;
 mod integrate_units;
 mod lead_formations;
 mod neighbour_lists;
@@ -249,6 +250,7 @@ pub(crate) fn for_each_unit_chunk<Q, F>(
 pub(crate) fn build_graph() -> Result<JobGraph<FrameData>, GraphBuildError> {
     JobGraph::builder()
         .exclusive("check_units", check_units::check_units)
+        .exclusive("follow_targets", follow_targets::follow_targets)
         .stage(
             "update_forces",
             Access::new().write::<ForceManager>(),
@@ -274,6 +276,7 @@ pub(crate) fn build_graph() -> Result<JobGraph<FrameData>, GraphBuildError> {
                 .read::<Groups>()
                 .read::<Position>()
                 .read::<Agent>()
+                .read::<Formations>()
                 .write::<EditLog>()
                 .write::<FieldCache>()
                 .write::<Clearance>(),

@@ -1,6 +1,7 @@
 //! Stage `rebuild_fields`: brings the dirty flow fields up to date (one batch per field, in
 //! parallel): fields with a few pending cost edits are repaired, the others rebuilt; a field
-//! whose goal moved is rebuilt only as far as the cells its followers stand in, and completed
+//! whose goal moved is rebuilt only as far as the cells its followers (and a formation's
+//! anchor) stand in, and completed
 //! a slice per frame once its goal rests (`SimConfig::partial_fields`); none with
 //! `Navigation::Hierarchical`. Also rebuilds the clearance of layers whose costs
 //! changed.
@@ -177,6 +178,17 @@ fn demand(
             .and_then(|id| slot_of.get(id.0 as usize).copied().flatten());
         if let Some(k) = slot {
             demand[k].push(grid.clamped_cell_at(pos.0));
+        }
+    }
+    // A formation's anchor reads its group's field too (and ahead of it along the way,
+    // which is nearer the goal: built whenever the anchor's cell is).
+    for (g, f) in data.formations.read().iter() {
+        let class = data.config.size_class(f.radius, grid.cell_size());
+        let slot = groups
+            .sized_field(g, f.layer, class)
+            .and_then(|id| slot_of.get(id.0 as usize).copied().flatten());
+        if let (Some(k), true) = (slot, f.is_laid_out()) {
+            demand[k].push(grid.clamped_cell_at(f.anchor));
         }
     }
     demand

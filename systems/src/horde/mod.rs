@@ -15,9 +15,9 @@ use std::time::Duration;
 use glam::Vec2;
 use hecs::{Entity, World};
 use horde_core::{
-    Agent, Cell, Clearance, FieldCache, FieldKey, ForceField, ForceFieldId, ForceManager,
-    FormationOrder, GoalSet, GroupId, Layer, MAX_SIZE_CLASSES, Map, SpatialGrid, SpawnError,
-    Steering, Terrain, UnitId, UnitSpec, WALL,
+    Agent, Cell, Clearance, FieldCache, ForceField, ForceFieldId, ForceManager, FormationOrder,
+    GoalSet, GroupId, Layer, Map, SpatialGrid, SpawnError, Steering, Terrain, UnitId, UnitSpec,
+    UnitTarget, WALL,
 };
 
 use crate::SimError;
@@ -207,12 +207,16 @@ impl Horde {
             sized: Default::default(),
             goal_changes: 0,
             goal_frame: self.data.clock.frame,
+            target: None,
+            target_state: crate::TargetState::None,
+            target_seen: None,
         });
         groups.refresh_armies();
         Ok(GroupId(id))
     }
 
-    /// Gives group `group` a new goal (takes effect next frame; arrived units set off again).
+    /// Gives group `group` a new goal (takes effect next frame; arrived units set off again);
+    /// a group that followed a unit stops following it.
     /// Returns which of the group's units can reach it (see [`Horde::reachability`]).
     pub fn set_group_goal(
         &mut self,
@@ -221,52 +225,12 @@ impl Horde {
         goal: GoalSet,
     ) -> Result<GroupReach, SimError> {
         self.check_goal(&goal)?;
-        let map = self.data.map.get_mut();
-        let fields = self.data.fields.get_mut();
-        let groups = self.data.groups.get_mut();
-        groups.group_mut(group)?;
-        for (class, layer) in (0..MAX_SIZE_CLASSES).flat_map(|c| Layer::ALL.map(|l| (c, l))) {
-            let Some(old) = groups.list[usize::from(group.0)].field(layer, class) else {
-                continue;
-            };
-            let key = FieldKey::sized(goal.clone(), layer, class);
-            // A field only this group follows takes the new goal in place, keeping its
-            // full-map buffers: a goal that moves every frame allocates nothing.
-            let shared = (groups.list.iter().enumerate())
-                .any(|(i, g)| i != usize::from(group.0) && g.follows(old));
-            let id = if shared {
-                fields.request(key, map)?
-            } else {
-                fields.rekey(old, key, map)?
-            };
-            // A new field for a goal that moved (another group shared the old one) is built
-            // only as far as its followers need, as a rekeyed one is.
-            fields.mark_moved(id);
-            *groups.list[usize::from(group.0)].slot_mut(layer, class) = Some(id);
-        }
-        // The group's army before and after the change wakes: its rest order changes.
-        let old_goal = &groups.list[usize::from(group.0)].goal;
-        let wakes: Vec<bool> = (groups.list.iter())
-            .map(|g| g.goal == *old_goal || g.goal == goal)
-            .collect();
-        groups.list[usize::from(group.0)].goal = goal;
-        groups.list[usize::from(group.0)].goal_changes += 1;
-        groups.list[usize::from(group.0)].goal_frame = self.data.clock.frame;
-        groups.refresh_armies();
-        // Fields no group follows any more are dropped: a goal that moves every frame
-        // ("chase the player") must not grow the cache without bound.
-        let groups = &self.data.groups.get_mut().list;
-        fields.retain(|id, _| groups.iter().any(|g| g.follows(id)));
-        for (agent, steering) in world.query_mut::<(&Agent, &mut Steering)>() {
-            if agent.group == group {
-                steering.arrived = false;
-                steering.settled = false;
-                steering.arrived_frame = None;
-            }
-            if wakes.get(usize::from(agent.group.0)) == Some(&true) {
-                steering.wake();
-            }
-        }
+        self.data.set_goal(world, group, goal)?;
+        // A goal given by the caller ends following a unit.
+        let g = self.data.groups.get_mut().group_mut(group)?;
+        g.target = None;
+        g.target_seen = None;
+        g.target_state = crate::TargetState::None;
         let mut reach = self.reachability(world);
         Ok(reach.swap_remove(usize::from(group.0)))
     }
@@ -293,6 +257,44 @@ impl Horde {
                 steering.wake();
             }
         }
+        Ok(())
+    }
+
+    /// Has group `group` follow unit `target.unit` (docs/behaviour.md, "Unit targets"): its
+    /// goal moves with the unit from now on (at once, and every frame the unit is in another
+    /// cell), a formation's anchor stops `target.distance` from it facing it, a blob gathers
+    /// within that distance of it. With `None` the group stops following and keeps its
+    /// present goal. The unit must exist and belong to another group.
+    pub fn set_group_target(
+        &mut self,
+        world: &mut World,
+        group: GroupId,
+        target: Option<UnitTarget>,
+    ) -> Result<(), SimError> {
+        self.data.groups.get_mut().group_mut(group)?;
+        let Some(target) = target else {
+            let g = self.data.groups.get_mut().group_mut(group)?;
+            g.target = None;
+            g.target_seen = None;
+            g.target_state = crate::TargetState::None;
+            return Ok(());
+        };
+        target.validate()?;
+        let theirs = world
+            .query::<(&UnitId, &Agent)>()
+            .iter()
+            .find_map(|(id, agent)| (*id == target.unit).then_some(agent.group))
+            .ok_or(SimError::NoUnitWithId(target.unit))?;
+        if theirs == group {
+            return Err(SimError::TargetInGroup {
+                unit: target.unit,
+                group,
+            });
+        }
+        let g = self.data.groups.get_mut().group_mut(group)?;
+        g.target = Some(target);
+        g.target_seen = None;
+        g.target_state = crate::TargetState::Following(target.unit);
         Ok(())
     }
 

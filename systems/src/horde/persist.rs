@@ -161,6 +161,9 @@ impl Horde {
                             .flat_map(|c| Layer::ALL.map(|l| (l, c)))
                             .filter(|&(l, c)| g.field(l, c).is_some())
                             .fold(0, |mask, (l, c)| mask | record::field_bit(l, c)),
+                        target: g.target.map(|t| (t.unit.0, t.distance)),
+                        target_state: GroupRecord::state_of(g.target_state),
+                        target_seen: g.target_seen.map(|(c, p)| ((c.x, c.y), v2(p))),
                     })
                     .collect(),
                 next_force: forces.next_id().get(),
@@ -232,7 +235,16 @@ impl Horde {
             // Not `add_group`: a wall may have been built on a goal after it was set, which
             // the running simulation allows (validation checked the cells lie on the map).
             let group = horde.push_group(goal)?;
-            horde.data.groups.get_mut().list[usize::from(group.0)].goal_frame = g.goal_frame;
+            let restored = &mut horde.data.groups.get_mut().list[usize::from(group.0)];
+            restored.goal_frame = g.goal_frame;
+            restored.target = g.target.map(|(unit, distance)| horde_core::UnitTarget {
+                unit: UnitId(unit),
+                distance,
+            });
+            restored.target_state = g.target_state().map_err(invalid)?;
+            restored.target_seen = g
+                .target_seen
+                .map(|((x, y), p)| (horde_core::Cell::new(x, y), vec2(p)));
             for class in 0..MAX_SIZE_CLASSES {
                 for layer in Layer::ALL {
                     if g.fields & record::field_bit(layer, class) != 0 {

@@ -50,7 +50,7 @@ pub struct GroupReach {
 }
 
 /// A group's counts and arrival times ([`Horde::group_status`]).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct GroupStatus {
     /// The group.
     pub group: GroupId,
@@ -73,6 +73,8 @@ pub struct GroupStatus {
     pub first_arrival: Option<u64>,
     /// See `first_arrival`.
     pub last_arrival: Option<u64>,
+    /// The unit it follows, or the one it lost and why (docs/behaviour.md, "Unit targets").
+    pub target: crate::TargetState,
 }
 
 /// The regions of each layer and prepared size class, rebuilt when that cost field has
@@ -283,6 +285,9 @@ impl Horde {
             .map(|g| GroupStatus {
                 group: GroupId(g as u16),
                 goal_frame: groups.get(g as u16).map_or(0, |g| g.goal_frame),
+                target: groups
+                    .get(g as u16)
+                    .map_or_else(Default::default, |g| g.target_state),
                 ..GroupStatus::default()
             })
             .collect();

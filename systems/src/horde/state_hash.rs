@@ -15,7 +15,8 @@ use crate::unit::{QuarantinedComponents, UnitComponents, UnitRef};
 ///    does not hash like an empty one;
 /// 3. the terrain ([`Map::terrain_digest`](horde_core::Map::terrain_digest)) and the cost table;
 /// 4. every group's goal cells and the frame its goal was set;
-/// 5. every group's formation, if any group has one (its group, whether it arrived, its
+/// 5. every group's unit target and where it stands with it, for the groups that have or
+///    had one; every group's formation, if any group has one (its group, whether it arrived, its
 ///    width, anchor, heading, spacing and which unit holds which slot);
 /// 6. every force field, pending or live, with its id and every value
 ///    ([`ForceManager::entries`](horde_core::ForceManager::entries)), and the next force id.
@@ -43,6 +44,16 @@ pub fn state_hash(horde: &Horde, world: &World) -> u64 {
         for c in g.goal.cells() {
             h.u32(c.x);
             h.u32(c.y);
+        }
+    }
+    // Targets only where some group has or had one, as formations below.
+    for (i, g) in groups.list.iter().enumerate() {
+        if g.target.is_some() || g.target_state != crate::TargetState::None {
+            let (state, unit) = crate::snapshot::record::GroupRecord::state_of(g.target_state);
+            h.word(i as u64);
+            h.byte(state);
+            h.u32(unit);
+            h.u32(g.target.map_or(0, |t| t.distance.to_bits()));
         }
     }
     // Formations only where some group has one, so that hashes of runs without them stay

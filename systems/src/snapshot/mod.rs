@@ -204,6 +204,20 @@ pub(crate) fn validate(r: &SnapshotRecord) -> Result<(), String> {
             .iter()
             .all(|o| record::goal(&o.goal) != record::goal(&g.goal));
         check_fills(g, first_of_army, &grid).map_err(|e| format!("group {i}: {e}"))?;
+        g.target_state().map_err(|e| format!("group {i}: {e}"))?;
+        if let Some((unit, distance)) = g.target {
+            (horde_core::UnitTarget {
+                unit: horde_core::UnitId(unit),
+                distance,
+            })
+            .validate()
+            .map_err(|e| format!("group {i}: {e}"))?;
+        }
+        if let Some(((x, y), p)) = g.target_seen
+            && (x >= grid.width() || y >= grid.height() || !vec2(p).is_finite())
+        {
+            return Err(format!("group {i}: its target was seen off the map"));
+        }
         // A fill is made on its class's costs, which the map prepares only for the
         // (layer, class) pairs some group has units of.
         for f in &g.fills {

@@ -212,6 +212,51 @@ pub(crate) struct GroupRecord {
     /// army), in increasing (size class, layer) order (snapshot version 8: per army, with
     /// the rings around the goal; per group and size class inside goal areas before).
     pub fills: Vec<FillRecord>,
+    /// The unit it follows and the distance (snapshot version 12).
+    pub target: Option<(u32, f32)>,
+    /// Where it stands with it: 0 none, 1 following, 2 lost (gone), 3 lost (out of reach);
+    /// and the unit.
+    pub target_state: (u8, u32),
+    /// The followed unit's cell its goal was last set for, and where the unit stood.
+    pub target_seen: Option<((u32, u32), V2)>,
+}
+
+impl GroupRecord {
+    /// The group's target state as saved.
+    pub(crate) fn state_of(state: crate::TargetState) -> (u8, u32) {
+        use crate::{TargetLoss, TargetState};
+        match state {
+            TargetState::None => (0, 0),
+            TargetState::Following(u) => (1, u.0),
+            TargetState::Lost {
+                unit,
+                why: TargetLoss::Gone,
+            } => (2, unit.0),
+            TargetState::Lost {
+                unit,
+                why: TargetLoss::Unreachable,
+            } => (3, unit.0),
+        }
+    }
+
+    /// The saved target state.
+    pub(crate) fn target_state(&self) -> Result<crate::TargetState, String> {
+        use crate::{TargetLoss, TargetState};
+        let unit = horde_core::UnitId(self.target_state.1);
+        Ok(match self.target_state.0 {
+            0 => TargetState::None,
+            1 => TargetState::Following(unit),
+            2 => TargetState::Lost {
+                unit,
+                why: TargetLoss::Gone,
+            },
+            3 => TargetState::Lost {
+                unit,
+                why: TargetLoss::Unreachable,
+            },
+            other => return Err(format!("target state {other} is not 0 to 3")),
+        })
+    }
 }
 
 /// An army's rest order for one layer and size class (`GoalFill`): how far its box reaches,

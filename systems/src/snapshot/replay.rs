@@ -47,6 +47,11 @@ pub(crate) enum CommandRecord {
         group: u16,
         order: Option<record::OrderRecord>,
     },
+    /// `set_group_target(group, target)`: the unit's id and the distance.
+    SetTarget {
+        group: u16,
+        target: Option<(u32, f32)>,
+    },
 }
 
 impl CommandRecord {
@@ -74,6 +79,10 @@ impl CommandRecord {
                 group: group.0,
                 order: order.as_ref().map(record::OrderRecord::from_order),
             }],
+            Command::SetTarget { group, target } => vec![Self::SetTarget {
+                group: group.0,
+                target: target.map(|t| (t.unit.0, t.distance)),
+            }],
             Command::Step { dt } => vec![Self::Step {
                 dt: *dt,
                 hash: hash(),
@@ -98,6 +107,13 @@ impl CommandRecord {
             },
             Self::Step { dt, hash } => return Ok((Command::Step { dt: *dt }, Some(*hash))),
             Self::Despawn { id } => Command::Despawn(UnitId(*id)),
+            Self::SetTarget { group, target } => Command::SetTarget {
+                group: GroupId(*group),
+                target: target.map(|(unit, distance)| horde_core::UnitTarget {
+                    unit: UnitId(unit),
+                    distance,
+                }),
+            },
             Self::SetFormation { group, order } => Command::SetFormation {
                 group: GroupId(*group),
                 order: order
@@ -122,7 +138,16 @@ impl CommandRecord {
             Self::SetFormation { order, .. } => {
                 order.as_ref().map_or(Ok(()), |o| o.to_order().map(|_| ()))
             }
-            Self::Step { .. } | Self::Despawn { .. } => Ok(()),
+            Self::SetTarget {
+                target: Some((unit, distance)),
+                ..
+            } => horde_core::UnitTarget {
+                unit: UnitId(*unit),
+                distance: *distance,
+            }
+            .validate()
+            .map_err(|e| e.to_string()),
+            Self::Step { .. } | Self::Despawn { .. } | Self::SetTarget { .. } => Ok(()),
         }
     }
 }

@@ -181,6 +181,7 @@ impl Viewer {
             }
         }
         self.draw_goals(&painter, view);
+        self.draw_formations(&painter, view);
         {
             puffin::profile_scope!("unit mesh");
             let mesh: Mesh = unit_mesh(&self.dots, &self.camera, view, self.disc.id());
@@ -223,6 +224,31 @@ impl Viewer {
             Color32::WHITE,
         );
         self.stats.draw_ms = started.elapsed().as_secs_f32() * 1e3;
+    }
+
+    /// Each formation's slots as small rings in its group's colour, and its anchor as a
+    /// white ring with a tick along its heading (docs/behaviour.md, "Formations").
+    fn draw_formations(&self, painter: &egui::Painter, view: Rect) {
+        let horde = self.plan.sim.horde();
+        let formations = horde.formations();
+        for (group, f) in formations.iter() {
+            let col = colour(unit_colour(group, false));
+            let r = self.camera.len_to_screen(f.radius * 0.5).max(1.5);
+            for &t in &f.targets {
+                painter.circle_stroke(
+                    self.camera.world_to_screen(t, view),
+                    r,
+                    Stroke::new(1.0, col),
+                );
+            }
+            let a = self.camera.world_to_screen(f.anchor, view);
+            let size = self.camera.len_to_screen(f.spacing).max(4.0);
+            let tip = self
+                .camera
+                .world_to_screen(f.anchor + f.heading * f.spacing * 1.5, view);
+            painter.circle_stroke(a, size * 0.6, Stroke::new(1.5, Color32::WHITE));
+            painter.line_segment([a, tip], Stroke::new(1.5, Color32::WHITE));
+        }
     }
 
     /// The box around each group's goal cells, in the group's colour (the selected group's
