@@ -311,6 +311,10 @@ fn describe(command: &Command) -> String {
         Command::SetTerrain { cells, terrain } => {
             format!("{} cell(s) -> {}", cells.len(), terrain.name())
         }
+        Command::SetFormation { group, order } => match order {
+            Some(order) => format!("group {} moves in formation: {:?}", group.0, order.shape),
+            None => format!("group {} moves as a blob", group.0),
+        },
         other => format!("{other:?}"),
     }
 }

@@ -99,6 +99,8 @@ pub enum Request {
     Spawn,
     /// Fit the whole map into the view.
     FitView,
+    /// The selected group's next formation: none, a line of 20, a box, a wedge, none...
+    Formation,
 }
 
 /// The numbers the panel shows.
@@ -194,6 +196,9 @@ pub fn keys(
         }
         if i.key_pressed(Key::R) {
             out.push(Request::FitView);
+        }
+        if i.key_pressed(Key::O) {
+            out.push(Request::Formation);
         }
     });
     out
@@ -291,6 +296,13 @@ fn panel_contents(
             .clicked()
         {
             out.push(Request::Spawn);
+        }
+        if ui
+            .button("formation")
+            .on_hover_text("O: the selected group's next formation (none, line, box, wedge)")
+            .clicked()
+        {
+            out.push(Request::Formation);
         }
         ui.add(
             egui::DragValue::new(&mut controls.spawn_count)
@@ -409,6 +421,7 @@ mod tests {
         assert_eq!(press(&mut c, 1, &[Key::N]), vec![Request::Step]);
         assert_eq!(press(&mut c, 1, &[Key::Period]), vec![Request::Step]);
         assert_eq!(press(&mut c, 1, &[Key::S]), vec![Request::Spawn]);
+        assert_eq!(press(&mut c, 1, &[Key::O]), vec![Request::Formation]);
         assert_eq!(press(&mut c, 1, &[Key::R]), vec![Request::FitView]);
         assert!(press(&mut c, 1, &[Key::Q]).is_empty());
     }

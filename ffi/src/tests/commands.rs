@@ -321,22 +321,18 @@ fn formations_and_targets_refuse_bad_values_and_work_through_the_boundary() {
     let mut other = 0;
     let goal = [HordeCell { x: 2, y: 2 }];
     // SAFETY: live handle, one cell, `other` is a local.
-    assert_eq!(
-        unsafe { horde_add_group(sim, goal.as_ptr(), 1, &mut other) },
-        HORDE_OK
-    );
+    let status = unsafe { horde_add_group(sim, goal.as_ptr(), 1, &mut other) };
+    assert_eq!(status, HORDE_OK);
     let mut leader = spec(1.5, 10.5);
     leader.group = other;
     let (mut id, mut spawned) = (0, 0);
     // SAFETY: live handle, one spec, `id` and `spawned` are locals.
-    assert_eq!(
-        unsafe { horde_spawn(sim, &leader, 1, &mut id, &mut spawned) },
-        HORDE_OK
-    );
+    let status = unsafe { horde_spawn(sim, &leader, 1, &mut id, &mut spawned) };
+    assert_eq!(status, HORDE_OK);
     let before = hash(sim);
-    // SAFETY (every call below): `sim` is a live handle.
-    let set = |shape, width, spacing, fx, fy| unsafe {
-        horde_set_formation(sim, 0, shape, width, spacing, fx, fy)
+    let set = |shape, width, spacing, fx, fy| {
+        // SAFETY: `sim` is a live handle.
+        unsafe { horde_set_formation(sim, 0, shape, width, spacing, fx, fy) }
     };
     expect_error(
         set(9, 0, 0.0, 0.0, 0.0),
@@ -376,10 +372,8 @@ fn formations_and_targets_refuse_bad_values_and_work_through_the_boundary() {
     }
     let (mut state, mut unit) = (9, 9);
     // SAFETY: live handle; two locals.
-    assert_eq!(
-        unsafe { horde_group_target(sim, 0, &mut state, &mut unit) },
-        HORDE_OK
-    );
+    let status = unsafe { horde_group_target(sim, 0, &mut state, &mut unit) };
+    assert_eq!(status, HORDE_OK);
     assert_eq!((state, unit), (1, id));
     // The leader dies: the group says so.
     // SAFETY: live handle, one id.
@@ -387,10 +381,8 @@ fn formations_and_targets_refuse_bad_values_and_work_through_the_boundary() {
     // SAFETY: live handle.
     assert_eq!(unsafe { horde_step(sim, 1.0 / 30.0) }, HORDE_OK);
     // SAFETY: live handle; two locals.
-    assert_eq!(
-        unsafe { horde_group_target(sim, 0, &mut state, &mut unit) },
-        HORDE_OK
-    );
+    let status = unsafe { horde_group_target(sim, 0, &mut state, &mut unit) };
+    assert_eq!(status, HORDE_OK);
     assert_eq!((state, unit), (2, id));
     // SAFETY: live handle; NULL output.
     let status = unsafe { horde_group_target(sim, 0, null_mut(), &mut unit) };

@@ -23,7 +23,7 @@ const FULL_PACE_LAG: f32 = 0.5;
 
 /// Every this many frames the slots are handed out again from where the members stand,
 /// when that brings them nearer their slots by more than [`REASSIGN_GAIN`] (summed squared
-/// distances): after a squeeze through a gap the members come out in another order, and
+/// distances) and takes none farther than the farthest is now: after a squeeze through a gap the members come out in another order, and
 /// walking back to the old slots would cross the whole formation.
 const REASSIGN_EVERY: u64 = 30;
 
@@ -360,18 +360,22 @@ const MAX_LOOK: usize = 32;
 /// Hands the slots out again from where `members` stand (laid about the slots' places this
 /// frame) when that brings them nearer by more than [`REASSIGN_GAIN`].
 fn reassign(f: &mut Formation, members: &[Member]) {
-    let cost = |slots: &[(u32, u32)]| -> f32 {
+    // The summed squared distance of the members from their slots, and the largest.
+    let cost = |slots: &[(u32, u32)]| -> (f32, f32) {
         members
             .iter()
             .filter_map(|m| {
                 let s = horde_core::slot_of(slots, m.id)?;
                 Some(m.pos.distance_squared(*f.targets.get(s as usize)?))
             })
-            .sum()
+            .fold((0.0, 0.0), |(sum, most), d| (sum + d, f32::max(most, d)))
     };
     let at: Vec<(u32, Vec2)> = members.iter().map(|m| (m.id, m.pos)).collect();
     let again = assign_slots(&at, &f.offsets, f.anchor, f.heading);
-    if cost(&again) < cost(&f.slots) * (1.0 - REASSIGN_GAIN) {
+    let (now, then) = (cost(&f.slots), cost(&again));
+    // Nearer on the whole, and no member farther from its slot than the farthest is now
+    // (the farthest sets how long the formation waits).
+    if then.0 < now.0 * (1.0 - REASSIGN_GAIN) && then.1 <= now.1 {
         f.slots = again;
     }
 }

@@ -132,6 +132,30 @@ impl Viewer {
                 centre: at,
             });
         }
+        if requests.contains(&Request::Formation) {
+            let group = self.controls.tools.group;
+            let now = self
+                .plan
+                .sim
+                .horde()
+                .formations()
+                .get(group.0)
+                .map(|f| f.order.shape.clone());
+            let next = match now {
+                None => Some(horde::prelude::Shape::Line { width: 20 }),
+                Some(horde::prelude::Shape::Line { .. }) => Some(horde::prelude::Shape::Box),
+                Some(horde::prelude::Shape::Box) => Some(horde::prelude::Shape::Wedge),
+                Some(_) => None,
+            };
+            actions.push(Action::Command(horde::Command::SetFormation {
+                group,
+                order: next.map(|shape| horde::FormationOrder {
+                    shape,
+                    spacing: None,
+                    facing: None,
+                }),
+            }));
+        }
         self.act(actions);
         self.draw(ctx, ui, view, origin);
     }

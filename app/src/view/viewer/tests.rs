@@ -180,6 +180,21 @@ fn speed_pause_and_single_steps() {
     frame(&ctx, &mut v, Vec::new(), &[Request::Spawn]);
     assert_eq!(v.plan.sim.unit_count(), 45);
     assert!(v.plan.sim.units().iter().all(|u| u.group == GroupId(0)));
+    // The formation request gives the selected group its next formation, round to none.
+    let shape = |v: &Viewer| {
+        (v.plan.sim.horde().formations())
+            .get(0)
+            .map(|f| f.order.shape.clone())
+    };
+    for expected in [
+        Some(horde::prelude::Shape::Line { width: 20 }),
+        Some(horde::prelude::Shape::Box),
+        Some(horde::prelude::Shape::Wedge),
+        None,
+    ] {
+        frame(&ctx, &mut v, Vec::new(), &[Request::Formation]);
+        assert_eq!(shape(&v), expected, "{}", v.controls.message);
+    }
 }
 
 /// Index of the fastest speed.
