@@ -287,7 +287,7 @@ pub fn squeeze(cost: &CostField, grid: &Grid, anchor: Vec2, slot: Vec2, margin: 
 
 /// How far a ray from `from` along `dir` goes (at most `length`) before it meets a wall
 /// that is not a lone rock: units walk round rocks, so a formation does not narrow for them.
-/// A rock is one or two wall cells touching no other ([`is_rock`]).
+/// A rock is one or two wall cells touching no other wall cell.
 #[must_use]
 pub fn open_reach(cost: &crate::CostField, grid: &Grid, from: Vec2, dir: Vec2, length: f32) -> f32 {
     let size = grid.cell_size();

@@ -153,10 +153,12 @@ fn follow(
     Ok(())
 }
 
-/// The open cells (open to ground or hover units) within `reach` cells of `centre`: a blob
-/// that follows a unit gathers there. `centre` itself is always one.
+/// The open cells (open to ground or hover units) within `reach` cells of `centre`, at most
+/// [`MAX_AROUND`] cells: a blob that follows a unit gathers there. `centre` itself is always
+/// one.
 fn around(map: &horde_core::Map, centre: Cell, reach: f32) -> GoalSet {
-    let r = reach.max(0.0).ceil() as i64;
+    let reach = reach.clamp(0.0, MAX_AROUND);
+    let r = reach.ceil() as i64;
     let open = |c: Cell| {
         map.cost_field(Layer::Ground).get(c) != WALL || map.cost_field(Layer::Hover).get(c) != WALL
     };
@@ -172,6 +174,10 @@ fn around(map: &horde_core::Map, centre: Cell, reach: f32) -> GoalSet {
         .filter(|&c| c == centre || open(c));
     GoalSet::new(cells).unwrap_or_else(|_| GoalSet::single(centre))
 }
+
+/// The most cells from the followed unit a blob's goal area reaches (a distance of up to
+/// 4096 is allowed; a goal area that wide would be rebuilt every time the unit moves on).
+const MAX_AROUND: f32 = 64.0;
 
 /// Whether none of `group`'s units can walk to its goal: its flat field (once built) holds
 /// no distance at any of their cells. Without flat fields (hierarchical navigation) a
