@@ -601,6 +601,22 @@ HordeStatus horde_set_formation(struct HordeSim *sim,
                                 float facing_x,
                                 float facing_y);
 
+// Has group `group` move in formation on the caller's own slots: `xy` holds `count` offsets
+// from the anchor as `x0, y0, x1, y1, ...` (`2 * count` floats), in cells of the
+// formation's frame (`x` to the right of its facing, `y` ahead); each finite and within
+// 4096 of the anchor, 1 to 2^20 of them. Units past the number of slots move as plain
+// members of their group. `(facing_x, facing_y)` as in `horde_set_formation`. A bad offset
+// is `HORDE_ERROR_INVALID_ARGUMENT`, naming its index.
+//
+// # Safety
+// `sim` is a live handle; `xy` points to `2 * count` floats.
+HordeStatus horde_set_formation_slots(struct HordeSim *sim,
+                                      uint16_t group,
+                                      const float *xy,
+                                      size_t count,
+                                      float facing_x,
+                                      float facing_y);
+
 // Has group `group` follow the unit with id `unit` at `distance` world units
 // (docs/behaviour.md, "Unit targets"), or with `unit` = `HORDE_NO_TARGET` stop following.
 // The unit must exist and belong to another group (`HORDE_ERROR_NO_SUCH_UNIT`,

@@ -130,6 +130,44 @@ pub unsafe extern "C" fn horde_set_formation(
     }
 }
 
+/// Has group `group` move in formation on the caller's own slots: `xy` holds `count` offsets
+/// from the anchor as `x0, y0, x1, y1, ...` (`2 * count` floats), in cells of the
+/// formation's frame (`x` to the right of its facing, `y` ahead); each finite and within
+/// 4096 of the anchor, 1 to 2^20 of them. Units past the number of slots move as plain
+/// members of their group. `(facing_x, facing_y)` as in `horde_set_formation`. A bad offset
+/// is `HORDE_ERROR_INVALID_ARGUMENT`, naming its index.
+///
+/// # Safety
+/// `sim` is a live handle; `xy` points to `2 * count` floats.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn horde_set_formation_slots(
+    sim: *mut HordeSim,
+    group: u16,
+    xy: *const f32,
+    count: usize,
+    facing_x: f32,
+    facing_y: f32,
+) -> HordeStatus {
+    // SAFETY: `sim` is a live handle no other thread uses (what `with_sim` needs) and `xy`
+    // holds `2 * count` floats (`in_slice`): this function's contract promises both.
+    unsafe {
+        with_sim(sim, |h| {
+            check_group(&h.sim, GroupId(group))?;
+            let floats = count
+                .checked_mul(2)
+                .ok_or_else(|| Failure::invalid(format!("count {count} is too large")))?;
+            let xy = in_slice(xy, floats, "xy")?;
+            let order = FormationOrder {
+                shape: Shape::Custom(xy.chunks_exact(2).map(|p| Vec2::new(p[0], p[1])).collect()),
+                spacing: None,
+                facing: (facing_x != 0.0 || facing_y != 0.0).then(|| Vec2::new(facing_x, facing_y)),
+            };
+            h.changing().set_formation(GroupId(group), Some(order))?;
+            Ok(())
+        })
+    }
+}
+
 /// Has group `group` follow the unit with id `unit` at `distance` world units
 /// (docs/behaviour.md, "Unit targets"), or with `unit` = `HORDE_NO_TARGET` stop following.
 /// The unit must exist and belong to another group (`HORDE_ERROR_NO_SUCH_UNIT`,

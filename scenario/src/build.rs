@@ -7,7 +7,9 @@ use std::path::Path;
 use horde::fields::Regions;
 use horde::glam::Vec2;
 use horde::prelude::Shape;
-use horde::{Cell, FormationOrder, GoalSet, Grid, GroupId, Layer, Map, Terrain, UnitSpec};
+use horde::{
+    Cell, FormationOrder, GoalSet, Grid, GroupId, Layer, Map, Terrain, UnitId, UnitSpec, UnitTarget,
+};
 use horde::{Command, SimConfig, Simulation};
 use toml::Spanned;
 
@@ -121,6 +123,7 @@ pub(crate) fn build(
     }));
     events.extend(goal_events);
     events.extend(formation_orders(ctx, &raw)?);
+    events.extend(follow_orders(ctx, &raw, &placed.groups, &placed.units)?);
     events.sort_by_key(|e| e.frame);
 
     let grid = *world.map.grid();
@@ -621,6 +624,66 @@ fn formation_orders(ctx: &Ctx<'_>, raw: &RawScenario) -> Result<Vec<TimedEvent>,
             command: Command::SetFormation {
                 group: GroupId(gi as u16),
                 order: Some(order),
+            },
+        });
+    }
+    Ok(out)
+}
+
+/// Every group's `follow` as an order at frame 0 (docs/scenario.md, "`follow`"). Units get
+/// their ids in spawn order (group by group, in file order), from 0.
+fn follow_orders(
+    ctx: &Ctx<'_>,
+    raw: &RawScenario,
+    groups: &[GroupInfo],
+    units: &[(usize, UnitSpec)],
+) -> Result<Vec<TimedEvent>, ScenarioError> {
+    let mut out = Vec::new();
+    for (gi, g) in raw.group.iter().enumerate() {
+        let Some(f) = g.get_ref().follow.as_ref() else {
+            continue;
+        };
+        let key = format!("group[{gi}].follow");
+        let bad = |message: String| ctx.bad(f.span(), &key, message);
+        let r = f.get_ref();
+        let leader = match &r.group {
+            RawGroupRef::Index(i) => usize::try_from(*i).ok().filter(|&i| i < groups.len()),
+            RawGroupRef::Name(n) => groups.iter().position(|g| g.name.as_deref() == Some(n)),
+        }
+        .ok_or_else(|| {
+            bad(format!(
+                "no such group: expected an index from 0 to {} or the name of a group",
+                groups.len() - 1
+            ))
+        })?;
+        if leader == gi {
+            return Err(bad("a group cannot follow one of its own units".into()));
+        }
+        let k = r.unit.unwrap_or(0);
+        let id = usize::try_from(k)
+            .ok()
+            .and_then(|k| {
+                (units.iter().enumerate())
+                    .filter(|(_, (g, _))| *g == leader)
+                    .nth(k)
+                    .map(|(id, _)| id)
+            })
+            .ok_or_else(|| {
+                bad(format!(
+                    "unit {k}: group {leader} has {} units",
+                    units.iter().filter(|(g, _)| *g == leader).count()
+                ))
+            })?;
+        let target = UnitTarget {
+            unit: UnitId(id as u32),
+            distance: r.distance as f32,
+        };
+        target.validate().map_err(|e| bad(e.to_string()))?;
+        out.push(TimedEvent {
+            frame: 0,
+            command: Command::SetTarget {
+                group: GroupId(gi as u16),
+                target: Some(target),
             },
         });
     }

@@ -99,6 +99,16 @@ pub(crate) struct RawGroup {
     pub(crate) layer: Option<Spanned<String>>,
     pub(crate) controllable: Option<bool>,
     pub(crate) formation: Option<Spanned<RawFormation>>,
+    pub(crate) follow: Option<Spanned<RawFollow>>,
+}
+
+/// A group's `follow` table: the `unit`-th unit (in spawn order) of group `group`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawFollow {
+    pub(crate) group: RawGroupRef,
+    pub(crate) unit: Option<i64>,
+    pub(crate) distance: f64,
 }
 
 /// A group's `formation` table.

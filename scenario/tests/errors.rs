@@ -407,3 +407,46 @@ fn bad_formations_name_key_and_line() {
             horde::Command::SetFormation { order: Some(_), .. }
         )));
 }
+
+#[test]
+fn bad_follows_name_key_and_line() {
+    let with = |line: &str| SMALL.replace("goal = [[9, 5]]", &format!("goal = [[9, 5]]\n{line}"));
+    for (line, needle) in [
+        (
+            r#"follow = { group = "nobody", distance = 2.0 }"#,
+            "no such group",
+        ),
+        (r#"follow = { group = 0, distance = 2.0 }"#, "its own units"),
+        (
+            r#"follow = { group = "second", unit = 3, distance = 2.0 }"#,
+            "has 3 units",
+        ),
+        (r#"follow = { group = 1, distance = -2.0 }"#, "distance"),
+    ] {
+        let text = with(line);
+        assert_error(
+            &err(&text),
+            ScenarioErrorKind::BadValue,
+            "group[0].follow",
+            line_of(&text, "follow"),
+            needle,
+        );
+    }
+    // A good one follows the unit with that place in the spawn order (group 0 has 4 units,
+    // so the second group's unit 2 has id 6).
+    let plan = parse(&with(
+        r#"follow = { group = "second", unit = 2, distance = 3.0 }"#,
+    ))
+    .expect("the follow is valid");
+    assert!(plan.events.iter().any(|e| e.frame == 0
+        && matches!(
+            e.command,
+            horde::Command::SetTarget {
+                target: Some(horde::UnitTarget {
+                    unit: horde::UnitId(6),
+                    ..
+                }),
+                ..
+            }
+        )));
+}

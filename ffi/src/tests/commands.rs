@@ -388,5 +388,16 @@ fn formations_and_targets_refuse_bad_values_and_work_through_the_boundary() {
     let status = unsafe { horde_group_target(sim, 0, null_mut(), &mut unit) };
     expect_error(status, HORDE_ERROR_NULL_POINTER, "out_state");
     assert_eq!(set(HORDE_FORMATION_NONE, 0, 0.0, 0.0, 0.0), HORDE_OK);
+    // The caller's own slots: a bad one is named by its index.
+    let slots = [0.0f32, 0.0, 1.5, 0.0, f32::NAN, 1.0];
+    // SAFETY: live handle; `slots` holds 3 pairs.
+    let status = unsafe { horde_set_formation_slots(sim, 0, slots.as_ptr(), 3, 0.0, 0.0) };
+    expect_error(status, HORDE_ERROR_INVALID_ARGUMENT, "custom slot 2");
+    // SAFETY: live handle; NULL slots with a count.
+    let status = unsafe { horde_set_formation_slots(sim, 0, null(), 3, 0.0, 0.0) };
+    expect_error(status, HORDE_ERROR_NULL_POINTER, "xy");
+    // SAFETY: live handle; `slots` holds 2 good pairs first.
+    let status = unsafe { horde_set_formation_slots(sim, 0, slots.as_ptr(), 2, 1.0, 0.0) };
+    assert_eq!(status, HORDE_OK);
     free(sim);
 }
