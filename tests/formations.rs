@@ -622,3 +622,82 @@ fn following_runs_the_same_on_any_thread_count_and_through_a_snapshot() {
     }
     assert_eq!(resumed.state_hash(), one.state_hash());
 }
+
+/// Boxes of 100 on Moving AI maps (ignored: minutes; skipped without the data), from the
+/// start of each map's longest `.scen` line to its goal: every unit must be at rest within
+/// twice the path over the top speed plus 60 s. Prints each map's figures.
+/// `cargo test --release --test formations -- --ignored --nocapture moving_ai`
+#[test]
+#[ignore]
+fn boxes_on_moving_ai_maps_come_to_rest_at_their_goal() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/movingai");
+    if !dir.is_dir() {
+        eprintln!("SKIP: {} is absent", dir.display());
+        return;
+    }
+    let mut failed = Vec::new();
+    for name in [
+        "den520d",
+        "16room_000",
+        "Berlin_1_256",
+        "brc202d",
+        "AR0011SR",
+    ] {
+        let Ok(scen) = std::fs::read_to_string(dir.join(format!("{name}.map.scen"))) else {
+            eprintln!("SKIP: {name}.map.scen is absent");
+            continue;
+        };
+        let map = horde::formats::load_map(dir.join(format!("{name}.map"))).unwrap();
+        let line: Vec<&str> = scen.lines().last().unwrap().split_whitespace().collect();
+        let num = |i: usize| -> f32 { line[i].parse().unwrap() };
+        let (start, goal, path) = (Vec2::new(num(4), num(5)), (num(6), num(7)), num(8));
+        let mut sim = Simulation::new(map, SimConfig::default().with_threads(2)).unwrap();
+        let g = sim
+            .add_group(GoalSet::single(Cell::new(goal.0 as u32, goal.1 as u32)))
+            .unwrap();
+        // 100 units on the open cells nearest the start, in square rings.
+        let mut n = 0;
+        for r in 0..30i32 {
+            for dy in -r..=r {
+                for dx in -r..=r {
+                    if dx.abs().max(dy.abs()) != r || n >= 100 {
+                        continue;
+                    }
+                    let p = start + Vec2::new(dx as f32 + 0.5, dy as f32 + 0.5);
+                    let spec = UnitSpec {
+                        radius: 0.45,
+                        group: g,
+                        ..UnitSpec::at(p)
+                    };
+                    n += usize::from(sim.spawn(spec).is_ok());
+                }
+            }
+        }
+        let order = FormationOrder {
+            shape: Shape::Box,
+            spacing: None,
+            facing: None,
+        };
+        sim.set_formation(g, Some(order)).unwrap();
+        let limit = 2.0 * path / 4.0 + 60.0;
+        let mut done = None;
+        for frame in 0..(limit / DT) as u32 {
+            sim.step(DT).unwrap();
+            let st = sim.group_status()[0];
+            if st.arrived == st.units {
+                done = Some(frame as f32 * DT);
+                break;
+            }
+        }
+        let st = sim.group_status()[0];
+        eprintln!(
+            "{name}: path {path:.0} cells, limit {limit:.0} s: all at rest after {done:?} s; \
+             {} of {} arrived, {} blocked",
+            st.arrived, st.units, st.blocked
+        );
+        if done.is_none() {
+            failed.push(name);
+        }
+    }
+    assert!(failed.is_empty(), "not all at rest in time on {failed:?}");
+}

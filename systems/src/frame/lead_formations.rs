@@ -38,6 +38,9 @@ const LAG_SPAN: f32 = 2.0;
 /// reach its slot does not hold the formation for ever.
 const SLOWEST: f32 = 0.2;
 
+/// Ranks of a formation walking narrower than ordered whose lag the anchor waits for.
+const HEAD_RANKS: usize = 2;
+
 /// Seconds the anchor takes to change its speed by its whole pace.
 const SPEED_CHANGE: f32 = 0.5;
 
@@ -206,10 +209,10 @@ fn lead(
     }
     // How far the members lag behind their slots (as laid out last frame). While it walks
     // narrower than ordered (a column through a gap, or ground too narrow for it), only its
-    // front half counts: the head clears the way out for the units still queueing behind,
-    // who catch up once it widens and waits for them.
+    // first `HEAD_RANKS` ranks count: the head clears the way for the units queueing
+    // behind, who catch up once it widens and waits for them.
     let head = if f.width > 0 {
-        f.offsets.len().div_ceil(2)
+        (f.width as usize * HEAD_RANKS).min(f.offsets.len())
     } else {
         f.offsets.len()
     };

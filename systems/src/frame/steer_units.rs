@@ -175,6 +175,10 @@ const REST_IN_SLOT: f32 = 0.15;
 /// it walking back at once).
 const STAY_IN_SLOT: f32 = 0.5;
 
+/// A unit of an arrived formation blocked within this many spacings of its slot rests
+/// where it stands.
+const HELD_SLOT: f32 = 3.0;
+
 /// Before a one-cell lane, a unit gives way to a neighbour nearer the lane closer than this
 /// many times the sum of their radii.
 const LANE_YIELD: f32 = 1.1;
@@ -400,7 +404,8 @@ impl<'a> Frame<'a> {
     }
 
     /// Where a unit in formation is bound (docs/behaviour.md, "Formations"): straight to its
-    /// slot when the way there is open to its body, else along its group's field; no faster
+    /// slot when the way there is open to its body, else along its group's field (or, when
+    /// the slot is behind it on that way, nowhere: it waits for the slot); no faster
     /// than the anchor moves plus [`SLOT_GAIN`] times how far it is from its slot, so that it
     /// keeps pace with the slot and closes on it without overshooting.
     #[inline(always)]
@@ -419,6 +424,10 @@ impl<'a> Frame<'a> {
             Vec2::ZERO
         } else if d < open * grid.cell_size() || cast_ray(cost, grid, pos, to / d, d).is_none() {
             to / d
+        } else if self.ahead_of(me, slot.point) {
+            // Its slot is behind it on the way (the formation walks a bent corridor as a
+            // column): it waits for the slot to come up rather than walk on to the goal.
+            Vec2::ZERO
         } else {
             me.fetched.ideal
         };
@@ -431,6 +440,21 @@ impl<'a> Frame<'a> {
             distance: None,
             in_goal: false,
             cap: slot.speed + SLOT_GAIN * d,
+        }
+    }
+
+    /// Whether the unit is nearer its goal along its field than `point` is (both cells'
+    /// path distances; `false` where the field gives none, as with hierarchical navigation).
+    #[inline(always)]
+    fn ahead_of(&self, me: &Me<'_>, point: Vec2) -> bool {
+        let Some(field) = self.field(me.agent, me.fetched.class) else {
+            return false;
+        };
+        let at = |cell: Option<Cell>| cell.and_then(|c| field.integration().distance(c));
+        let grid = self.map.grid();
+        match (at(Some(me.fetched.cell)), at(grid.cell_at(point))) {
+            (Some(mine), Some(its)) => mine < its,
+            _ => false,
         }
     }
 
@@ -450,7 +474,11 @@ impl<'a> Frame<'a> {
         } else {
             REST_IN_SLOT
         };
-        let resting = slot.arrived && d <= near * slot.spacing;
+        // Held where its slot is taken or walled off (bodies or walls leave it no way in):
+        // blocked that near its slot, it rests where it stands, as the rest of its
+        // formation does.
+        let held = steering.is_blocked() && d <= HELD_SLOT * slot.spacing;
+        let resting = slot.arrived && (d <= near * slot.spacing || held);
         steering.arrived = resting;
         steering.settled = false;
         steering.detour = false;
