@@ -7,8 +7,6 @@
 //! the same run. Run: `cargo bench --bench formations`.
 #![allow(missing_docs)] // criterion_group! generates undocumented functions
 
-use std::time::Duration;
-
 use criterion::{Criterion, criterion_group, criterion_main};
 use horde::prelude::*;
 
@@ -68,16 +66,8 @@ fn formation_frame(c: &mut Criterion) {
     }
     group.finish();
     // Interleaved windows of 20 frames, so that both see the same machine.
-    let mut per: [Vec<Duration>; 2] = [Vec::new(), Vec::new()];
-    for _ in 0..10 {
-        for (i, (_, window)) in windows.iter_mut().enumerate() {
-            per[i].push(window.frames(20, || {}) / 20);
-        }
-    }
-    let [formation, blob] = per.map(|mut t| {
-        t.sort();
-        t[t.len() / 2].as_secs_f64()
-    });
+    let mut pair = [windows.remove(0).1, windows.remove(0).1];
+    let [formation, blob] = window::interleaved_medians(&mut pair, 10);
     println!(
         "{UNITS} units marching, 2 threads, median of 10 x 20 frames: as a box formation \
          {:.2} ms, as a blob {:.2} ms: {:+.1}% (target at most +10%)",

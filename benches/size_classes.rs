@@ -143,16 +143,8 @@ fn size_class_frame(c: &mut Criterion) {
     }
     group.finish();
     // Interleaved windows of 20 frames, so that both see the same machine.
-    let mut per: [Vec<Duration>; 2] = [Vec::new(), Vec::new()];
-    for _ in 0..10 {
-        for (i, (_, window)) in windows.iter_mut().enumerate() {
-            per[i].push(window.frames(20, || {}) / 20);
-        }
-    }
-    let [two, one] = per.map(|mut t| {
-        t.sort();
-        t[t.len() / 2].as_secs_f64()
-    });
+    let mut pair = [windows.remove(0).1, windows.remove(0).1];
+    let [two, one] = window::interleaved_medians(&mut pair, 10);
     println!(
         "100k frame, radius 0.45 and 0.9 mixed, 2 threads, median of 10 x 20 frames: two size \
          classes {:.2} ms, one size class {:.2} ms: {:+.1}% (target within 10%)",

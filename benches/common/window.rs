@@ -83,3 +83,19 @@ impl Window {
             .sum()
     }
 }
+
+/// The median seconds a frame of each of `windows` takes over `rounds` rounds of 20 frames,
+/// the windows taking turns within each round, so that all see the same machine.
+#[allow(dead_code)] // each bench target that includes this file uses part of it
+pub fn interleaved_medians<const N: usize>(windows: &mut [Window; N], rounds: usize) -> [f64; N] {
+    let mut per: [Vec<Duration>; N] = std::array::from_fn(|_| Vec::new());
+    for _ in 0..rounds {
+        for (i, window) in windows.iter_mut().enumerate() {
+            per[i].push(window.frames(20, || {}) / 20);
+        }
+    }
+    per.map(|mut t| {
+        t.sort();
+        t[t.len() / 2].as_secs_f64()
+    })
+}

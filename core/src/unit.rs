@@ -185,6 +185,14 @@ impl Steering {
         self.still = 0.0;
     }
 
+    /// The unit's order changed (a new goal, a new formation): it is no longer at rest, and
+    /// its arrival counts again from the next time it arrives.
+    pub fn set_off(&mut self) {
+        self.arrived = false;
+        self.settled = false;
+        self.arrived_frame = None;
+    }
+
     /// Whether the unit is blocked: not at rest, and held within a body radius of one spot
     /// for [`BLOCKED_AFTER`] seconds or more.
     #[must_use]

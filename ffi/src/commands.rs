@@ -83,6 +83,11 @@ pub const HORDE_FORMATION_BOX: u32 = 2;
 /// A filled wedge, its point ahead.
 pub const HORDE_FORMATION_WEDGE: u32 = 3;
 
+/// A formation's facing as the C ABI takes it: `(0, 0)` for none (the way it walked in).
+fn facing_of(x: f32, y: f32) -> Option<Vec2> {
+    (x != 0.0 || y != 0.0).then(|| Vec2::new(x, y))
+}
+
 /// Has group `group` move in formation (docs/behaviour.md, "Formations"): `shape` one of
 /// `HORDE_FORMATION_LINE` (with `width` units a rank, at least 1), `HORDE_FORMATION_BOX`,
 /// `HORDE_FORMATION_WEDGE` (`width` unused), or `HORDE_FORMATION_NONE` to move as a blob
@@ -122,7 +127,7 @@ pub unsafe extern "C" fn horde_set_formation(
             let order = shape.map(|shape| FormationOrder {
                 shape,
                 spacing: (spacing != 0.0).then_some(spacing),
-                facing: (facing_x != 0.0 || facing_y != 0.0).then(|| Vec2::new(facing_x, facing_y)),
+                facing: facing_of(facing_x, facing_y),
             });
             h.changing().set_formation(GroupId(group), order)?;
             Ok(())
@@ -160,7 +165,7 @@ pub unsafe extern "C" fn horde_set_formation_slots(
             let order = FormationOrder {
                 shape: Shape::Custom(xy.chunks_exact(2).map(|p| Vec2::new(p[0], p[1])).collect()),
                 spacing: None,
-                facing: (facing_x != 0.0 || facing_y != 0.0).then(|| Vec2::new(facing_x, facing_y)),
+                facing: facing_of(facing_x, facing_y),
             };
             h.changing().set_formation(GroupId(group), Some(order))?;
             Ok(())

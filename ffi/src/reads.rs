@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use horde::Cell;
 use horde::components::{Agent, ExternalForce, Position, Quarantined, Steering, Stun, Velocity};
-use horde::{TargetLoss, TargetState, UnitId, UnitStatus};
+use horde::{UnitId, UnitStatus};
 
 use crate::failure::Failure;
 use crate::guard::with_sim;
@@ -261,20 +261,9 @@ pub unsafe extern "C" fn horde_group_target(
                     format!("group {group} does not exist"),
                 ));
             };
-            let (state, unit) = match g {
-                TargetState::None => (0, 0),
-                TargetState::Following(u) => (1, u.0),
-                TargetState::Lost {
-                    unit,
-                    why: TargetLoss::Gone,
-                } => (2, unit.0),
-                TargetState::Lost {
-                    unit,
-                    why: TargetLoss::Unreachable,
-                } => (3, unit.0),
-            };
-            write_out(out_state, "out_state", state)?;
-            write_out(out_unit, "out_unit", unit)
+            let (state, unit) = g.code();
+            write_out(out_state, "out_state", u32::from(state))?;
+            write_out(out_unit, "out_unit", unit.0)
         })
     }
 }

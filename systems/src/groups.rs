@@ -20,6 +20,44 @@ pub enum TargetState {
     },
 }
 
+impl TargetState {
+    /// Its code, as snapshots save it and the C ABI reads it: 0 none, 1 following, 2 lost
+    /// (gone), 3 lost (out of reach); and the unit (0 with none).
+    #[must_use]
+    pub fn code(self) -> (u8, UnitId) {
+        match self {
+            Self::None => (0, UnitId(0)),
+            Self::Following(unit) => (1, unit),
+            Self::Lost {
+                unit,
+                why: TargetLoss::Gone,
+            } => (2, unit),
+            Self::Lost {
+                unit,
+                why: TargetLoss::Unreachable,
+            } => (3, unit),
+        }
+    }
+
+    /// The state of code `code` ([`Self::code`]) about `unit`; `None` for a code past 3.
+    #[must_use]
+    pub fn from_code(code: u8, unit: UnitId) -> Option<Self> {
+        Some(match code {
+            0 => Self::None,
+            1 => Self::Following(unit),
+            2 => Self::Lost {
+                unit,
+                why: TargetLoss::Gone,
+            },
+            3 => Self::Lost {
+                unit,
+                why: TargetLoss::Unreachable,
+            },
+            _ => return None,
+        })
+    }
+}
+
 /// Why a group stopped following a unit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TargetLoss {
@@ -55,6 +93,13 @@ pub struct Group {
 }
 
 impl Group {
+    /// The group no longer follows a unit, and says `state` about it.
+    pub(crate) fn end_following(&mut self, state: TargetState) {
+        self.target = None;
+        self.target_seen = None;
+        self.target_state = state;
+    }
+
     /// The slot of the field units of `layer` and size class `class` follow.
     pub(crate) fn slot_mut(&mut self, layer: Layer, class: u8) -> &mut Option<FieldId> {
         match class {

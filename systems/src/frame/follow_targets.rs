@@ -63,9 +63,7 @@ impl FrameData {
         fields.retain(|id, _| groups.iter().any(|g| g.follows(id)));
         for (agent, steering) in world.query_mut::<(&Agent, &mut Steering)>() {
             if agent.group == group {
-                steering.arrived = false;
-                steering.settled = false;
-                steering.arrived_frame = None;
+                steering.set_off();
             }
             if wakes.get(usize::from(agent.group.0)) == Some(&true) {
                 steering.wake();
@@ -240,9 +238,6 @@ fn stop(
     if let Ok(goal) = GoalSet::new(cells) {
         data.set_goal(world, group, goal)?;
     }
-    let g = &mut data.groups.get_mut().list[usize::from(group.0)];
-    g.target = None;
-    g.target_seen = None;
-    g.target_state = TargetState::Lost { unit, why };
+    data.groups.get_mut().list[usize::from(group.0)].end_following(TargetState::Lost { unit, why });
     Ok(())
 }

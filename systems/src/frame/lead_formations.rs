@@ -23,8 +23,9 @@ const FULL_PACE_LAG: f32 = 0.5;
 
 /// Every this many frames the slots are handed out again from where the members stand,
 /// when that brings them nearer their slots by more than [`REASSIGN_GAIN`] (summed squared
-/// distances) and takes none farther than the farthest is now: after a squeeze through a gap the members come out in another order, and
-/// walking back to the old slots would cross the whole formation.
+/// distances) and takes none farther than the farthest is now: after a squeeze through a
+/// gap the members come out in another order, and walking back to the old slots would
+/// cross the whole formation.
 const REASSIGN_EVERY: u64 = 30;
 
 /// See [`REASSIGN_EVERY`]: the share the summed squared distance must drop by. A formed
@@ -182,8 +183,7 @@ fn lead(
         if width != f.width {
             f.width = width;
             f.offsets = slot_offsets(&f.shape_now(), members.len(), f.spacing);
-            let at: Vec<(u32, Vec2)> = members.iter().map(|m| (m.id, m.pos)).collect();
-            f.slots = assign_slots(&at, &f.offsets, f.anchor, f.heading);
+            f.slots = assignment(f, members);
             f.targets.clear();
         }
     }
@@ -312,8 +312,7 @@ fn lay_out(f: &mut Formation, members: &[Member], way_at: &impl Fn(Vec2) -> Vec2
             f.order.unit_facing().unwrap_or(Vec2::X)
         };
     }
-    let at: Vec<(u32, Vec2)> = members.iter().map(|m| (m.id, m.pos)).collect();
-    f.slots = assign_slots(&at, &f.offsets, f.anchor, f.heading);
+    f.slots = assignment(f, members);
     f.members = members.iter().map(|m| m.id).collect();
     f.members.sort_unstable();
     f.targets.clear();
@@ -360,6 +359,13 @@ const LOOK_AHEAD: f32 = 2.0;
 /// The most points [`free_width`] looks at.
 const MAX_LOOK: usize = 32;
 
+/// The slots handed out to `members` where they stand, about the anchor for its heading
+/// ([`assign_slots`]).
+fn assignment(f: &Formation, members: &[Member]) -> Vec<(u32, u32)> {
+    let at: Vec<(u32, Vec2)> = members.iter().map(|m| (m.id, m.pos)).collect();
+    assign_slots(&at, &f.offsets, f.anchor, f.heading)
+}
+
 /// Hands the slots out again from where `members` stand (laid about the slots' places this
 /// frame) when that brings them nearer by more than [`REASSIGN_GAIN`].
 fn reassign(f: &mut Formation, members: &[Member]) {
@@ -373,8 +379,7 @@ fn reassign(f: &mut Formation, members: &[Member]) {
             })
             .fold((0.0, 0.0), |(sum, most), d| (sum + d, f32::max(most, d)))
     };
-    let at: Vec<(u32, Vec2)> = members.iter().map(|m| (m.id, m.pos)).collect();
-    let again = assign_slots(&at, &f.offsets, f.anchor, f.heading);
+    let again = assignment(f, members);
     let (now, then) = (cost(&f.slots), cost(&again));
     // Nearer on the whole, and no member farther from its slot than the farthest is now
     // (the farthest sets how long the formation waits).

@@ -479,14 +479,21 @@ impl<'a> Frame<'a> {
         // formation does.
         let held = steering.is_blocked() && d <= HELD_SLOT * slot.spacing;
         let resting = slot.arrived && (d <= near * slot.spacing || held);
-        steering.arrived = resting;
-        steering.settled = false;
         steering.detour = false;
+        self.note_rest(me, steering, resting, true);
+        (!resting).then_some(bound)
+    }
+
+    /// Records whether the unit rests this frame, arrived (`on_goal`) or settled, counts
+    /// its stall, and the frame it first arrived.
+    #[inline(always)]
+    fn note_rest(&self, me: &Me<'_>, steering: &mut Steering, resting: bool, on_goal: bool) {
+        steering.arrived = resting && on_goal;
+        steering.settled = resting && !on_goal;
         steering.count_stall(me.pos, me.agent.radius, self.data.clock.dt, resting);
-        if resting && steering.arrived_frame.is_none() {
+        if steering.arrived && steering.arrived_frame.is_none() {
             steering.arrived_frame = Some(self.data.clock.frame + 1);
         }
-        (!resting).then_some(bound)
     }
 
     /// Where the unit is bound: its field's way, or (in its army's rest area) the fill's
@@ -809,12 +816,7 @@ impl<'a> Frame<'a> {
                 (_, Some(f)) => f.covers_goal(grid, pos, agent.radius),
                 (_, None) => in_goal,
             };
-        steering.arrived = resting && arrived;
-        steering.settled = resting && !arrived;
-        steering.count_stall(pos, agent.radius, self.data.clock.dt, resting);
-        if steering.arrived && steering.arrived_frame.is_none() {
-            steering.arrived_frame = Some(self.data.clock.frame + 1);
-        }
+        self.note_rest(me, steering, resting, arrived);
         (!resting).then_some(Bound {
             way,
             fill_way,

@@ -227,10 +227,7 @@ impl Horde {
         self.check_goal(&goal)?;
         self.data.set_goal(world, group, goal)?;
         // A goal given by the caller ends following a unit.
-        let g = self.data.groups.get_mut().group_mut(group)?;
-        g.target = None;
-        g.target_seen = None;
-        g.target_state = crate::TargetState::None;
+        (self.data.groups.get_mut().group_mut(group)?).end_following(crate::TargetState::None);
         let mut reach = self.reachability(world);
         Ok(reach.swap_remove(usize::from(group.0)))
     }
@@ -251,9 +248,7 @@ impl Horde {
         self.data.formations.get_mut().set(group.0, order);
         for (agent, steering) in world.query_mut::<(&Agent, &mut Steering)>() {
             if agent.group == group {
-                steering.arrived = false;
-                steering.settled = false;
-                steering.arrived_frame = None;
+                steering.set_off();
                 steering.wake();
             }
         }
@@ -273,10 +268,7 @@ impl Horde {
     ) -> Result<(), SimError> {
         self.data.groups.get_mut().group_mut(group)?;
         let Some(target) = target else {
-            let g = self.data.groups.get_mut().group_mut(group)?;
-            g.target = None;
-            g.target_seen = None;
-            g.target_state = crate::TargetState::None;
+            (self.data.groups.get_mut().group_mut(group)?).end_following(crate::TargetState::None);
             return Ok(());
         };
         target.validate()?;

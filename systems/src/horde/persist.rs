@@ -162,7 +162,10 @@ impl Horde {
                             .filter(|&(l, c)| g.field(l, c).is_some())
                             .fold(0, |mask, (l, c)| mask | record::field_bit(l, c)),
                         target: g.target.map(|t| (t.unit.0, t.distance)),
-                        target_state: GroupRecord::state_of(g.target_state),
+                        target_state: {
+                            let (code, unit) = g.target_state.code();
+                            (code, unit.0)
+                        },
                         target_seen: g.target_seen.map(|(c, p)| ((c.x, c.y), v2(p))),
                     })
                     .collect(),

@@ -49,10 +49,10 @@ pub fn state_hash(horde: &Horde, world: &World) -> u64 {
     // Targets only where some group has or had one, as formations below.
     for (i, g) in groups.list.iter().enumerate() {
         if g.target.is_some() || g.target_state != crate::TargetState::None {
-            let (state, unit) = crate::snapshot::record::GroupRecord::state_of(g.target_state);
+            let (state, unit) = g.target_state.code();
             h.word(i as u64);
             h.byte(state);
-            h.u32(unit);
+            h.u32(unit.0);
             h.u32(g.target.map_or(0, |t| t.distance.to_bits()));
         }
     }

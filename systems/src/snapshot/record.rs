@@ -222,40 +222,11 @@ pub(crate) struct GroupRecord {
 }
 
 impl GroupRecord {
-    /// The group's target state as saved.
-    pub(crate) fn state_of(state: crate::TargetState) -> (u8, u32) {
-        use crate::{TargetLoss, TargetState};
-        match state {
-            TargetState::None => (0, 0),
-            TargetState::Following(u) => (1, u.0),
-            TargetState::Lost {
-                unit,
-                why: TargetLoss::Gone,
-            } => (2, unit.0),
-            TargetState::Lost {
-                unit,
-                why: TargetLoss::Unreachable,
-            } => (3, unit.0),
-        }
-    }
-
     /// The saved target state.
     pub(crate) fn target_state(&self) -> Result<crate::TargetState, String> {
-        use crate::{TargetLoss, TargetState};
-        let unit = horde_core::UnitId(self.target_state.1);
-        Ok(match self.target_state.0 {
-            0 => TargetState::None,
-            1 => TargetState::Following(unit),
-            2 => TargetState::Lost {
-                unit,
-                why: TargetLoss::Gone,
-            },
-            3 => TargetState::Lost {
-                unit,
-                why: TargetLoss::Unreachable,
-            },
-            other => return Err(format!("target state {other} is not 0 to 3")),
-        })
+        let (code, unit) = self.target_state;
+        crate::TargetState::from_code(code, horde_core::UnitId(unit))
+            .ok_or_else(|| format!("target state {code} is not 0 to 3"))
     }
 }
 
