@@ -107,8 +107,9 @@ pub mod crowd {
 /// that follow a unit.
 pub mod formations {
     pub use horde_core::{
-        FormationError, FormationOrder, MAX_OFFSET, MAX_SLOTS, SPACING_MARGIN, Shape, UnitTarget,
-        assign_slots, slot_of, slot_offsets, squeeze, to_world, turn_toward,
+        FormationError, FormationOrder, MAX_OFFSET, MAX_SLOTS, SLOTS_APART, SPACING_MARGIN, Shape,
+        UnitTarget, assign_slots, assign_slots_ranked, slot_of, slot_offsets, spread_slots,
+        squeeze, to_world, turn_toward,
     };
     pub use horde_systems::{Formation, Formations, TargetLoss, TargetState};
 }

@@ -680,10 +680,13 @@ fn boxes_on_moving_ai_maps_come_to_rest_at_their_goal() {
         };
         sim.set_formation(g, Some(order)).unwrap();
         let limit = 2.0 * path / 4.0 + 60.0;
-        let mut done = None;
+        let (mut done, mut formed) = (None, None);
         for frame in 0..(limit / DT) as u32 {
             sim.step(DT).unwrap();
             let st = sim.group_status()[0];
+            if formed.is_none() && formation(&sim, g).arrived {
+                formed = Some(frame as f32 * DT);
+            }
             if st.arrived == st.units {
                 done = Some(frame as f32 * DT);
                 break;
@@ -691,8 +694,8 @@ fn boxes_on_moving_ai_maps_come_to_rest_at_their_goal() {
         }
         let st = sim.group_status()[0];
         eprintln!(
-            "{name}: path {path:.0} cells, limit {limit:.0} s: all at rest after {done:?} s; \
-             {} of {} arrived, {} blocked",
+            "{name}: path {path:.0} cells, limit {limit:.0} s: anchor on its goal after \
+             {formed:?} s, all at rest after {done:?} s; {} of {} arrived, {} blocked",
             st.arrived, st.units, st.blocked
         );
         if done.is_none() {

@@ -214,12 +214,29 @@ pub fn assign_slots(
     centre: Vec2,
     facing: Vec2,
 ) -> Vec<(u32, u32)> {
-    let local = |p: Vec2| {
-        let d = p - centre;
-        Vec2::new(d.dot(facing.perp()), d.dot(facing))
-    };
-    let mut order: Vec<(Vec2, u32)> = units.iter().map(|&(id, p)| (local(p), id)).collect();
-    // Front (largest `y`) first.
+    let ranked: Vec<(u32, Vec2, f32)> = (units.iter())
+        .map(|&(id, p)| (id, p, (p - centre).dot(facing)))
+        .collect();
+    assign_slots_ranked(&ranked, offsets, centre, facing)
+}
+
+/// [`assign_slots`] with the units ranked front to back by a key of the caller's (the third
+/// field, larger is further ahead) instead of by how far ahead they stand along the facing:
+/// a formation walking as a column through a bent corridor ranks its units by how far along
+/// the way they are, since they cannot pass one another there. Within a rank they are
+/// matched left to right as before.
+#[must_use]
+pub fn assign_slots_ranked(
+    units: &[(u32, Vec2, f32)],
+    offsets: &[Vec2],
+    centre: Vec2,
+    facing: Vec2,
+) -> Vec<(u32, u32)> {
+    let local = |p: Vec2, ahead: f32| Vec2::new((p - centre).dot(facing.perp()), ahead);
+    let mut order: Vec<(Vec2, u32)> = (units.iter())
+        .map(|&(id, p, ahead)| (local(p, ahead), id))
+        .collect();
+    // Front (largest key) first.
     order.sort_unstable_by(|a, b| b.0.y.total_cmp(&a.0.y).then(a.1.cmp(&b.1)));
     let mut slots: Vec<(Vec2, u32)> = (offsets.iter().enumerate())
         .map(|(i, &o)| (o, i as u32))
@@ -282,6 +299,89 @@ pub fn squeeze(cost: &CostField, grid: &Grid, anchor: Vec2, slot: Vec2, margin: 
         }
     } else {
         anchor + dir * (reach - margin).clamp(0.0, length)
+    }
+}
+
+/// Slots nearer than this many spacings to another are on top of it ([`spread_slots`]).
+pub const SLOTS_APART: f32 = 0.9;
+
+/// The most cells [`spread_slots`] looks through for each slot it moves.
+const SPREAD_CELLS_PER_SLOT: usize = 64;
+
+/// Moves the slots that squeezing ([`squeeze`]) left on top of another (nearer than
+/// [`SLOTS_APART`] spacings) to free cells: a formation whose shape does not fit where it
+/// stops (its goal in a pocket or a corridor's end) would otherwise hold slots no two units
+/// can share, and its members would jostle for them for ever. Slots are taken nearest the
+/// anchor first (their `offsets` from it, then their index); each slot left on top of a
+/// taken one moves to the centre of the first cell, in breadth-first order over `cost`'s open
+/// cells from the anchor's, that is clear of every slot taken. A slot for which no such cell
+/// turns up stays where it was. Deterministic: it depends only on its inputs.
+pub fn spread_slots(
+    cost: &CostField,
+    grid: &Grid,
+    anchor: Vec2,
+    offsets: &[Vec2],
+    targets: &mut [Vec2],
+    spacing: f32,
+) {
+    use std::collections::{HashMap, HashSet, VecDeque};
+    let apart = spacing * SLOTS_APART;
+    if targets.is_empty() || !apart.is_finite() || apart <= 0.0 || !anchor.is_finite() {
+        return;
+    }
+    let key = |p: Vec2| ((p.x / apart).floor() as i64, (p.y / apart).floor() as i64);
+    let mut taken: HashMap<(i64, i64), Vec<Vec2>> = HashMap::new();
+    let clear = |taken: &HashMap<(i64, i64), Vec<Vec2>>, p: Vec2| {
+        let (kx, ky) = key(p);
+        (-1..=1).all(|dy| {
+            (-1..=1).all(|dx| {
+                taken
+                    .get(&(kx + dx, ky + dy))
+                    .is_none_or(|v| v.iter().all(|q| q.distance(p) >= apart))
+            })
+        })
+    };
+    let mut order: Vec<usize> = (0..targets.len()).collect();
+    let reach = |i: usize| offsets.get(i).map_or(f32::INFINITY, |o| o.length_squared());
+    order.sort_by(|&a, &b| reach(a).total_cmp(&reach(b)).then(a.cmp(&b)));
+    let mut on_top = Vec::new();
+    for i in order {
+        if clear(&taken, targets[i]) {
+            taken.entry(key(targets[i])).or_default().push(targets[i]);
+        } else {
+            on_top.push(i);
+        }
+    }
+    if on_top.is_empty() {
+        return;
+    }
+    let (w, h) = (i64::from(grid.width()), i64::from(grid.height()));
+    let start = crate::cell_coords(grid, anchor);
+    if cost.get_or_wall(start.0, start.1) == WALL {
+        return;
+    }
+    let budget = on_top.len() * SPREAD_CELLS_PER_SLOT;
+    let mut seen = HashSet::from([start]);
+    let mut queue = VecDeque::from([start]);
+    let mut next = on_top.into_iter();
+    let mut slot = next.next();
+    while let (Some(i), Some((x, y))) = (slot, queue.pop_front()) {
+        let centre = grid.cell_centre(crate::Cell::new(x as u32, y as u32));
+        if clear(&taken, centre) {
+            targets[i] = centre;
+            taken.entry(key(centre)).or_default().push(centre);
+            slot = next.next();
+        }
+        if seen.len() >= budget {
+            continue;
+        }
+        for (dx, dy) in [(1, 0), (-1, 0), (0, 1), (0, -1)] {
+            let n = (x + dx, y + dy);
+            let inside = (0..w).contains(&n.0) && (0..h).contains(&n.1);
+            if inside && cost.get_or_wall(n.0, n.1) != WALL && seen.insert(n) {
+                queue.push_back(n);
+            }
+        }
     }
 }
 
@@ -494,6 +594,78 @@ mod tests {
         }
         let s = squeeze(&wall, &grid, anchor, Vec2::new(17.5, 10.5), 0.5);
         assert!(s.x < 14.0, "{s}");
+    }
+
+    #[test]
+    fn slots_squeezed_onto_one_place_spread_to_free_cells_of_a_pocket() {
+        // A pocket 5 cells wide and 6 deep, opening south into a corridor 3 wide, on maps of
+        // several sizes: a box of up to 20 slots laid about an anchor deep in the pocket
+        // squeezes many onto the pocket's walls; spread, no two are nearer than
+        // `SLOTS_APART` spacings, each stands on an open cell, the nearest slot to the
+        // anchor stays, and the result is the same every time.
+        for (side, units, spacing) in [(20u32, 9usize, 1.08f32), (24, 20, 1.08), (30, 16, 1.5)] {
+            let grid = Grid::new(side, side).unwrap();
+            let mut cost = CostField::filled(&grid, WALL);
+            let open = |cost: &mut CostField, x: u32, y: u32| cost.set(crate::Cell::new(x, y), 0);
+            for y in 2..8 {
+                for x in 5..10 {
+                    open(&mut cost, x, y);
+                }
+            }
+            for y in 8..side {
+                for x in 6..9 {
+                    open(&mut cost, x, y);
+                }
+            }
+            let anchor = Vec2::new(7.5, 3.5);
+            let offsets = slot_offsets(&Shape::Box, units, spacing);
+            let mut targets: Vec<Vec2> = (offsets.iter())
+                .map(|&o| squeeze(&cost, &grid, anchor, anchor + to_world(o, Vec2::Y), 0.45))
+                .collect();
+            let nearest = (0..units)
+                .min_by(|&a, &b| offsets[a].length().total_cmp(&offsets[b].length()))
+                .unwrap();
+            let kept = targets[nearest];
+            let squeezed = targets.clone();
+            let mut again = targets.clone();
+            spread_slots(&cost, &grid, anchor, &offsets, &mut targets, spacing);
+            let moved = (targets.iter().zip(&squeezed)).filter(|(a, b)| a != b).count();
+            assert!(units < 16 || moved > 0, "{side}, {units}: the case spreads nothing");
+            spread_slots(&cost, &grid, anchor, &offsets, &mut again, spacing);
+            assert_eq!(targets, again, "deterministic");
+            assert_eq!(targets[nearest], kept);
+            for (i, a) in targets.iter().enumerate() {
+                assert!(
+                    crate::centre_is_open(&cost, &grid, *a),
+                    "{side}: slot {i} at {a}"
+                );
+                for b in &targets[i + 1..] {
+                    assert!(
+                        a.distance(*b) >= SLOTS_APART * spacing - 1e-4,
+                        "{side}, {units}: {a} and {b}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_column_ranks_its_units_by_the_callers_order() {
+        // A column of three facing +y; units ranked by a key that runs against the facing
+        // (a corridor bent back on itself): the unit with the largest key takes the front.
+        let offsets = slot_offsets(&Shape::Line { width: 1 }, 3, 1.0);
+        let units = [
+            (7, Vec2::new(0.0, 5.0), -3.0),
+            (8, Vec2::new(0.0, 0.0), -1.0),
+            (9, Vec2::new(0.0, -5.0), -2.0),
+        ];
+        let a = assign_slots_ranked(&units, &offsets, Vec2::ZERO, Vec2::Y);
+        assignment_is_a_matching(&a, 3, 3);
+        assert_eq!(a, vec![(7, 2), (8, 0), (9, 1)]);
+        // Ranked by the facing, the same units take the slots the other way round.
+        let plain: Vec<(u32, Vec2)> = units.iter().map(|&(id, p, _)| (id, p)).collect();
+        let b = assign_slots(&plain, &offsets, Vec2::ZERO, Vec2::Y);
+        assert_eq!(b, vec![(7, 0), (8, 1), (9, 2)]);
     }
 
     #[test]

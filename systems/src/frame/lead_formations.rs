@@ -7,8 +7,9 @@
 
 use glam::Vec2;
 use horde_core::{
-    Agent, Cell, FieldCache, GoalSet, Grid, Map, Position, UnitId, assign_slots, open_reach,
-    slot_offsets, squeeze, sweep, to_world, turn_toward,
+    Agent, Cell, FieldCache, GoalSet, Grid, Map, NavField, Position, UnitId, assign_slots,
+    assign_slots_ranked, open_reach, slot_offsets, spread_slots, squeeze, sweep, to_world,
+    turn_toward,
 };
 
 use crate::formations::Formation;
@@ -39,9 +40,6 @@ const LAG_SPAN: f32 = 2.0;
 /// reach its slot does not hold the formation for ever.
 const SLOWEST: f32 = 0.2;
 
-/// Ranks of a formation walking narrower than ordered whose lag the anchor waits for.
-const HEAD_RANKS: usize = 2;
-
 /// Seconds the anchor takes to change its speed by its whole pace.
 const SPEED_CHANGE: f32 = 0.5;
 
@@ -56,6 +54,10 @@ struct Member {
     radius: f32,
     max_speed: f32,
     layer: horde_core::Layer,
+    /// How far along the formation's way it is (minus the path length it has left to the
+    /// goal, in world units; minus infinity where the formation's field has no path), or
+    /// `None` where there is no flat field.
+    along: Option<f32>,
 }
 
 /// Moves every formation's anchor and lays out its slots.
@@ -79,6 +81,7 @@ pub(crate) fn lead_formations(data: &FrameData, _ctx: &StageContext<'_>) {
                 radius: agent.radius,
                 max_speed: agent.max_speed,
                 layer: agent.layer,
+                along: None,
             });
         }
     }
@@ -137,6 +140,16 @@ fn lead(
         .field(f.layer, class)
         .map(|id| fields.get(id))
         .filter(|field| field.built_from().is_some());
+    let members: Vec<Member> = match field {
+        Some(field) => (members.iter())
+            .map(|&m| Member {
+                along: Some(along(field, grid, m.pos)),
+                ..m
+            })
+            .collect(),
+        None => members.to_vec(),
+    };
+    let members = &members[..];
     // Following a unit: the point `distance` short of it on the anchor's side, facing it;
     // else the goal's point, facing as ordered.
     let followed = group.target.zip(group.target_seen.map(|(_, at)| at));
@@ -154,6 +167,9 @@ fn lead(
         }
         None => destination(&group.goal, grid),
     };
+    // Whether the anchor stands on its goal point: there the field's distances run out
+    // from the point in every direction, and no longer give the order of a column.
+    let on_goal = |f: &Formation| f.anchor.distance(goal) <= ON_GOAL * grid.cell_size();
     let way_at = |p: Vec2| -> Vec2 {
         if p.distance(goal) <= 1.5 * grid.cell_size() {
             return (goal - p).normalize_or_zero();
@@ -183,7 +199,7 @@ fn lead(
         if width != f.width {
             f.width = width;
             f.offsets = slot_offsets(&f.shape_now(), members.len(), f.spacing);
-            f.slots = assignment(f, members);
+            f.slots = assignment(f, members, on_goal(f));
             f.targets.clear();
         }
     }
@@ -193,7 +209,8 @@ fn lead(
     }
 
     if data.clock.frame % REASSIGN_EVERY == 0 && !f.targets.is_empty() {
-        reassign(f, members);
+        let at_goal = on_goal(f);
+        reassign(f, members, field.filter(|_| at_goal), grid);
     }
     // Within this many cells of the anchor no slot needs a ray: the anchor's clearance
     // says every cell that near is open to the class (its cost field blocks cells within
@@ -205,32 +222,49 @@ fn lead(
         - f32::from(class)
         - 2.0;
     if f.targets.is_empty() {
-        lay_targets(f, cost, grid, open_reach);
+        lay_targets(f, cost, grid, open_reach, &way_at);
     }
-    // How far the members lag behind their slots (as laid out last frame). While it walks
-    // narrower than ordered (a column through a gap, or ground too narrow for it), only its
-    // first `HEAD_RANKS` ranks count: the head clears the way for the units queueing
-    // behind, who catch up once it widens and waits for them.
-    let head = if f.width > 0 {
-        (f.width as usize * HEAD_RANKS).min(f.offsets.len())
-    } else {
-        f.offsets.len()
-    };
+    // How far the members lag behind their slots (as laid out last frame), in spacings.
+    // While it walks as a column ([`is_column`]: through a gap or along a corridor), the
+    // lag is measured along the way, and only for the ranks behind the anchor: a column's
+    // members stand one behind another along a bent way, not on straight lines about the
+    // anchor, and the ranks ahead walk on to their places while the anchor keeps its pace
+    // (a rank ahead that falls back is handed a slot behind at the next reassignment).
+    let column = is_column(f)
+        .then(|| field.map(|field| along(field, grid, f.anchor)))
+        .flatten()
+        .filter(|a| a.is_finite());
     let lag = members
         .iter()
         .filter_map(|m| {
-            let s = horde_core::slot_of(&f.slots, m.id).filter(|&s| (s as usize) < head)?;
-            Some(m.pos.distance(*f.targets.get(s as usize)?))
+            let s = horde_core::slot_of(&f.slots, m.id)? as usize;
+            let target = *f.targets.get(s)?;
+            match (column, m.along) {
+                (Some(anchor), Some(at)) if at.is_finite() => {
+                    let o = f.offsets[s].y;
+                    (o <= 0.0).then(|| (anchor + o - at).max(0.0))
+                }
+                (Some(_), _) => None,
+                // A member ahead of its slot along the way waits for it (`steer_units`):
+                // the formation walks on to bring the slot up, it does not wait for it.
+                (None, Some(at))
+                    if field.is_some_and(|field| at > along(field, grid, target) + f.spacing) =>
+                {
+                    None
+                }
+                _ => Some(m.pos.distance(target)),
+            }
         })
         .fold(0.0, f32::max)
         / f.spacing;
     let wait = (1.0 - (lag - FULL_PACE_LAG) / LAG_SPAN).clamp(SLOWEST, 1.0);
 
-    // The widest slot turns no faster than the pace lets it follow.
+    // The widest slot turns no faster than the pace lets it follow. A column's ranks ahead
+    // lie along its way and turn with it; only its width turns about the anchor.
     let extent = f
         .offsets
         .iter()
-        .map(|o| o.length())
+        .map(|o| if is_column(f) { o.x.abs() } else { o.length() })
         .fold(f.spacing, f32::max);
     let max_turn = f.pace * dt / extent;
     let before = f.anchor;
@@ -261,16 +295,32 @@ fn lead(
     }
     f.speed = f.anchor.distance(before) / dt.max(1e-6);
     let moved = (f.anchor - before).length() / grid.cell_size();
-    lay_targets(f, cost, grid, open_reach - moved.ceil());
+    lay_targets(f, cost, grid, open_reach - moved.ceil(), &way_at);
+    // On its goal point, where its shape may not fit (a pocket, a corridor's end), no two
+    // slots may share a place: the members would jostle for them for ever.
+    if f.anchor.distance(goal) <= ON_GOAL * grid.cell_size() {
+        spread_slots(cost, grid, f.anchor, &f.offsets, &mut f.targets, f.spacing);
+    }
 }
 
 /// Lays the slots out about the anchor for its heading, squeezed in from behind walls: a
 /// ray from the anchor for each slot farther than `open_reach` cells (plus its radius) from
-/// it, none for the nearer ones.
-fn lay_targets(f: &mut Formation, cost: &horde_core::CostField, grid: &Grid, open_reach: f32) {
+/// it, none for the nearer ones. A formation walking narrower than ordered lays its ranks
+/// ahead of the anchor along its way instead ([`lay_column`]).
+fn lay_targets(
+    f: &mut Formation,
+    cost: &horde_core::CostField,
+    grid: &Grid,
+    open_reach: f32,
+    way_at: &impl Fn(Vec2) -> Vec2,
+) {
     let (anchor, heading, radius) = (f.anchor, f.heading, f.radius);
     let open = (open_reach * grid.cell_size() - radius).max(0.0);
     f.targets.clear();
+    if is_column(f) {
+        lay_column(f, cost, grid, way_at);
+        return;
+    }
     f.targets.extend((f.offsets.iter()).map(|&o| {
         let slot = anchor + to_world(o, heading);
         if o.length() < open {
@@ -280,6 +330,54 @@ fn lay_targets(f: &mut Formation, cost: &horde_core::CostField, grid: &Grid, ope
         }
     }));
 }
+
+/// The slots of a formation walking narrower than ordered (a column through a corridor):
+/// each rank ahead of the anchor is centred on the point as far along the anchor's way
+/// (its field, walked in steps of half a spacing) as the rank is ahead of it, across the
+/// way there; the ranks behind lie straight behind the anchor as in the open. In a bent
+/// corridor a straight line ahead runs into the walls and squeezes the head ranks onto
+/// one point no member can share; along the way each rank has a place of its own. Past the
+/// end of the way (the goal point) the ranks go on straight. Every slot is squeezed
+/// ([`squeeze`]) from its rank's centre.
+fn lay_column(
+    f: &mut Formation,
+    cost: &horde_core::CostField,
+    grid: &Grid,
+    way_at: &impl Fn(Vec2) -> Vec2,
+) {
+    let step = f.spacing * 0.5;
+    let front = f.offsets.iter().map(|o| o.y).fold(0.0, f32::max);
+    let steps = ((front / step).ceil() as usize).min(MAX_WAY_STEPS);
+    let mut way = Vec::with_capacity(steps + 1);
+    way.push((f.anchor, f.heading));
+    let mut p = f.anchor;
+    for _ in 0..steps {
+        let dir = way_at(p);
+        if dir == Vec2::ZERO {
+            break;
+        }
+        let next = sweep(cost, grid, p, dir * step).0;
+        if next == p {
+            break;
+        }
+        p = next;
+        way.push((p, dir));
+    }
+    let (anchor, heading, radius) = (f.anchor, f.heading, f.radius);
+    f.targets.extend(f.offsets.iter().map(|&o| {
+        if o.y <= 0.0 {
+            return squeeze(cost, grid, anchor, anchor + to_world(o, heading), radius);
+        }
+        let k = ((o.y / step).round() as usize).min(way.len() - 1);
+        let (base, dir) = way[k];
+        let beyond = (o.y - k as f32 * step).max(0.0);
+        let centre = squeeze(cost, grid, base, base + dir * beyond, radius);
+        squeeze(cost, grid, centre, centre + dir.perp() * o.x, radius)
+    }));
+}
+
+/// The most steps of half a spacing [`lay_column`] walks along the way.
+const MAX_WAY_STEPS: usize = 512;
 
 /// Hands the slots out to `members` where they stand. The first time, the anchor starts on
 /// the member nearest their middle (a point the army stands on, never in a wall), facing
@@ -312,7 +410,7 @@ fn lay_out(f: &mut Formation, members: &[Member], way_at: &impl Fn(Vec2) -> Vec2
             f.order.unit_facing().unwrap_or(Vec2::X)
         };
     }
-    f.slots = assignment(f, members);
+    f.slots = assignment(f, members, false);
     f.members = members.iter().map(|m| m.id).collect();
     f.members.sort_unstable();
     f.targets.clear();
@@ -331,7 +429,11 @@ fn free_width(
     way_at: &impl Fn(Vec2) -> Vec2,
 ) -> f32 {
     let wide = (full as f32 + 1.0) * f.spacing;
-    let ranks = f.members.len().div_ceil(full.max(1) as usize) as f32;
+    // As deep as it walks now: a column widens only where the way ahead is wide for as far
+    // as its own front half reaches (a column widening for a short room between two doors
+    // would only have to narrow again before its tail caught up).
+    let now = if f.width > 0 { f.width } else { full };
+    let ranks = f.members.len().div_ceil(now.max(1) as usize) as f32;
     let steps = ((ranks * 0.5 + LOOK_AHEAD).ceil() as usize).min(MAX_LOOK);
     let mut p = f.anchor;
     let mut narrowest = wide;
@@ -357,18 +459,52 @@ fn free_width(
 const LOOK_AHEAD: f32 = 2.0;
 
 /// The most points [`free_width`] looks at.
-const MAX_LOOK: usize = 32;
+const MAX_LOOK: usize = 128;
+
+/// Whether the formation walks as a column: narrower than ordered, and at least twice as
+/// many ranks deep as it is wide. A column's members stand one behind another along its
+/// way, which may bend within its length; a line narrowed a little (by the map's edge, say)
+/// is still a line.
+fn is_column(f: &Formation) -> bool {
+    let width = f.width as usize;
+    width > 0 && f.offsets.len() >= 2 * width * width
+}
 
 /// The slots handed out to `members` where they stand, about the anchor for its heading
-/// ([`assign_slots`]).
-fn assignment(f: &Formation, members: &[Member]) -> Vec<(u32, u32)> {
+/// ([`assign_slots`]). Walking narrower than ordered (a column in a corridor, where the
+/// members cannot pass one another), they are ranked by how far along the way they are
+/// rather than along the heading: in a bent corridor the heading's order is not the
+/// order they walk in.
+fn assignment(f: &Formation, members: &[Member], on_goal: bool) -> Vec<(u32, u32)> {
+    if is_column(f) && !on_goal && members.iter().all(|m| m.along.is_some()) {
+        let at: Vec<(u32, Vec2, f32)> = (members.iter())
+            .map(|m| (m.id, m.pos, m.along.unwrap_or(f32::NEG_INFINITY)))
+            .collect();
+        return assign_slots_ranked(&at, &f.offsets, f.anchor, f.heading);
+    }
     let at: Vec<(u32, Vec2)> = members.iter().map(|m| (m.id, m.pos)).collect();
     assign_slots(&at, &f.offsets, f.anchor, f.heading)
 }
 
+/// How far along `field`'s way the point `p` is: minus its path length to the goal (world
+/// units), less the part of its cell already walked along the cell's flow; minus infinity
+/// where the field has no path from there.
+fn along(field: &NavField, grid: &Grid, p: Vec2) -> f32 {
+    let Some(cell) = grid.cell_at(p) else {
+        return f32::NEG_INFINITY;
+    };
+    let Some(cells) = field.integration().distance(cell) else {
+        return f32::NEG_INFINITY;
+    };
+    let flow = field
+        .flow()
+        .sample_byte(grid, field.flow().byte_at(cell), p);
+    (p - grid.cell_centre(cell)).dot(flow) - cells as f32 * grid.cell_size()
+}
+
 /// Hands the slots out again from where `members` stand (laid about the slots' places this
 /// frame) when that brings them nearer by more than [`REASSIGN_GAIN`].
-fn reassign(f: &mut Formation, members: &[Member]) {
+fn reassign(f: &mut Formation, members: &[Member], on_goal: Option<&NavField>, grid: &Grid) {
     // The summed squared distance of the members from their slots, and the largest.
     let cost = |slots: &[(u32, u32)]| -> (f32, f32) {
         members
@@ -379,13 +515,55 @@ fn reassign(f: &mut Formation, members: &[Member]) {
             })
             .fold((0.0, 0.0), |(sum, most), d| (sum + d, f32::max(most, d)))
     };
-    let again = assignment(f, members);
+    if let Some(field) = on_goal {
+        // On its goal point the slots may have been spread to free cells (`spread_slots`),
+        // far from the shape's order: the members are matched to them in the order both
+        // lie along the way in, the foremost member to the foremost slot.
+        // The shape's own order is the other candidate: the better of the two, by the
+        // summed squared distance.
+        let (shaped, along_way) = (
+            assignment(f, members, true),
+            by_way(f, members, field, grid),
+        );
+        let again = if cost(&along_way).0 < cost(&shaped).0 {
+            along_way
+        } else {
+            shaped
+        };
+        if cost(&again).0 < cost(&f.slots).0 * (1.0 - REASSIGN_GAIN) {
+            f.slots = again;
+        }
+        return;
+    }
+    let again = assignment(f, members, false);
+    // A column keeps the order its members walk in, whatever the distances.
+    if is_column(f) {
+        f.slots = again;
+        return;
+    }
     let (now, then) = (cost(&f.slots), cost(&again));
     // Nearer on the whole, and no member farther from its slot than the farthest is now
     // (the farthest sets how long the formation waits).
     if then.0 < now.0 * (1.0 - REASSIGN_GAIN) && then.1 <= now.1 {
         f.slots = again;
     }
+}
+
+/// The slots (as laid out now) handed to `members` in the order both lie along `field`'s
+/// way: the member nearest the goal along it takes the slot nearest the goal along it, and
+/// so on (ties by id and by slot). Members past the number of slots get none.
+fn by_way(f: &Formation, members: &[Member], field: &NavField, grid: &Grid) -> Vec<(u32, u32)> {
+    let mut units: Vec<(f32, u32)> = (members.iter())
+        .map(|m| (m.along.unwrap_or(f32::NEG_INFINITY), m.id))
+        .collect();
+    units.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    let mut slots: Vec<(f32, u32)> = (f.targets.iter().enumerate())
+        .map(|(i, &t)| (along(field, grid, t), i as u32))
+        .collect();
+    slots.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    let mut out: Vec<(u32, u32)> = units.iter().zip(&slots).map(|(u, s)| (u.1, s.1)).collect();
+    out.sort_unstable();
+    out
 }
 
 /// The point a formation walks to: the centre of the goal cell nearest the middle of the
