@@ -623,9 +623,10 @@ fn following_runs_the_same_on_any_thread_count_and_through_a_snapshot() {
     assert_eq!(resumed.state_hash(), one.state_hash());
 }
 
-/// Boxes of 100 on Moving AI maps (ignored: minutes; skipped without the data), from the
-/// start of each map's longest `.scen` line to its goal: every unit must be at rest within
-/// twice the path over the top speed plus 60 s. Prints each map's figures.
+/// Boxes of 100 on the Moving AI maps (ignored: minutes; skipped without the data): on
+/// each map, from the start of its longest `.scen` line and of the line halfway down the
+/// file to that line's goal, every unit must be at rest within twice the path over the top
+/// speed plus 60 s. Prints each member's figures.
 /// `cargo test --release --test formations -- --ignored --nocapture moving_ai`
 #[test]
 #[ignore]
@@ -635,72 +636,95 @@ fn boxes_on_moving_ai_maps_come_to_rest_at_their_goal() {
         eprintln!("SKIP: {} is absent", dir.display());
         return;
     }
-    let mut failed = Vec::new();
-    for name in [
-        "den520d",
-        "16room_000",
-        "Berlin_1_256",
-        "brc202d",
-        "AR0011SR",
-    ] {
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter_map(|f| f.strip_suffix(".map").map(str::to_owned))
+        .collect();
+    names.sort();
+    let (mut runs, mut failed) = (0, Vec::new());
+    for name in &names {
         let Ok(scen) = std::fs::read_to_string(dir.join(format!("{name}.map.scen"))) else {
             eprintln!("SKIP: {name}.map.scen is absent");
             continue;
         };
-        let map = horde::formats::load_map(dir.join(format!("{name}.map"))).unwrap();
-        let line: Vec<&str> = scen.lines().last().unwrap().split_whitespace().collect();
-        let num = |i: usize| -> f32 { line[i].parse().unwrap() };
-        let (start, goal, path) = (Vec2::new(num(4), num(5)), (num(6), num(7)), num(8));
-        let mut sim = Simulation::new(map, SimConfig::default().with_threads(2)).unwrap();
-        let g = sim
-            .add_group(GoalSet::single(Cell::new(goal.0 as u32, goal.1 as u32)))
-            .unwrap();
-        // 100 units on the open cells nearest the start, in square rings.
-        let mut n = 0;
-        for r in 0..30i32 {
-            for dy in -r..=r {
-                for dx in -r..=r {
-                    if dx.abs().max(dy.abs()) != r || n >= 100 {
-                        continue;
-                    }
-                    let p = start + Vec2::new(dx as f32 + 0.5, dy as f32 + 0.5);
-                    let spec = UnitSpec {
-                        radius: 0.45,
-                        group: g,
-                        ..UnitSpec::at(p)
-                    };
-                    n += usize::from(sim.spawn(spec).is_ok());
-                }
+        let lines: Vec<&str> = scen.lines().filter(|l| !l.starts_with("version")).collect();
+        for (which, line) in [
+            ("half-way", lines[lines.len() / 2]),
+            ("longest", lines[lines.len() - 1]),
+        ] {
+            runs += 1;
+            let member = format!("{name} ({which} line)");
+            if let Err(why) = box_along(&dir, name, line) {
+                eprintln!("{member}: FAILED: {why}");
+                failed.push(member);
             }
-        }
-        let order = FormationOrder {
-            shape: Shape::Box,
-            spacing: None,
-            facing: None,
-        };
-        sim.set_formation(g, Some(order)).unwrap();
-        let limit = 2.0 * path / 4.0 + 60.0;
-        let (mut done, mut formed) = (None, None);
-        for frame in 0..(limit / DT) as u32 {
-            sim.step(DT).unwrap();
-            let st = sim.group_status()[0];
-            if formed.is_none() && formation(&sim, g).arrived {
-                formed = Some(frame as f32 * DT);
-            }
-            if st.arrived == st.units {
-                done = Some(frame as f32 * DT);
-                break;
-            }
-        }
-        let st = sim.group_status()[0];
-        eprintln!(
-            "{name}: path {path:.0} cells, limit {limit:.0} s: anchor on its goal after \
-             {formed:?} s, all at rest after {done:?} s; {} of {} arrived, {} blocked",
-            st.arrived, st.units, st.blocked
-        );
-        if done.is_none() {
-            failed.push(name);
         }
     }
+    eprintln!("{} of {runs} members at rest in time", runs - failed.len());
     assert!(failed.is_empty(), "not all at rest in time on {failed:?}");
+}
+
+/// One member of the family above: a box of 100 along the `.scen` line `line` of map
+/// `name`. Prints its figures; an error says how it failed.
+fn box_along(dir: &std::path::Path, name: &str, line: &str) -> Result<(), String> {
+    let map = horde::formats::load_map(dir.join(format!("{name}.map"))).unwrap();
+    let line: Vec<&str> = line.split_whitespace().collect();
+    let num = |i: usize| -> f32 { line[i].parse().unwrap() };
+    let (start, goal, path) = (Vec2::new(num(4), num(5)), (num(6), num(7)), num(8));
+    let mut sim = Simulation::new(map, SimConfig::default().with_threads(2)).unwrap();
+    let g = sim
+        .add_group(GoalSet::single(Cell::new(goal.0 as u32, goal.1 as u32)))
+        .unwrap();
+    // 100 units on the open cells nearest the start, in square rings.
+    let mut n = 0;
+    for r in 0..30i32 {
+        for dy in -r..=r {
+            for dx in -r..=r {
+                if dx.abs().max(dy.abs()) != r || n >= 100 {
+                    continue;
+                }
+                let p = start + Vec2::new(dx as f32 + 0.5, dy as f32 + 0.5);
+                let spec = UnitSpec {
+                    radius: 0.45,
+                    group: g,
+                    ..UnitSpec::at(p)
+                };
+                n += usize::from(sim.spawn(spec).is_ok());
+            }
+        }
+    }
+    let order = FormationOrder {
+        shape: Shape::Box,
+        spacing: None,
+        facing: None,
+    };
+    sim.set_formation(g, Some(order)).unwrap();
+    let limit = 2.0 * path / 4.0 + 60.0;
+    let (mut done, mut formed) = (None, None);
+    for frame in 0..(limit / DT) as u32 {
+        sim.step(DT).unwrap();
+        let st = sim.group_status()[0];
+        if formed.is_none() && formation(&sim, g).arrived {
+            formed = Some(frame as f32 * DT);
+        }
+        if st.arrived == st.units {
+            done = Some(frame as f32 * DT);
+            break;
+        }
+    }
+    let st = sim.group_status()[0];
+    let worst = worst_off_slot(&sim, &formation(&sim, g));
+    eprintln!(
+        "{name}: path {path:.0} cells, limit {limit:.0} s: anchor on its goal after {formed:?} \
+         s, all at rest after {done:?} s; {} of {} arrived; worst {worst:.2} spacings off its slot",
+        st.arrived, st.units
+    );
+    match done {
+        Some(_) => Ok(()),
+        None => Err(format!(
+            "{} of {} at rest by {limit:.0} s",
+            st.arrived, st.units
+        )),
+    }
 }

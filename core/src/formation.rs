@@ -629,8 +629,13 @@ mod tests {
             let squeezed = targets.clone();
             let mut again = targets.clone();
             spread_slots(&cost, &grid, anchor, &offsets, &mut targets, spacing);
-            let moved = (targets.iter().zip(&squeezed)).filter(|(a, b)| a != b).count();
-            assert!(units < 16 || moved > 0, "{side}, {units}: the case spreads nothing");
+            let moved = (targets.iter().zip(&squeezed))
+                .filter(|(a, b)| a != b)
+                .count();
+            assert!(
+                units < 16 || moved > 0,
+                "{side}, {units}: the case spreads nothing"
+            );
             spread_slots(&cost, &grid, anchor, &offsets, &mut again, spacing);
             assert_eq!(targets, again, "deterministic");
             assert_eq!(targets[nearest], kept);

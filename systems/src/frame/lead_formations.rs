@@ -533,6 +533,7 @@ fn reassign(f: &mut Formation, members: &[Member], on_goal: Option<&NavField>, g
         if cost(&again).0 < cost(&f.slots).0 * (1.0 - REASSIGN_GAIN) {
             f.slots = again;
         }
+        swap_onto_slots(f, members);
         return;
     }
     let again = assignment(f, members, false);
@@ -548,6 +549,87 @@ fn reassign(f: &mut Formation, members: &[Member], on_goal: Option<&NavField>, g
         f.slots = again;
     }
 }
+
+/// Swaps slots between pairs of members where that brings the pair nearer its slots: each
+/// member (in id order) standing within a spacing of another member's slot takes it, and
+/// that member takes its slot, when their summed squared distances drop. A member that came
+/// to rest on another's slot (held there, its own slot shut off) is handed the slot it
+/// stands on, and the other the slot it had. Every swap lowers the sum, so none is undone.
+fn swap_onto_slots(f: &mut Formation, members: &[Member]) {
+    use std::collections::HashMap;
+    let spacing = f.spacing;
+    let key = |p: Vec2| {
+        (
+            (p.x / spacing).floor() as i64,
+            (p.y / spacing).floor() as i64,
+        )
+    };
+    let mut near: HashMap<(i64, i64), Vec<u32>> = HashMap::new();
+    for (i, &t) in f.targets.iter().enumerate() {
+        near.entry(key(t)).or_default().push(i as u32);
+    }
+    // Who holds each slot (an index into `f.slots`), and where each member stands.
+    let mut holder: Vec<Option<usize>> = vec![None; f.targets.len()];
+    for (i, &(_, s)) in f.slots.iter().enumerate() {
+        if let Some(h) = holder.get_mut(s as usize) {
+            *h = Some(i);
+        }
+    }
+    let mut at: Vec<Option<Vec2>> = vec![None; f.slots.len()];
+    for m in members {
+        if let Ok(i) = f.slots.binary_search_by_key(&m.id, |&(u, _)| u) {
+            at[i] = Some(m.pos);
+        }
+    }
+    // The slots within `reach` of `p`, nearest first (ties by slot).
+    let slots_near = |p: Vec2, reach: f32| -> Vec<u32> {
+        let (kx, ky) = key(p);
+        let span = (reach / spacing).ceil() as i64;
+        let mut found: Vec<(f32, u32)> = (-span..=span)
+            .flat_map(|dy| (-span..=span).map(move |dx| (kx + dx, ky + dy)))
+            .filter_map(|k| near.get(&k))
+            .flatten()
+            .map(|&s| (f.targets[s as usize].distance(p), s))
+            .filter(|&(d, _)| d <= reach)
+            .collect();
+        found.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        found.into_iter().map(|(_, s)| s).collect()
+    };
+    for i in 0..f.slots.len() {
+        let Some(pos) = at[i] else { continue };
+        let mine = f.slots[i].1;
+        let target = f.targets[mine as usize];
+        // The slot it stands on; failing that, for a member away from its slot, a slot
+        // next to its own: its slot moves one place toward it and the place opened moves
+        // one toward it too, until it can walk in.
+        let mut candidates = slots_near(pos, spacing)
+            .into_iter()
+            .take(1)
+            .collect::<Vec<_>>();
+        if pos.distance(target) > spacing {
+            candidates.extend(slots_near(target, NEXT_SLOT * spacing));
+        }
+        for theirs in candidates {
+            let Some(j) = holder[theirs as usize].filter(|&j| j != i) else {
+                continue;
+            };
+            let Some(other) = at[j] else { continue };
+            let (tm, tt) = (f.targets[mine as usize], f.targets[theirs as usize]);
+            let now = pos.distance_squared(tm) + other.distance_squared(tt);
+            let then = pos.distance_squared(tt) + other.distance_squared(tm);
+            if then < now {
+                f.slots[i].1 = theirs;
+                f.slots[j].1 = mine;
+                holder[theirs as usize] = Some(i);
+                holder[mine as usize] = Some(j);
+                break;
+            }
+        }
+    }
+}
+
+/// See [`swap_onto_slots`]: how far (in spacings) a slot next to a member's own lies.
+const NEXT_SLOT: f32 = 1.5;
 
 /// The slots (as laid out now) handed to `members` in the order both lie along `field`'s
 /// way: the member nearest the goal along it takes the slot nearest the goal along it, and
