@@ -221,8 +221,16 @@ fn lead(
     ) as f32)
         - f32::from(class)
         - 2.0;
+    // The way behind a column: its rearmost member (along the way) and the field.
+    let behind = field.zip(
+        (members.iter())
+            .filter_map(|m| Some((m.along.filter(|a| a.is_finite())?, m.id, m.pos)))
+            .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)))
+            .map(|(_, _, pos)| pos),
+    );
     if f.targets.is_empty() {
-        lay_targets(f, cost, grid, open_reach, &way_at);
+        let column = (is_column(f) && !on_goal(f)).then_some(behind);
+        lay_targets(f, cost, grid, open_reach, &way_at, column);
     }
     // How far the members lag behind their slots (as laid out last frame), in spacings.
     // While it walks as a column ([`is_column`]: through a gap or along a corridor), the
@@ -295,7 +303,8 @@ fn lead(
     }
     f.speed = f.anchor.distance(before) / dt.max(1e-6);
     let moved = (f.anchor - before).length() / grid.cell_size();
-    lay_targets(f, cost, grid, open_reach - moved.ceil(), &way_at);
+    let column = (is_column(f) && !on_goal(f)).then_some(behind);
+    lay_targets(f, cost, grid, open_reach - moved.ceil(), &way_at, column);
     // On its goal point, where its shape may not fit (a pocket, a corridor's end), no two
     // slots may share a place: the members would jostle for them for ever.
     if f.anchor.distance(goal) <= ON_GOAL * grid.cell_size() {
@@ -305,20 +314,22 @@ fn lead(
 
 /// Lays the slots out about the anchor for its heading, squeezed in from behind walls: a
 /// ray from the anchor for each slot farther than `open_reach` cells (plus its radius) from
-/// it, none for the nearer ones. A formation walking narrower than ordered lays its ranks
-/// ahead of the anchor along its way instead ([`lay_column`]).
+/// it, none for the nearer ones. A column on its way (`column`: the way behind it, if
+/// known) lays its ranks along the way instead ([`lay_column`]); on its goal point it stands
+/// laid out like any formation, its slots spread where they fall on one another.
 fn lay_targets(
     f: &mut Formation,
     cost: &horde_core::CostField,
     grid: &Grid,
     open_reach: f32,
     way_at: &impl Fn(Vec2) -> Vec2,
+    column: Option<Option<(&NavField, Vec2)>>,
 ) {
     let (anchor, heading, radius) = (f.anchor, f.heading, f.radius);
     let open = (open_reach * grid.cell_size() - radius).max(0.0);
     f.targets.clear();
-    if is_column(f) {
-        lay_column(f, cost, grid, way_at);
+    if let Some(behind) = column {
+        lay_column(f, cost, grid, way_at, behind);
         return;
     }
     f.targets.extend((f.offsets.iter()).map(|&o| {
@@ -331,46 +342,72 @@ fn lay_targets(
     }));
 }
 
-/// The slots of a formation walking narrower than ordered (a column through a corridor):
-/// each rank ahead of the anchor is centred on the point as far along the anchor's way
-/// (its field, walked in steps of half a spacing) as the rank is ahead of it, across the
-/// way there; the ranks behind lie straight behind the anchor as in the open. In a bent
-/// corridor a straight line ahead runs into the walls and squeezes the head ranks onto
-/// one point no member can share; along the way each rank has a place of its own. Past the
-/// end of the way (the goal point) the ranks go on straight. Every slot is squeezed
-/// ([`squeeze`]) from its rank's centre.
+/// The slots of a column ([`is_column`]): each rank is centred on the point of its way as
+/// far ahead of the anchor (or behind it) along the way as the rank is in the shape, across
+/// the way there. Ahead, the way is the anchor's field walked in steps of half a spacing;
+/// behind, it is the field walked the same way from the column's rearmost member (`behind`)
+/// up to the anchor: the corridor the column fills, not a straight line behind the anchor
+/// (in a maze that runs into a side passage, whose slots the members would wait for in
+/// vain). A rank past either end of the way stands at that end (ahead, straight on past
+/// the goal point). Without a field (hierarchical navigation) the ranks behind lie straight
+/// behind the anchor. Every slot is squeezed ([`squeeze`]) from its rank's centre. In a bent
+/// corridor a straight line ahead or behind runs into the walls and squeezes whole ranks
+/// onto one point no member can share; along the way each rank has a place of its own.
 fn lay_column(
     f: &mut Formation,
     cost: &horde_core::CostField,
     grid: &Grid,
     way_at: &impl Fn(Vec2) -> Vec2,
+    behind: Option<(&NavField, Vec2)>,
 ) {
     let step = f.spacing * 0.5;
+    let walk = |from: Vec2, first: Vec2, steps: usize, until: &dyn Fn(Vec2) -> bool| {
+        let mut way = vec![(from, first)];
+        let mut p = from;
+        for _ in 0..steps {
+            let dir = way_at(p);
+            if dir == Vec2::ZERO || until(p) {
+                break;
+            }
+            let next = sweep(cost, grid, p, dir * step).0;
+            if next == p {
+                break;
+            }
+            p = next;
+            way.push((p, dir));
+        }
+        way
+    };
     let front = f.offsets.iter().map(|o| o.y).fold(0.0, f32::max);
     let steps = ((front / step).ceil() as usize).min(MAX_WAY_STEPS);
-    let mut way = Vec::with_capacity(steps + 1);
-    way.push((f.anchor, f.heading));
-    let mut p = f.anchor;
-    for _ in 0..steps {
-        let dir = way_at(p);
-        if dir == Vec2::ZERO {
-            break;
+    let ahead = walk(f.anchor, f.heading, steps, &|_| false);
+    // Behind: from the rearmost member up to the anchor, with each point's distance
+    // behind the anchor along the way.
+    let back: Vec<(f32, Vec2, Vec2)> = match behind {
+        Some((field, tail)) => {
+            let at = along(field, grid, f.anchor);
+            let until = |p: Vec2| along(field, grid, p) >= at;
+            let way = walk(tail, way_at(tail), 2 * MAX_WAY_STEPS, &until);
+            (way.into_iter())
+                .map(|(p, dir)| (at - along(field, grid, p), p, dir))
+                .filter(|(d, ..)| d.is_finite())
+                .collect()
         }
-        let next = sweep(cost, grid, p, dir * step).0;
-        if next == p {
-            break;
-        }
-        p = next;
-        way.push((p, dir));
-    }
+        None => Vec::new(),
+    };
     let (anchor, heading, radius) = (f.anchor, f.heading, f.radius);
     f.targets.extend(f.offsets.iter().map(|&o| {
-        if o.y <= 0.0 {
+        let (base, dir, beyond) = if o.y > 0.0 {
+            let k = ((o.y / step).round() as usize).min(ahead.len() - 1);
+            let (base, dir) = ahead[k];
+            (base, dir, (o.y - k as f32 * step).max(0.0))
+        } else if let Some(&(_, base, dir)) =
+            (back.iter()).find(|(d, ..)| *d <= -o.y).or(back.first())
+        {
+            (base, dir, 0.0)
+        } else {
             return squeeze(cost, grid, anchor, anchor + to_world(o, heading), radius);
-        }
-        let k = ((o.y / step).round() as usize).min(way.len() - 1);
-        let (base, dir) = way[k];
-        let beyond = (o.y - k as f32 * step).max(0.0);
+        };
         let centre = squeeze(cost, grid, base, base + dir * beyond, radius);
         squeeze(cost, grid, centre, centre + dir.perp() * o.x, radius)
     }));
