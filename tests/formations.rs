@@ -746,6 +746,26 @@ fn box_along(dir: &std::path::Path, name: &str, line: &str) -> Result<(), String
         }
     }
     let st = sim.group_status()[0];
+    // `HORDE_TRACE=1` prints each unit not at rest at the end, and its slot.
+    if let Some(f) =
+        (sim.horde().formations().get(g.0)).filter(|_| std::env::var_os("HORDE_TRACE").is_some())
+    {
+        let units = sim.units();
+        for u in units.iter().filter(|u| !u.arrived) {
+            let slot = f.target_of(u.id.0).unwrap_or(Vec2::NAN);
+            let taken = (units.iter().filter(|o| o.id != u.id))
+                .map(|o| o.position.distance(slot))
+                .fold(f32::INFINITY, f32::min);
+            eprintln!(
+                "    not at rest: at {:.1}, slot {slot:.1} ({:.2} spacings off; nearest other unit \
+                 {taken:.2} from it), speed {:.2}, {:?}",
+                u.position,
+                u.position.distance(slot) / f.spacing,
+                u.velocity.length(),
+                u.status
+            );
+        }
+    }
     let worst = (sim.horde().formations().get(g.0)).map_or(0.0, |f| worst_off_slot(&sim, f));
     eprintln!(
         "{name}: path {path:.0} cells, limit {limit:.0} s: anchor on its goal after {formed:?} \

@@ -33,6 +33,9 @@ const REASSIGN_EVERY: u64 = 30;
 /// formation keeps its slots (no unit swaps back and forth).
 const REASSIGN_GAIN: f32 = 0.2;
 
+/// [`FULL_PACE_LAG`] for a column, whose lag is measured along its way ([`is_column`]).
+const COLUMN_FULL_PACE_LAG: f32 = 1.5;
+
 /// See [`FULL_PACE_LAG`].
 const LAG_SPAN: f32 = 2.0;
 
@@ -265,7 +268,14 @@ fn lead(
         })
         .fold(0.0, f32::max)
         / f.spacing;
-    let wait = (1.0 - (lag - FULL_PACE_LAG) / LAG_SPAN).clamp(SLOWEST, 1.0);
+    // A column's members weave round what they meet one behind another: it stretches a
+    // little as it walks, and only a longer lag is a gap in it.
+    let full_pace = if column.is_some() {
+        COLUMN_FULL_PACE_LAG
+    } else {
+        FULL_PACE_LAG
+    };
+    let wait = (1.0 - (lag - full_pace) / LAG_SPAN).clamp(SLOWEST, 1.0);
 
     // The widest slot turns no faster than the pace lets it follow. A column's ranks ahead
     // lie along its way and turn with it; only its width turns about the anchor.
