@@ -143,16 +143,6 @@ fn lead(
         .field(f.layer, class)
         .map(|id| fields.get(id))
         .filter(|field| field.built_from().is_some());
-    let members: Vec<Member> = match field {
-        Some(field) => (members.iter())
-            .map(|&m| Member {
-                along: Some(along(field, grid, m.pos)),
-                ..m
-            })
-            .collect(),
-        None => members.to_vec(),
-    };
-    let members = &members[..];
     // Following a unit: the point `distance` short of it on the anchor's side, facing it;
     // else the goal's point, facing as ordered.
     let followed = group.target.zip(group.target_seen.map(|(_, at)| at));
@@ -173,6 +163,22 @@ fn lead(
     // Whether the anchor stands on its goal point: there the field's distances run out
     // from the point in every direction, and no longer give the order of a column.
     let on_goal = |f: &Formation| f.anchor.distance(goal) <= ON_GOAL * grid.cell_size();
+    // How far along the way each member is, for a column (which ranks its members and
+    // waits for them by it) and on the goal point (where slots are matched by it); a
+    // formation walking in the open needs it only for its laggards.
+    let measured: Vec<Member>;
+    let members = match field.filter(|_| is_column(f) || on_goal(f)) {
+        Some(field) => {
+            measured = (members.iter())
+                .map(|&m| Member {
+                    along: Some(along(field, grid, m.pos)),
+                    ..m
+                })
+                .collect();
+            &measured[..]
+        }
+        None => members,
+    };
     let way_at = |p: Vec2| -> Vec2 {
         if p.distance(goal) <= 1.5 * grid.cell_size() {
             return (goal - p).normalize_or_zero();
@@ -256,14 +262,15 @@ fn lead(
                     (o <= 0.0).then(|| (anchor + o - at).max(0.0))
                 }
                 (Some(_), _) => None,
-                // A member ahead of its slot along the way waits for it (`steer_units`):
-                // the formation walks on to bring the slot up, it does not wait for it.
-                (None, Some(at))
-                    if field.is_some_and(|field| at > along(field, grid, target) + f.spacing) =>
-                {
-                    None
+                (None, _) => {
+                    // A member ahead of its slot along the way waits for it (`steer_units`):
+                    // the formation walks on to bring the slot up, it does not wait for it.
+                    let d = m.pos.distance(target);
+                    let ahead =
+                        |field| along(field, grid, m.pos) > along(field, grid, target) + f.spacing;
+                    let lags = d > FULL_PACE_LAG * f.spacing;
+                    (!(lags && field.is_some_and(ahead))).then_some(d)
                 }
-                _ => Some(m.pos.distance(target)),
             }
         })
         .fold(0.0, f32::max)
