@@ -449,7 +449,7 @@ fn a_formation_following_a_moving_unit_keeps_its_distance_within_a_cell() {
         for &goal in &round {
             sim.set_group_goal(GroupId(0), GoalSet::single(goal))
                 .unwrap();
-            for frame in 0..(40.0 / DT) as u32 {
+            for _ in 0..(40.0 / DT) as u32 {
                 sim.step(DT).unwrap();
                 let f = formation(&sim, GroupId(1));
                 let d = f.anchor.distance(leader_at(&sim));
@@ -689,14 +689,14 @@ fn boxes_on_moving_ai_maps_come_to_rest_at_their_goal() {
 }
 
 /// Three members of the family above, run with every test: bent corridors walked as a
-/// column (den520d's longest line), a city's streets (Berlin_1_256, half-way) and open
+/// column (den520d's longest line), a city's streets (Berlin_1_512's longest line) and open
 /// ground between cliffs (Aftershock, half-way). Skipped without the data.
 #[test]
 fn boxes_on_three_moving_ai_routes_come_to_rest_in_time() {
     let Some(dir) = moving_ai_dir() else { return };
     for (name, which) in [
         ("den520d", "longest"),
-        ("Berlin_1_256", "half-way"),
+        ("Berlin_1_512", "longest"),
         ("Aftershock", "half-way"),
     ] {
         let Some(routes) = routes(&dir, name) else {

@@ -238,8 +238,8 @@ fn lead(
             .map(|(_, _, pos)| pos),
     );
     if f.targets.is_empty() {
-        let column = (is_column(f) && !on_goal(f)).then_some(behind);
-        lay_targets(f, cost, grid, open_reach, &way_at, column);
+        let column_way = (is_column(f) && !on_goal(f)).then_some(behind);
+        lay_targets(f, cost, grid, open_reach, &way_at, column_way);
     }
     // How far the members lag behind their slots (as laid out last frame), in spacings.
     // While it walks as a column ([`is_column`]: through a gap or along a corridor), the
@@ -320,11 +320,18 @@ fn lead(
     }
     f.speed = f.anchor.distance(before) / dt.max(1e-6);
     let moved = (f.anchor - before).length() / grid.cell_size();
-    let column = (is_column(f) && !on_goal(f)).then_some(behind);
-    lay_targets(f, cost, grid, open_reach - moved.ceil(), &way_at, column);
+    let column_way = (is_column(f) && !on_goal(f)).then_some(behind);
+    lay_targets(
+        f,
+        cost,
+        grid,
+        open_reach - moved.ceil(),
+        &way_at,
+        column_way,
+    );
     // On its goal point, where its shape may not fit (a pocket, a corridor's end), no two
     // slots may share a place: the members would jostle for them for ever.
-    if f.anchor.distance(goal) <= ON_GOAL * grid.cell_size() {
+    if on_goal(f) {
         spread_slots(cost, grid, f.anchor, &f.offsets, &mut f.targets, f.spacing);
     }
 }
@@ -419,7 +426,7 @@ fn lay_column(
             let (base, dir) = ahead[k];
             (base, dir, (o.y - k as f32 * step).max(0.0))
         } else if let Some(&(_, base, dir)) =
-            (back.iter()).find(|(d, ..)| *d <= -o.y).or(back.first())
+            (back.iter()).find(|(d, ..)| *d <= -o.y).or(back.last())
         {
             (base, dir, 0.0)
         } else {
@@ -525,10 +532,9 @@ fn is_column(f: &Formation) -> bool {
 }
 
 /// The slots handed out to `members` where they stand, about the anchor for its heading
-/// ([`assign_slots`]). Walking narrower than ordered (a column in a corridor, where the
-/// members cannot pass one another), they are ranked by how far along the way they are
-/// rather than along the heading: in a bent corridor the heading's order is not the
-/// order they walk in.
+/// ([`assign_slots`]). A column on its way ([`is_column`]; its members cannot pass one
+/// another in a corridor) ranks them by how far along the way they are rather than along
+/// the heading: in a bent corridor the heading's order is not the order they walk in.
 fn assignment(f: &Formation, members: &[Member], on_goal: bool) -> Vec<(u32, u32)> {
     if is_column(f) && !on_goal && members.iter().all(|m| m.along.is_some()) {
         let at: Vec<(u32, Vec2, f32)> = (members.iter())
@@ -604,11 +610,11 @@ fn reassign(f: &mut Formation, members: &[Member], on_goal: Option<&NavField>, g
     }
 }
 
-/// Swaps slots between pairs of members where that brings the pair nearer its slots: each
-/// member (in id order) standing within a spacing of another member's slot takes it, and
-/// that member takes its slot, when their summed squared distances drop. A member that came
-/// to rest on another's slot (held there, its own slot shut off) is handed the slot it
-/// stands on, and the other the slot it had. Every swap lowers the sum, so none is undone.
+/// Swaps slots between pairs of members where that brings the pair nearer its slots (their
+/// summed squared distances drop): each member, in id order, tries the slot nearest where
+/// it stands (within a spacing; a member held on another's slot, its own shut off, is
+/// handed the slot it stands on), and a member more than a spacing from its own slot then
+/// tries the slots next to its own. Every swap lowers the sum, so none is undone.
 fn swap_onto_slots(f: &mut Formation, members: &[Member]) {
     use std::collections::HashMap;
     let spacing = f.spacing;
@@ -650,9 +656,10 @@ fn swap_onto_slots(f: &mut Formation, members: &[Member]) {
         found.into_iter().map(|(_, s)| s).collect()
     };
     for i in 0..f.slots.len() {
-        let Some(pos) = at[i] else { continue };
         let mine = f.slots[i].1;
-        let target = f.targets[mine as usize];
+        let (Some(pos), Some(&target)) = (at[i], f.targets.get(mine as usize)) else {
+            continue;
+        };
         // The slot it stands on; failing that, for a member away from its slot, a slot
         // next to its own: its slot moves one place toward it and the place opened moves
         // one toward it too, until it can walk in.
@@ -668,7 +675,7 @@ fn swap_onto_slots(f: &mut Formation, members: &[Member]) {
                 continue;
             };
             let Some(other) = at[j] else { continue };
-            let (tm, tt) = (f.targets[mine as usize], f.targets[theirs as usize]);
+            let (tm, tt) = (target, f.targets[theirs as usize]);
             let now = pos.distance_squared(tm) + other.distance_squared(tt);
             let then = pos.distance_squared(tt) + other.distance_squared(tm);
             if then < now {
