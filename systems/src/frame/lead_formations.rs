@@ -239,7 +239,7 @@ fn lead(
     );
     if f.targets.is_empty() {
         let column_way = (is_column(f) && !on_goal(f)).then_some(behind);
-        lay_targets(f, cost, grid, open_reach, &way_at, column_way);
+        let _ = lay_targets(f, cost, grid, open_reach, &way_at, column_way);
     }
     // How far the members lag behind their slots (as laid out last frame), in spacings.
     // While it walks as a column ([`is_column`]: through a gap or along a corridor), the
@@ -321,17 +321,13 @@ fn lead(
     f.speed = f.anchor.distance(before) / dt.max(1e-6);
     let moved = (f.anchor - before).length() / grid.cell_size();
     let column_way = (is_column(f) && !on_goal(f)).then_some(behind);
-    lay_targets(
-        f,
-        cost,
-        grid,
-        open_reach - moved.ceil(),
-        &way_at,
-        column_way,
-    );
+    let reach = open_reach - moved.ceil();
+    let moved_off = lay_targets(f, cost, grid, reach, &way_at, column_way);
     // On its goal point, where its shape may not fit (a pocket, a corridor's end), no two
-    // slots may share a place: the members would jostle for them for ever.
-    if on_goal(f) {
+    // slots may share a place: the members would jostle for them for ever. Slots all in
+    // their places in the shape are a spacing apart already (a formation at rest in the
+    // open pays nothing for this).
+    if moved_off && on_goal(f) {
         spread_slots(cost, grid, f.anchor, &f.offsets, &mut f.targets, f.spacing);
     }
 }
@@ -340,7 +336,8 @@ fn lead(
 /// ray from the anchor for each slot farther than `open_reach` cells (plus its radius) from
 /// it, none for the nearer ones. A column on its way (`column`: the way behind it, if
 /// known) lays its ranks along the way instead ([`lay_column`]); on its goal point it stands
-/// laid out like any formation, its slots spread where they fall on one another.
+/// laid out like any formation. Returns whether a slot may have been moved off its place in
+/// the shape (squeezed, or laid along a way).
 fn lay_targets(
     f: &mut Formation,
     cost: &horde_core::CostField,
@@ -348,22 +345,26 @@ fn lay_targets(
     open_reach: f32,
     way_at: &impl Fn(Vec2) -> Vec2,
     column: Option<Option<(&NavField, Vec2)>>,
-) {
+) -> bool {
     let (anchor, heading, radius) = (f.anchor, f.heading, f.radius);
     let open = (open_reach * grid.cell_size() - radius).max(0.0);
     f.targets.clear();
     if let Some(behind) = column {
         lay_column(f, cost, grid, way_at, behind);
-        return;
+        return true;
     }
+    let mut squeezed = false;
     f.targets.extend((f.offsets.iter()).map(|&o| {
         let slot = anchor + to_world(o, heading);
         if o.length() < open {
             slot
         } else {
-            squeeze(cost, grid, anchor, slot, radius)
+            let there = squeeze(cost, grid, anchor, slot, radius);
+            squeezed |= there != slot;
+            there
         }
     }));
+    squeezed
 }
 
 /// The slots of a column ([`is_column`]): each rank is centred on the point of its way as
