@@ -43,6 +43,25 @@ pub struct Formation {
     /// Where each slot lies this frame (world), squeezed in from behind walls
     /// ([`horde_core::squeeze`]); empty until the slots are handed out.
     pub targets: Vec<Vec2>,
+    /// What [`Self::targets`] were last laid out for on the goal point; while it stays the
+    /// same they are kept, not laid out again (a formation at rest where walls squeeze and
+    /// spread its slots would lay them out the same every frame). Not saved: laying them
+    /// out again gives the same places.
+    pub(crate) laid_for: Option<LaidFor>,
+}
+
+/// The inputs the slots' places on the goal point depend on ([`Formation::laid_for`]):
+/// the anchor, the heading, the width, the number of slots, the spacing, the largest radius
+/// and the version of the cost field the slots were squeezed on.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct LaidFor {
+    pub(crate) anchor: Vec2,
+    pub(crate) heading: Vec2,
+    pub(crate) width: u32,
+    pub(crate) slots: usize,
+    pub(crate) spacing: f32,
+    pub(crate) radius: f32,
+    pub(crate) cost_version: u64,
 }
 
 impl Formation {
@@ -66,6 +85,7 @@ impl Formation {
             arrived: false,
             goal_changes: u64::MAX,
             targets: Vec::new(),
+            laid_for: None,
         }
     }
 

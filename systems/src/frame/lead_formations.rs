@@ -12,7 +12,7 @@ use horde_core::{
     turn_toward,
 };
 
-use crate::formations::Formation;
+use crate::formations::{Formation, LaidFor};
 use crate::frame::{FrameData, query};
 use crate::groups::Group;
 use crate::job_graph::StageContext;
@@ -321,6 +321,21 @@ fn lead(
     f.speed = f.anchor.distance(before) / dt.max(1e-6);
     let moved = (f.anchor - before).length() / grid.cell_size();
     let column_way = (is_column(f) && !on_goal(f)).then_some(behind);
+    // On its goal point the slots' places depend only on these: while they stay the same,
+    // last frame's places stand (a formation at rest lays nothing out).
+    let laid_for = on_goal(f).then_some(LaidFor {
+        anchor: f.anchor,
+        heading: f.heading,
+        width: f.width,
+        slots: f.offsets.len(),
+        spacing: f.spacing,
+        radius: f.radius,
+        cost_version: cost.version(),
+    });
+    if laid_for.is_some() && laid_for == f.laid_for && !f.targets.is_empty() {
+        return;
+    }
+    f.laid_for = laid_for;
     let reach = open_reach - moved.ceil();
     let moved_off = lay_targets(f, cost, grid, reach, &way_at, column_way);
     // On its goal point, where its shape may not fit (a pocket, a corridor's end), no two
