@@ -2,7 +2,7 @@
 
 use crate::cost_field::CostField;
 use crate::grid::{Cell, Grid};
-use crate::terrain::{CostTable, Layer, Terrain};
+use crate::terrain::{CostTable, Layer, Terrain, WALL};
 
 /// A terrain map: the grid, the terrain kind of every cell, the [`CostTable`] and one
 /// [`CostField`] per [`Layer`] kept in step with the terrain; also, for the size classes
@@ -179,6 +179,14 @@ impl Map {
     #[inline]
     pub fn cost_field(&self, layer: Layer) -> &CostField {
         &self.costs[layer as usize]
+    }
+
+    /// Whether ground or hover units can stand on `cell` (it is open on one of their cost
+    /// fields): the cells a goal may hold, as flying units ignore terrain.
+    #[must_use]
+    pub fn is_open_underfoot(&self, cell: Cell) -> bool {
+        self.cost_field(Layer::Ground).get(cell) != WALL
+            || self.cost_field(Layer::Hover).get(cell) != WALL
     }
 
     /// The cost field size class `class` paths on over `layer` (docs/behaviour.md, "Unit

@@ -208,7 +208,7 @@ pub unsafe extern "C" fn horde_follow_unit(
 pub const HORDE_NO_TARGET: u32 = u32::MAX;
 
 /// Refuses a group id that no `horde_add_group` returned (`HORDE_ERROR_NO_SUCH_GROUP`).
-fn check_group(sim: &Simulation, group: GroupId) -> Result<(), Failure> {
+pub(crate) fn check_group(sim: &Simulation, group: GroupId) -> Result<(), Failure> {
     // Every group gets its goal when it is added, so a group exists exactly when it has one.
     if sim.horde().group_goal_frame(group).is_some() {
         return Ok(());

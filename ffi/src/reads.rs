@@ -6,8 +6,9 @@ use std::time::Duration;
 
 use horde::Cell;
 use horde::components::{Agent, ExternalForce, Position, Quarantined, Steering, Stun, Velocity};
-use horde::{UnitId, UnitStatus};
+use horde::{GroupId, UnitId, UnitStatus};
 
+use crate::commands::check_group;
 use crate::failure::Failure;
 use crate::guard::with_sim;
 use crate::pointers::{fill, out_buffer, out_ptr, write_out};
@@ -255,13 +256,13 @@ pub unsafe extern "C" fn horde_group_target(
         with_sim(sim, |h| {
             out_ptr(out_state, "out_state")?;
             out_ptr(out_unit, "out_unit")?;
-            let Some(g) = h.sim.horde().groups().get(group).map(|g| g.target_state) else {
-                return Err(Failure::new(
-                    HORDE_ERROR_NO_SUCH_GROUP,
-                    format!("group {group} does not exist"),
-                ));
-            };
-            let (state, unit) = g.code();
+            check_group(&h.sim, GroupId(group))?;
+            let groups = h.sim.horde().groups();
+            let (state, unit) = groups
+                .get(group)
+                .map(|g| g.target_state)
+                .unwrap_or_default()
+                .code();
             write_out(out_state, "out_state", u32::from(state))?;
             write_out(out_unit, "out_unit", unit.0)
         })

@@ -510,20 +510,8 @@ fn goal_changes(
             dt,
         )?;
         let gkey = format!("{p}.group");
-        let index = match change.group.get_ref() {
-            RawGroupRef::Index(i) => usize::try_from(*i).ok().filter(|&i| i < groups.len()),
-            RawGroupRef::Name(n) => groups.iter().position(|g| g.name.as_deref() == Some(n)),
-        };
-        let Some(index) = index else {
-            return Err(ctx.bad(
-                change.group.span(),
-                &gkey,
-                format!(
-                    "no such group: expected an index from 0 to {} or the name of a group",
-                    groups.len() - 1
-                ),
-            ));
-        };
+        let index = group_index(change.group.get_ref(), groups)
+            .map_err(|message| ctx.bad(change.group.span(), &gkey, message))?;
         // The map as it will be at `frame`: edits of earlier or the same frame applied (events
         // of a frame run in file order, terrain edits after forces and before goal changes).
         let mut later_map = map.clone();
@@ -565,6 +553,21 @@ fn goal_changes(
         });
     }
     Ok(goal_events)
+}
+
+/// The group a reference names (its index, or its name), or the message for one that names
+/// none.
+fn group_index(r: &RawGroupRef, groups: &[GroupInfo]) -> Result<usize, String> {
+    match r {
+        RawGroupRef::Index(i) => usize::try_from(*i).ok().filter(|&i| i < groups.len()),
+        RawGroupRef::Name(n) => groups.iter().position(|g| g.name.as_deref() == Some(n)),
+    }
+    .ok_or_else(|| {
+        format!(
+            "no such group: expected an index from 0 to {} or the name of a group",
+            groups.len() - 1
+        )
+    })
 }
 
 /// Every group's `formation` as an order at frame 0 (docs/scenario.md, "`formation`").
@@ -646,16 +649,7 @@ fn follow_orders(
         let key = format!("group[{gi}].follow");
         let bad = |message: String| ctx.bad(f.span(), &key, message);
         let r = f.get_ref();
-        let leader = match &r.group {
-            RawGroupRef::Index(i) => usize::try_from(*i).ok().filter(|&i| i < groups.len()),
-            RawGroupRef::Name(n) => groups.iter().position(|g| g.name.as_deref() == Some(n)),
-        }
-        .ok_or_else(|| {
-            bad(format!(
-                "no such group: expected an index from 0 to {} or the name of a group",
-                groups.len() - 1
-            ))
-        })?;
+        let leader = group_index(&r.group, groups).map_err(bad)?;
         if leader == gi {
             return Err(bad("a group cannot follow one of its own units".into()));
         }

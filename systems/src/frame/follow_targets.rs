@@ -8,7 +8,6 @@ use glam::Vec2;
 use hecs::World;
 use horde_core::{
     Agent, Cell, FieldKey, GoalSet, GroupId, Layer, MAX_SIZE_CLASSES, Position, Steering, UnitId,
-    WALL,
 };
 
 use crate::SimError;
@@ -157,9 +156,6 @@ fn follow(
 fn around(map: &horde_core::Map, centre: Cell, reach: f32) -> GoalSet {
     let reach = reach.clamp(0.0, MAX_AROUND);
     let r = reach.ceil() as i64;
-    let open = |c: Cell| {
-        map.cost_field(Layer::Ground).get(c) != WALL || map.cost_field(Layer::Hover).get(c) != WALL
-    };
     let cells = (-r..=r)
         .flat_map(|dy| (-r..=r).map(move |dx| (dx, dy)))
         .filter(|&(dx, dy)| ((dx * dx + dy * dy) as f32) <= reach * reach)
@@ -169,7 +165,7 @@ fn around(map: &horde_core::Map, centre: Cell, reach: f32) -> GoalSet {
                 && (0..i64::from(map.height())).contains(&y);
             inside.then(|| Cell::new(x as u32, y as u32))
         })
-        .filter(|&c| c == centre || open(c));
+        .filter(|&c| c == centre || map.is_open_underfoot(c));
     GoalSet::new(cells).unwrap_or_else(|_| GoalSet::single(centre))
 }
 
@@ -229,10 +225,7 @@ fn stop(
             .into_iter()
             .filter(|(pos, agent)| agent.group == group && pos.0.is_finite())
             .map(|(pos, _)| grid.clamped_cell_at(pos.0))
-            .filter(|&c| {
-                map.cost_field(Layer::Ground).get(c) != WALL
-                    || map.cost_field(Layer::Hover).get(c) != WALL
-            })
+            .filter(|&c| map.is_open_underfoot(c))
             .collect::<Vec<Cell>>()
     };
     if let Ok(goal) = GoalSet::new(cells) {

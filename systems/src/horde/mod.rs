@@ -17,7 +17,7 @@ use hecs::{Entity, World};
 use horde_core::{
     Agent, Cell, Clearance, FieldCache, ForceField, ForceFieldId, ForceManager, FormationOrder,
     GoalSet, GroupId, Layer, Map, SpatialGrid, SpawnError, Steering, Terrain, UnitId, UnitSpec,
-    UnitTarget, WALL,
+    UnitTarget,
 };
 
 use crate::SimError;
@@ -305,9 +305,7 @@ impl Horde {
                     height: map.height(),
                 });
             }
-            if map.cost_field(Layer::Ground).get(cell) == WALL
-                && map.cost_field(Layer::Hover).get(cell) == WALL
-            {
+            if !map.is_open_underfoot(cell) {
                 return Err(SimError::GoalInWall(cell));
             }
         }
