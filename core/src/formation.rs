@@ -385,6 +385,73 @@ pub fn spread_slots(
     }
 }
 
+/// The way from `from` toward `to` over open cells: the direction to the centre of the
+/// next cell on a shortest walk (eight neighbours, no corner cut past a wall) between their
+/// cells, searched within `reach` cells of `to`'s cell; `None` when no such walk stays that
+/// near, or either end is off the map or in a wall. From `to`'s own cell, straight to `to`.
+/// For a unit whose straight line to a point nearby crosses a wall and that has no field
+/// leading there (a formation's slot on its goal point: the goal's field runs out from the
+/// goal in every direction).
+#[must_use]
+pub fn step_toward(
+    cost: &CostField,
+    grid: &Grid,
+    from: Vec2,
+    to: Vec2,
+    reach: u32,
+) -> Option<Vec2> {
+    use std::collections::VecDeque;
+    let (start, end) = (crate::cell_coords(grid, from), crate::cell_coords(grid, to));
+    if start == end {
+        return (to - from).try_normalize();
+    }
+    let r = i64::from(reach);
+    let open = |c: (i64, i64)| {
+        (c.0 - end.0).abs() <= r && (c.1 - end.1).abs() <= r && cost.get_or_wall(c.0, c.1) != WALL
+    };
+    if !open(start) || !open(end) {
+        return None;
+    }
+    // Steps from `end`, over the box of side 2 * reach + 1 about it.
+    let side = 2 * r + 1;
+    let index = |c: (i64, i64)| ((c.1 - end.1 + r) * side + (c.0 - end.0 + r)) as usize;
+    let mut steps = vec![u32::MAX; (side * side) as usize];
+    steps[index(end)] = 0;
+    let moves = |c: (i64, i64)| {
+        (-1..=1i64)
+            .flat_map(|dy| (-1..=1i64).map(move |dx| (dx, dy)))
+            .filter(|&d| d != (0, 0))
+            .map(move |(dx, dy)| ((c.0 + dx, c.1 + dy), (dx, dy)))
+    };
+    // A diagonal step needs both cells beside it open.
+    let can = |c: (i64, i64), (dx, dy): (i64, i64)| {
+        open((c.0 + dx, c.1 + dy))
+            && (dx == 0 || dy == 0 || (open((c.0 + dx, c.1)) && open((c.0, c.1 + dy))))
+    };
+    let mut queue = VecDeque::from([end]);
+    while let Some(c) = queue.pop_front() {
+        if c == start {
+            break;
+        }
+        let next = steps[index(c)] + 1;
+        for (n, d) in moves(c) {
+            if can(c, d) && steps[index(n)] == u32::MAX {
+                steps[index(n)] = next;
+                queue.push_back(n);
+            }
+        }
+    }
+    if steps[index(start)] == u32::MAX {
+        return None;
+    }
+    // The neighbour one step nearer (the first in scan order on a tie).
+    let (next, _) = moves(start)
+        .filter(|&(n, d)| can(start, d) && steps[index(n)] < steps[index(start)])
+        .min_by_key(|&(n, _)| steps[index(n)])?;
+    let centre = grid.cell_centre(crate::Cell::new(next.0 as u32, next.1 as u32));
+    (centre - from).try_normalize()
+}
+
 /// How far a ray from `from` along `dir` goes (at most `length`) before it meets a wall
 /// that is not a lone rock: units walk round rocks, so a formation does not narrow for them.
 /// A rock is one or two wall cells touching no other wall cell.
@@ -652,6 +719,103 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn step_toward_walks_open_cells_to_the_point_or_says_there_is_no_walk() {
+        // Maps of several sizes with a fifth to a third of their cells walled at random:
+        // from every open cell within the reach of a point, stepping the way it gives
+        // (from cell centre to cell centre) moves to a neighbouring open cell without
+        // cutting a corner and reaches the point's cell in fewer steps than the box has
+        // cells; where it gives no way, a flood over open cells inside the box never
+        // reaches the point's cell.
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut no_way = 0;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for (side, walls, reach) in [(12u32, 5u64, 4u32), (20, 4, 6), (16, 3, 16)] {
+            let grid = Grid::new(side, side).unwrap();
+            let mut cost = CostField::filled(&grid, crate::OPEN);
+            for y in 0..side {
+                for x in 0..side {
+                    if next() % walls == 0 {
+                        cost.set(crate::Cell::new(x, y), WALL);
+                    }
+                }
+            }
+            let to = (i64::from(side) / 2, i64::from(side) / 2);
+            cost.set(crate::Cell::new(to.0 as u32, to.1 as u32), crate::OPEN);
+            let open = |x: i64, y: i64| cost.get_or_wall(x, y) != WALL;
+            let centre = |c: (i64, i64)| grid.cell_centre(crate::Cell::new(c.0 as u32, c.1 as u32));
+            let point = centre(to) + Vec2::new(0.2, -0.1);
+            let r = i64::from(reach);
+            let in_box = |c: (i64, i64)| (c.0 - to.0).abs() <= r && (c.1 - to.1).abs() <= r;
+            let (mut walked, mut none) = (0, 0);
+            for y in 0..i64::from(side) {
+                for x in 0..i64::from(side) {
+                    if !open(x, y) || !in_box((x, y)) || (x, y) == to {
+                        continue;
+                    }
+                    let mut at = (x, y);
+                    let mut steps = 0;
+                    match step_toward(&cost, &grid, centre(at), point, reach) {
+                        None => {
+                            // Flood from the start within the box: the point is not in it.
+                            let mut seen = vec![at];
+                            let mut i = 0;
+                            while i < seen.len() {
+                                let c = seen[i];
+                                i += 1;
+                                for (dx, dy) in [(1, 0), (-1, 0), (0, 1), (0, -1)] {
+                                    let n = (c.0 + dx, c.1 + dy);
+                                    if open(n.0, n.1) && in_box(n) && !seen.contains(&n) {
+                                        seen.push(n);
+                                    }
+                                }
+                            }
+                            assert!(!seen.contains(&to), "{side}: no way from {at:?}");
+                            none += 1;
+                        }
+                        Some(_) => {
+                            while at != to {
+                                let way = step_toward(&cost, &grid, centre(at), point, reach)
+                                    .expect("a way once found stays found");
+                                let n = crate::cell_coords(&grid, centre(at) + way * 1.2);
+                                let (dx, dy) = (n.0 - at.0, n.1 - at.1);
+                                assert!(dx.abs() <= 1 && dy.abs() <= 1 && open(n.0, n.1));
+                                assert!(
+                                    dx == 0
+                                        || dy == 0
+                                        || (open(at.0 + dx, at.1) && open(at.0, at.1 + dy))
+                                );
+                                at = n;
+                                steps += 1;
+                                assert!(steps <= (2 * r + 1) * (2 * r + 1), "{side}: loops");
+                            }
+                            walked += 1;
+                        }
+                    }
+                }
+            }
+            assert!(walked > 10, "{side}: {walked} walked");
+            no_way += none;
+        }
+        assert!(no_way > 0, "the family has cells with no way");
+        // From the point's own cell, straight to it; off the map or in a wall, no way.
+        let grid = Grid::new(8, 8).unwrap();
+        let mut cost = CostField::filled(&grid, crate::OPEN);
+        let p = Vec2::new(3.5, 3.5);
+        assert_eq!(
+            step_toward(&cost, &grid, Vec2::new(3.2, 3.5), p, 4),
+            Some(Vec2::X)
+        );
+        assert_eq!(step_toward(&cost, &grid, Vec2::new(-3.0, 3.5), p, 4), None);
+        cost.set(crate::Cell::new(6, 6), WALL);
+        assert_eq!(step_toward(&cost, &grid, Vec2::new(6.5, 6.5), p, 4), None);
     }
 
     #[test]

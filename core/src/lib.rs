@@ -74,7 +74,7 @@ pub use force::{
 pub use formation::{
     FormationError, FormationOrder, MAX_OFFSET, MAX_SLOTS, SLOTS_APART, SPACING_MARGIN, Shape,
     UnitTarget, assign_slots, assign_slots_ranked, open_reach, slot_of, slot_offsets, spread_slots,
-    squeeze, to_world, turn_toward,
+    squeeze, step_toward, to_world, turn_toward,
 };
 pub use goal_fill::{FIRST_REACH, FillWay, GoalFill, MAX_REACH, REST_MARGIN, cell_share};
 pub use grid::{Cell, Grid, GridError, MAX_GRID_SIDE};

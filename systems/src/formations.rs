@@ -111,6 +111,13 @@ impl Formation {
         }
     }
 
+    /// Whether the anchor stands on its goal point (its slots were laid out there this
+    /// frame: [`Self::laid_for`] is set exactly then).
+    #[must_use]
+    pub(crate) fn on_goal_point(&self) -> bool {
+        self.laid_for.is_some()
+    }
+
     /// Whether the slots have been handed out.
     #[must_use]
     pub fn is_laid_out(&self) -> bool {

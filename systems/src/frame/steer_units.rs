@@ -16,7 +16,7 @@ use horde_core::{
     Agent, Cell, CellMemo, Clearance, Fan, FillWay, GiveWay, GoalFill, LANE_REACH, Lane, Layer,
     MAX_SIZE_CLASSES, Map, NO_DIRECTION, NavField, Position, Steering, Stun, TurnLimit, UnitId,
     UnitSpec, Velocity, avoid_walls, blend_and_turn, cast_ray, clear_of_walls, escape_from,
-    lane_near, separation_push, slide_velocity, unit_noise, without_part_into,
+    lane_near, separation_push, slide_velocity, step_toward, unit_noise, without_part_into,
 };
 
 use crate::formations::Formation;
@@ -173,11 +173,15 @@ const REST_IN_SLOT: f32 = 0.15;
 
 /// ...and, at rest, stays at rest within this many (a push from a neighbour does not set
 /// it walking back at once).
-const STAY_IN_SLOT: f32 = 0.5;
+const STAY_IN_SLOT: f32 = 1.0;
 
 /// A unit of an arrived formation blocked within this many spacings of its slot rests
 /// where it stands.
 const HELD_SLOT: f32 = 3.0;
+
+/// A unit in formation whose straight line to its slot on the goal point crosses a wall
+/// looks this many cells round the slot for a walk to it.
+const SLOT_WALK: u32 = 16;
 
 /// Before a one-cell lane, a unit gives way to a neighbour nearer the lane closer than this
 /// many times the sum of their radii.
@@ -398,6 +402,7 @@ impl<'a> Frame<'a> {
         Some(SlotTarget {
             point: f.target_of(id)?,
             arrived: f.arrived,
+            on_goal: f.on_goal_point(),
             speed: f.speed,
             spacing: f.spacing,
         })
@@ -424,6 +429,11 @@ impl<'a> Frame<'a> {
             Vec2::ZERO
         } else if d < open * grid.cell_size() || cast_ray(cost, grid, pos, to / d, d).is_none() {
             to / d
+        } else if slot.on_goal {
+            // On the goal point the field's distances run out from the goal in every
+            // direction and say nothing of the way to a slot: a short walk over open cells
+            // does.
+            step_toward(cost, grid, pos, slot.point, SLOT_WALK).unwrap_or(me.fetched.ideal)
         } else if self.ahead_of(me, slot.point) {
             // Its slot is behind it on the way (the formation walks a bent corridor as a
             // column): it waits for the slot to come up rather than walk on to the goal.
@@ -1025,6 +1035,8 @@ struct SlotTarget {
     point: Vec2,
     /// The formation has arrived: units at their slots rest.
     arrived: bool,
+    /// Its anchor stands on its goal point.
+    on_goal: bool,
     /// How fast the formation's anchor moved in the last frame.
     speed: f32,
     /// The formation's spacing.
