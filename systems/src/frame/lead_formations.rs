@@ -624,7 +624,6 @@ fn reassign(f: &mut Formation, members: &[Member], on_goal: Option<&NavField>, g
     if then.0 < now.0 * (1.0 - REASSIGN_GAIN) && then.1 <= now.1 {
         f.slots = again;
     }
-    swap_onto_slots(f, members);
 }
 
 /// Swaps slots between pairs of members where that brings the pair nearer its slots (their
@@ -653,28 +652,11 @@ fn swap_onto_slots(f: &mut Formation, members: &[Member]) {
         }
     }
     let mut at: Vec<Option<Vec2>> = vec![None; f.slots.len()];
-    // The members by where they stand (indices into `f.slots`).
-    let mut standing: HashMap<(i64, i64), Vec<usize>> = HashMap::new();
     for m in members {
         if let Ok(i) = f.slots.binary_search_by_key(&m.id, |&(u, _)| u) {
             at[i] = Some(m.pos);
-            standing.entry(key(m.pos)).or_default().push(i);
         }
     }
-    // The members standing within `reach` of `p`, nearest first (ties by index).
-    let members_near = |p: Vec2, reach: f32, at: &[Option<Vec2>]| -> Vec<usize> {
-        let (kx, ky) = key(p);
-        let span = (reach / spacing).ceil() as i64;
-        let mut found: Vec<(f32, usize)> = (-span..=span)
-            .flat_map(|dy| (-span..=span).map(move |dx| (kx + dx, ky + dy)))
-            .filter_map(|k| standing.get(&k))
-            .flatten()
-            .filter_map(|&j| Some((at[j]?.distance(p), j)))
-            .filter(|&(d, _)| d <= reach)
-            .collect();
-        found.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-        found.into_iter().map(|(_, j)| j).collect()
-    };
     // The slots within `reach` of `p`, nearest first (ties by slot).
     let slots_near = |p: Vec2, reach: f32| -> Vec<u32> {
         let (kx, ky) = key(p);
@@ -703,13 +685,6 @@ fn swap_onto_slots(f: &mut Formation, members: &[Member]) {
             .collect::<Vec<_>>();
         if pos.distance(target) > spacing {
             candidates.extend(slots_near(target, NEXT_SLOT * spacing));
-            // The slots of the members round it and of those standing on its own: in a
-            // corridor one body wide, two members whose slots lie in the other's order
-            // can never pass each other to reach them.
-            let round = members_near(pos, NEIGHBOURS * spacing, &at)
-                .into_iter()
-                .chain(members_near(target, spacing, &at));
-            candidates.extend(round.map(|j| f.slots[j].1));
         }
         for theirs in candidates {
             let Some(j) = holder[theirs as usize].filter(|&j| j != i) else {
@@ -732,9 +707,6 @@ fn swap_onto_slots(f: &mut Formation, members: &[Member]) {
 
 /// See [`swap_onto_slots`]: how far (in spacings) a slot next to a member's own lies.
 const NEXT_SLOT: f32 = 1.5;
-
-/// See [`swap_onto_slots`]: how far (in spacings) the members round a member stand.
-const NEIGHBOURS: f32 = 2.5;
 
 /// The slots (as laid out now) handed to `members` in the order both lie along `field`'s
 /// way: the member nearest the goal along it takes the slot nearest the goal along it, and

@@ -181,7 +181,7 @@ const HELD_SLOT: f32 = 3.0;
 
 /// A unit in formation whose straight line to its slot on the goal point crosses a wall
 /// looks this many cells round the slot for a walk to it.
-const SLOT_WALK: u32 = 16;
+const SLOT_WALK: u32 = 8;
 
 /// Before a one-cell lane, a unit gives way to a neighbour nearer the lane closer than this
 /// many times the sum of their radii.
