@@ -8,8 +8,8 @@
 //!   facing as ordered;
 //! - a formation of mixed speeds keeps together: the slowest unit sets the pace, and the
 //!   units never spread past 1.5 times the formation's own size;
-//! - a box following a moving unit keeps its distance within a cell nine tenths of the
-//!   time (within two and a half always); a group whose unit dies or walks out of reach
+//! - a box following a moving unit keeps its distance within a cell 97% of the time
+//!   (within two always); a group whose unit dies or walks out of reach
 //!   says so and stops;
 //! - all of it is the same on 1, 2 and 3 threads and through a snapshot.
 
@@ -455,9 +455,9 @@ fn a_formation_following_a_moving_unit_keeps_its_distance_within_a_cell() {
                 let d = f.anchor.distance(leader_at(&sim));
                 closest = closest.min(d);
                 // Once it has come up to its distance (it starts farther), the anchor
-                // stays within a cell of it nine tenths of the time, within two and a half
-                // always, never nearer (it falls behind for a moment when a member is
-                // held up).
+                // stays within a cell of it 97% of the time, within two always, never
+                // nearer (it falls behind for a moment when members jostling where the
+                // unit turns are held up).
                 caught_up |= d - distance <= 1.0;
                 if caught_up {
                     worst = worst.max(d - distance);
@@ -474,11 +474,11 @@ fn a_formation_following_a_moving_unit_keeps_its_distance_within_a_cell() {
         );
         assert!(matches!(status.target, TargetState::Following(_)));
         assert!(
-            worst <= 2.5,
+            worst <= 2.0,
             "seed {seed}: {worst} cells beyond the distance"
         );
         assert!(
-            within * 10 >= counted * 9,
+            within * 100 >= counted * 97,
             "seed {seed}: {within} of {counted} frames within a cell"
         );
         assert!(

@@ -7,9 +7,9 @@
 
 use glam::Vec2;
 use horde_core::{
-    Agent, Cell, FieldCache, GoalSet, Grid, Map, NavField, Position, UnitId, assign_slots,
-    assign_slots_ranked, open_reach, slot_offsets, spread_slots, squeeze, sweep, to_world,
-    turn_toward,
+    Agent, Cell, FieldCache, GoalSet, Grid, Map, NavField, Position, UnitId, Velocity,
+    assign_slots, assign_slots_ranked, open_reach, slot_offsets, spread_slots, squeeze, sweep,
+    to_world, turn_toward,
 };
 
 use crate::formations::{Formation, LaidFor};
@@ -54,6 +54,8 @@ const ON_GOAL: f32 = 1e-3;
 struct Member {
     id: u32,
     pos: Vec2,
+    /// Its own velocity as the last frame left it.
+    vel: Vec2,
     radius: f32,
     max_speed: f32,
     layer: horde_core::Layer,
@@ -75,12 +77,15 @@ pub(crate) fn lead_formations(data: &FrameData, _ctx: &StageContext<'_>) {
     let fields = data.fields.read();
     let clearance = data.clearance.read();
     let mut members: Vec<Vec<Member>> = vec![Vec::new(); formations.list.len()];
-    for (id, pos, agent) in query::<(&UnitId, &Position, &Agent)>(&data.world).iter() {
+    for (id, pos, vel, agent) in
+        query::<(&UnitId, &Position, &Velocity, &Agent)>(&data.world).iter()
+    {
         let g = usize::from(agent.group.0);
         if formations.list.get(g).is_some_and(Option::is_some) && pos.0.is_finite() {
             members[g].push(Member {
                 id: id.0,
                 pos: pos.0,
+                vel: vel.0,
                 radius: agent.radius,
                 max_speed: agent.max_speed,
                 layer: agent.layer,
@@ -251,6 +256,7 @@ fn lead(
         .then(|| field.map(|field| along(field, grid, f.anchor)))
         .flatten()
         .filter(|a| a.is_finite());
+    let slot_vel = f.heading * f.speed;
     let lag = members
         .iter()
         .filter_map(|m| {
@@ -269,7 +275,7 @@ fn lead(
                     let ahead =
                         |field| along(field, grid, m.pos) > along(field, grid, target) + f.spacing;
                     let lags = d > FULL_PACE_LAG * f.spacing;
-                    (!(lags && field.is_some_and(ahead))).then_some(d)
+                    (!(lags && field.is_some_and(ahead))).then(|| lag_ahead(m, target, slot_vel))
                 }
             }
         })
@@ -578,6 +584,23 @@ fn along(field: &NavField, grid: &Grid, p: Vec2) -> f32 {
     (p - grid.cell_centre(cell)).dot(flow) - cells as f32 * grid.cell_size()
 }
 
+/// How far member `m` will still be from its slot at `target` (moving at `slot_vel`) in
+/// [`LAG_AHEAD`] seconds, at the rate it closes on it now: a member catching up (the
+/// formation walks slower than the member can, following a slower unit say) does not hold
+/// the formation back for the way it has yet to close.
+fn lag_ahead(m: &Member, target: Vec2, slot_vel: Vec2) -> f32 {
+    let to = target - m.pos;
+    let d = to.length();
+    if d <= 1e-6 {
+        return 0.0;
+    }
+    let closing = (m.vel - slot_vel).dot(to / d).max(0.0);
+    (d - closing * LAG_AHEAD).max(0.0)
+}
+
+/// See [`lag_ahead`].
+const LAG_AHEAD: f32 = 0.5;
+
 /// Hands the slots out again from where `members` stand (laid about the slots' places this
 /// frame) when that brings them nearer by more than [`REASSIGN_GAIN`].
 fn reassign(f: &mut Formation, members: &[Member], on_goal: Option<&NavField>, grid: &Grid) {
@@ -609,7 +632,7 @@ fn reassign(f: &mut Formation, members: &[Member], on_goal: Option<&NavField>, g
         if cost(&again).0 < cost(&f.slots).0 * (1.0 - REASSIGN_GAIN) {
             f.slots = again;
         }
-        swap_onto_slots(f, members);
+        swap_onto_slots(f, members, 0.0);
         return;
     }
     let again = assignment(f, members, false);
@@ -624,6 +647,9 @@ fn reassign(f: &mut Formation, members: &[Member], on_goal: Option<&NavField>, g
     if then.0 < now.0 * (1.0 - REASSIGN_GAIN) && then.1 <= now.1 {
         f.slots = again;
     }
+    // Members lagging enough to hold the formation back swap too: one tangled among the
+    // ranks behind a slot another stands near is handed that one.
+    swap_onto_slots(f, members, FULL_PACE_LAG * f.spacing);
 }
 
 /// Swaps slots between pairs of members where that brings the pair nearer its slots (their
@@ -631,7 +657,7 @@ fn reassign(f: &mut Formation, members: &[Member], on_goal: Option<&NavField>, g
 /// it stands (within a spacing; a member held on another's slot, its own shut off, is
 /// handed the slot it stands on), and a member more than a spacing from its own slot then
 /// tries the slots next to its own. Every swap lowers the sum, so none is undone.
-fn swap_onto_slots(f: &mut Formation, members: &[Member]) {
+fn swap_onto_slots(f: &mut Formation, members: &[Member], from: f32) {
     use std::collections::HashMap;
     let spacing = f.spacing;
     let key = |p: Vec2| {
@@ -640,21 +666,33 @@ fn swap_onto_slots(f: &mut Formation, members: &[Member]) {
             (p.y / spacing).floor() as i64,
         )
     };
-    let mut near: HashMap<(i64, i64), Vec<u32>> = HashMap::new();
-    for (i, &t) in f.targets.iter().enumerate() {
-        near.entry(key(t)).or_default().push(i as u32);
-    }
-    // Who holds each slot (an index into `f.slots`), and where each member stands.
-    let mut holder: Vec<Option<usize>> = vec![None; f.targets.len()];
-    for (i, &(_, s)) in f.slots.iter().enumerate() {
-        if let Some(h) = holder.get_mut(s as usize) {
-            *h = Some(i);
-        }
-    }
+    // Where each member stands (by its index into `f.slots`), and which look for a swap.
     let mut at: Vec<Option<Vec2>> = vec![None; f.slots.len()];
     for m in members {
         if let Ok(i) = f.slots.binary_search_by_key(&m.id, |&(u, _)| u) {
             at[i] = Some(m.pos);
+        }
+    }
+    let looking: Vec<usize> = (0..f.slots.len())
+        .filter(|&i| {
+            let target = f.targets.get(f.slots[i].1 as usize);
+            at[i]
+                .zip(target)
+                .is_some_and(|(p, &t)| p.distance(t) >= from)
+        })
+        .collect();
+    if looking.is_empty() {
+        return;
+    }
+    let mut near: HashMap<(i64, i64), Vec<u32>> = HashMap::new();
+    for (i, &t) in f.targets.iter().enumerate() {
+        near.entry(key(t)).or_default().push(i as u32);
+    }
+    // Who holds each slot (an index into `f.slots`).
+    let mut holder: Vec<Option<usize>> = vec![None; f.targets.len()];
+    for (i, &(_, s)) in f.slots.iter().enumerate() {
+        if let Some(h) = holder.get_mut(s as usize) {
+            *h = Some(i);
         }
     }
     // The slots within `reach` of `p`, nearest first (ties by slot).
@@ -671,7 +709,7 @@ fn swap_onto_slots(f: &mut Formation, members: &[Member]) {
         found.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
         found.into_iter().map(|(_, s)| s).collect()
     };
-    for i in 0..f.slots.len() {
+    for i in looking {
         let mine = f.slots[i].1;
         let (Some(pos), Some(&target)) = (at[i], f.targets.get(mine as usize)) else {
             continue;

@@ -288,6 +288,7 @@ pub(crate) fn build_graph() -> Result<JobGraph<FrameData>, GraphBuildError> {
             "lead_formations",
             Access::new()
                 .read::<Position>()
+                .read::<Velocity>()
                 .read::<Agent>()
                 .read::<UnitId>()
                 .read::<Groups>()
