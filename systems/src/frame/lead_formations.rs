@@ -283,7 +283,9 @@ fn lead(
         / f.spacing;
     // A column's members weave round what they meet one behind another: it stretches a
     // little as it walks, and only a longer lag is a gap in it.
-    let full_pace = if column.is_some() {
+    // A formation following a unit keeps its distance first: its members have the speed
+    // the unit leaves them to catch up, and it waits only for a longer lag.
+    let full_pace = if column.is_some() || followed.is_some() {
         COLUMN_FULL_PACE_LAG
     } else {
         FULL_PACE_LAG
