@@ -57,7 +57,8 @@ fn march(formation: bool) -> Simulation {
 
 /// The box of [`march`] walked on until at least 99.9% of its units rest in their slots at
 /// the goal (its east ranks do not fit between the goal and the map's edge: the squeezed
-/// slots are spread, and about ten units never find theirs), and how many rest.
+/// slots are spread, and the last ten units take a few seconds more to find theirs), and
+/// how many rest.
 fn at_rest() -> (Simulation, usize) {
     let mut sim = march(true);
     for _ in 0..20_000 {
