@@ -649,8 +649,8 @@ fn reassign(f: &mut Formation, members: &[Member], on_goal: Option<&NavField>, g
     if then.0 < now.0 * (1.0 - REASSIGN_GAIN) && then.1 <= now.1 {
         f.slots = again;
     }
-    // Members lagging enough to hold the formation back swap too: one tangled among the
-    // ranks behind a slot another stands near is handed that one.
+    // Members lagging enough to slow the formation try pairwise swaps too: a member left
+    // behind a rank where the formation turned may stand by another's slot.
     swap_onto_slots(f, members, FULL_PACE_LAG * f.spacing);
 }
 
@@ -658,7 +658,8 @@ fn reassign(f: &mut Formation, members: &[Member], on_goal: Option<&NavField>, g
 /// summed squared distances drop): each member, in id order, tries the slot nearest where
 /// it stands (within a spacing; a member held on another's slot, its own shut off, is
 /// handed the slot it stands on), and a member more than a spacing from its own slot then
-/// tries the slots next to its own. Every swap lowers the sum, so none is undone.
+/// tries the slots next to its own. Only members at least `from` from their slots look
+/// (0: every member). Every swap lowers the sum, so none is undone.
 fn swap_onto_slots(f: &mut Formation, members: &[Member], from: f32) {
     use std::collections::HashMap;
     let spacing = f.spacing;
