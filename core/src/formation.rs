@@ -9,7 +9,7 @@
 use glam::Vec2;
 
 use crate::terrain::WALL;
-use crate::{CostField, Grid};
+use crate::{CostField, Direction, Grid};
 
 /// The shape of a formation.
 #[derive(Clone, Debug, PartialEq)]
@@ -406,27 +406,23 @@ pub fn step_toward(
         return (to - from).try_normalize();
     }
     let r = i64::from(reach);
-    let open = |c: (i64, i64)| {
-        (c.0 - end.0).abs() <= r && (c.1 - end.1).abs() <= r && cost.get_or_wall(c.0, c.1) != WALL
-    };
+    let in_box = |c: (i64, i64)| (c.0 - end.0).abs() <= r && (c.1 - end.1).abs() <= r;
+    let open = |c: (i64, i64)| in_box(c) && cost.get_or_wall(c.0, c.1) != WALL;
     if !open(start) || !open(end) {
         return None;
     }
-    // Steps from `end`, over the box of side 2 * reach + 1 about it.
+    // Steps from `end`, over the box of side 2 * reach + 1 about it, along the cost field's
+    // legal moves (no corner cut past a wall; a diagonal's side cells lie in the box too).
     let side = 2 * r + 1;
     let index = |c: (i64, i64)| ((c.1 - end.1 + r) * side + (c.0 - end.0 + r)) as usize;
     let mut steps = vec![u32::MAX; (side * side) as usize];
     steps[index(end)] = 0;
     let moves = |c: (i64, i64)| {
-        (-1..=1i64)
-            .flat_map(|dy| (-1..=1i64).map(move |dx| (dx, dy)))
-            .filter(|&d| d != (0, 0))
-            .map(move |(dx, dy)| ((c.0 + dx, c.1 + dy), (dx, dy)))
-    };
-    // A diagonal step needs both cells beside it open.
-    let can = |c: (i64, i64), (dx, dy): (i64, i64)| {
-        open((c.0 + dx, c.1 + dy))
-            && (dx == 0 || dy == 0 || (open((c.0 + dx, c.1)) && open((c.0, c.1 + dy))))
+        let legal = cost.moves(crate::Cell::new(c.0 as u32, c.1 as u32));
+        SCAN.into_iter()
+            .filter(move |&d| legal & (1 << d as u8) != 0)
+            .map(move |d| (c.0 + i64::from(d.offset().0), c.1 + i64::from(d.offset().1)))
+            .filter(move |&n| in_box(n))
     };
     let mut queue = VecDeque::from([end]);
     while let Some(c) = queue.pop_front() {
@@ -434,8 +430,8 @@ pub fn step_toward(
             break;
         }
         let next = steps[index(c)] + 1;
-        for (n, d) in moves(c) {
-            if can(c, d) && steps[index(n)] == u32::MAX {
+        for n in moves(c) {
+            if steps[index(n)] == u32::MAX {
                 steps[index(n)] = next;
                 queue.push_back(n);
             }
@@ -445,12 +441,24 @@ pub fn step_toward(
         return None;
     }
     // The neighbour one step nearer (the first in scan order on a tie).
-    let (next, _) = moves(start)
-        .filter(|&(n, d)| can(start, d) && steps[index(n)] < steps[index(start)])
-        .min_by_key(|&(n, _)| steps[index(n)])?;
+    let next = moves(start)
+        .filter(|&n| steps[index(n)] < steps[index(start)])
+        .min_by_key(|&n| steps[index(n)])?;
     let centre = grid.cell_centre(crate::Cell::new(next.0 as u32, next.1 as u32));
     (centre - from).try_normalize()
 }
+
+/// The order [`step_toward`] tries a cell's neighbours in: row by row, up the map first.
+const SCAN: [Direction; 8] = [
+    Direction::NW,
+    Direction::N,
+    Direction::NE,
+    Direction::W,
+    Direction::E,
+    Direction::SW,
+    Direction::S,
+    Direction::SE,
+];
 
 /// How far a ray from `from` along `dir` goes (at most `length`) before it meets a wall
 /// that is not a lone rock: units walk round rocks, so a formation does not narrow for them.
