@@ -9,9 +9,10 @@
 //! - a formation of mixed speeds keeps together: the slowest unit sets the pace, and the
 //!   units never spread past 1.5 times the formation's own size;
 //! - a box following a moving unit keeps its distance within a cell; a group whose unit
-//!   dies or walks out of reach
-//!   says so and stops;
+//!   dies or walks out of reach says so and stops;
 //! - all of it is the same on 1, 2 and 3 threads and through a snapshot.
+
+mod common;
 
 use horde::formations::Formation;
 use horde::prelude::*;
@@ -633,13 +634,11 @@ fn following_runs_the_same_on_any_thread_count_and_through_a_snapshot() {
 
 /// Where the Moving AI data lies, or `None` (after saying SKIP) when it is absent.
 fn moving_ai_dir() -> Option<std::path::PathBuf> {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/movingai");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("SKIP: {} is absent", dir.display());
-        None
+    let dir = common::movingai_dir();
+    if dir.is_none() {
+        eprintln!("SKIP: ../shared/data/movingai not found; formations on real maps not run");
     }
+    dir
 }
 
 /// The `.scen` lines of map `name` the family runs: the one half-way down the file and the
