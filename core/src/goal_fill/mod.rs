@@ -12,7 +12,8 @@
 //!   resting army nears its edge.
 //! - A cell is *taken* when it holds as many resting units (as the frame began) as fit in it
 //!   side by side ([`cell_share`]); a unit wider than a cell takes every cell whose centre
-//!   lies within half a cell of its disc. Other cells are *free*. A cell holding any resting
+//!   lies within half a cell of its disc. Other armies' resting units count toward taking a
+//!   cell too (not toward holding it). Other cells are *free*. A cell holding any resting
 //!   unit is *occupied*; the occupied cells joined to the goal's occupied cells through
 //!   occupied cells (8 neighbours) are *supported*.
 //! - The *targets* are, in each piece of free cells (4-connected), its cells of the lowest
@@ -26,6 +27,9 @@
 //! - The *rest area* is the goal's cells and the ranks up to [`REST_MARGIN`] past the farther
 //!   of the lowest target and the farthest supported cell: outside it a unit follows its
 //!   field ([`FillWay::Outside`]) and does not rest.
+//! - Once the army has stopped arriving (*settling*), a settled unit on the blob's far rim,
+//!   beyond the ring by which the open cells in order hold the army, walks round to free
+//!   room nearer the goal; on its way it follows the steps outside the rest area too.
 //!
 //! All of it is integer steps over cells and the same every run.
 
@@ -75,6 +79,19 @@ const PASS_PIECE: usize = 8;
 /// Ranks by which a piece's room must come before where newcomers arrive for the resting
 /// army to flow into it.
 const FLOW_SLACK: u32 = 4;
+
+/// An army with at most one unit still coming for this many of its resting units has
+/// stopped arriving: its blob settles (see `MOVE_IN_SLACK`).
+const SETTLING_SHARE: u32 = 10;
+
+/// Ranks by which free room next to the resting blob must come before a settled unit's
+/// own cell, once the army has stopped arriving, for the unit to get up and walk round to
+/// it (the blob ends compact instead of lopsided)...
+const MOVE_IN_SLACK: u32 = 3;
+
+/// ...when its cell also lies more than this many rings beyond the rank by which the open
+/// cells in order would hold the whole army: the blob's far rim, not its ragged edge.
+const FIT_SLACK: u32 = 2;
 
 /// A piece holding at least one in this many of the army's units still coming (and at least
 /// one) is where the army arrives.
@@ -133,11 +150,27 @@ pub struct GoalFill {
     low_target: Option<u32>,
     /// Per box cell: the piece of free cells it belongs to in that search (`u32::MAX`: none).
     piece: Vec<u32>,
-    /// Per piece of that search: its lowest rank and its cells.
+    /// Per piece of that search: its lowest and highest rank and its cells.
     piece_low: Vec<u32>,
+    piece_high: Vec<u32>,
     piece_cells: Vec<u32>,
     /// This frame's rooms (sorted; see `find_rooms`).
     rooms: Vec<u32>,
+    /// This frame, no piece is where the army's units still coming arrive (few or none are
+    /// coming): the blob settles, and its far rim moves round to free room nearer the goal
+    /// (see `drawn_to`).
+    settling: bool,
+    /// The army's resting units in the box this frame, and the cells they fill (the sum of
+    /// their shares; a body wider than a cell, its diameter squared).
+    resting_units: u32,
+    held: f64,
+    /// The box cells only other armies' resting units cover this frame (sorted).
+    foreign_cells: Vec<u32>,
+    /// Per rank: the open cells of the box up to it (ranks in order).
+    open_up_to: Vec<u32>,
+    /// The rank by which the open cells in order hold the whole army, as its resting units
+    /// fill them this frame (`u32::MAX`: not within the box).
+    fit_rank: u32,
     /// Per box cell: taken in that search.
     is_taken: Vec<bool>,
     /// The army has stood whole on its goal in every update since the fill (or the fill it
@@ -196,14 +229,33 @@ impl GoalFill {
             low_target: None,
             piece: vec![u32::MAX; size],
             piece_low: Vec::new(),
+            piece_high: Vec::new(),
             piece_cells: Vec::new(),
             rooms: Vec::new(),
+            settling: false,
+            resting_units: 0,
+            held: 0.0,
+            foreign_cells: Vec::new(),
+            open_up_to: Vec::new(),
+            fit_rank: u32::MAX,
             is_taken: Vec::new(),
             whole: true,
         };
         if !fill.rank_cells(goal, cost) {
             return None;
         }
+        let ranked = fill.rank.iter().filter(|&&r| r != UNRANKED);
+        let mut open = vec![0u32; ranked.clone().max().map_or(0, |&r| r as usize + 1)];
+        for &r in ranked {
+            open[r as usize] += 1;
+        }
+        fill.open_up_to = open
+            .iter()
+            .scan(0, |sum, &n| {
+                *sum += n;
+                Some(*sum)
+            })
+            .collect();
         Some(fill)
     }
 

@@ -318,7 +318,15 @@ fn bands_count_as_one_band_does() {
             let bands = [2, 3, 5, 7, 36, 100][k];
             // Bands run last to first.
             let backwards = |jobs: usize, job: &crate::Job<'_>| (0..jobs).rev().for_each(job);
-            fill.update_in(&grid, || crowd.iter().copied(), coming, 2, bands, backwards);
+            fill.update_in(
+                &grid,
+                || crowd.iter().copied(),
+                [],
+                coming,
+                2,
+                bands,
+                backwards,
+            );
             assert_eq!(*fill, one, "{bands} bands differ from one at frame {frame}");
         }
     }
@@ -369,6 +377,7 @@ fn an_army_whole_on_its_goal_rests_where_it_stands() {
     far.update_in(
         &grid,
         std::iter::empty,
+        [],
         edge.iter().copied(),
         21,
         1,
@@ -406,4 +415,90 @@ fn a_unit_hemmed_in_inside_the_blob_rests_there() {
     // On the blob's edge, free room beside it: it walks round to a target.
     let edge = at(&grid, 21, 9);
     assert!(matches!(fill.way(&grid, edge, false), FillWay::Toward(_)));
+}
+
+/// A lopsided blob: a disc round a one-cell goal and a tail along +x.
+fn lopsided(grid: &Grid) -> Vec<(Vec2, f32)> {
+    let disc = (8..=12).flat_map(|x| (13..=17).map(move |y| (x, y)));
+    let tail = (13..=18).map(|x| (x, 15));
+    disc.chain(tail)
+        .map(|(x, y)| (at(grid, x, y), 0.5))
+        .collect()
+}
+
+#[test]
+fn a_settling_blob_keeps_its_near_rim_and_moves_its_far_rim_round() {
+    let (grid, cost, goal) = area(40, 30, [(10, 15)].into_iter());
+    let mut fill = GoalFill::new(&goal, &cost).unwrap();
+    let resting = lopsided(&grid);
+    // Nobody coming: the ground round the blob is no room. The rim beside the goal stays
+    // at rest (it was drawn a cell outward, and the blob got up every few seconds)...
+    fill.update(&grid, resting.iter().copied(), []);
+    assert!(fill.settling);
+    for (x, y) in [(8, 15), (10, 13), (12, 17)] {
+        assert_eq!(
+            fill.way(&grid, at(&grid, x, y), true),
+            FillWay::Rest { in_goal: false },
+            "({x}, {y})"
+        );
+    }
+    // ...and the tail's end, far beyond the free room beside the disc, walks round to it.
+    assert!(matches!(
+        fill.way(&grid, at(&grid, 18, 15), true),
+        FillWay::Toward(_)
+    ));
+    // Walking round, past the rest area, it keeps to the fill's way.
+    let out = at(&grid, 23, 18);
+    assert!(!fill.in_area(fill.index_of(&grid, out).unwrap()));
+    assert!(
+        matches!(fill.way(&grid, out, false), FillWay::Toward(_)),
+        "{:?}",
+        fill.way(&grid, out, false)
+    );
+    // While the army still arrives (one unit coming for fewer than `SETTLING_SHARE`
+    // resting), the tail stays and the blob grows in order.
+    let coming: Vec<Vec2> = (0..5).map(|k| at(&grid, 30, 10 + k)).collect();
+    fill.update(&grid, resting.iter().copied(), coming);
+    assert!(!fill.settling);
+    assert_eq!(
+        fill.way(&grid, at(&grid, 18, 15), true),
+        FillWay::Rest { in_goal: false }
+    );
+    assert_eq!(fill.way(&grid, out, false), FillWay::Outside);
+}
+
+#[test]
+fn cells_other_armies_rest_on_are_no_free_room() {
+    let (grid, cost, goal) = area(30, 30, [(10, 10)].into_iter());
+    let mut fill = GoalFill::new(&goal, &cost).unwrap();
+    // The army rests on its goal cell; another army rests on the ring round it, but for
+    // its east cell.
+    let own = [(at(&grid, 10, 10), 0.5)];
+    let others: Vec<(Vec2, f32)> = (9..=11)
+        .flat_map(|x| (9..=11).map(move |y| (x, y)))
+        .filter(|&c| c != (10, 10) && c != (11, 10))
+        .map(|(x, y)| (at(&grid, x, y), 0.5))
+        .collect();
+    fill.update_in(
+        &grid,
+        || own.iter().copied(),
+        others.iter().copied(),
+        [],
+        0,
+        1,
+        crate::in_order,
+    );
+    // The one free cell of the ring is the target: a unit beside a cell the other army
+    // holds does not rest there.
+    assert_eq!(fill.to_target(&grid, at(&grid, 11, 10)), Some(0));
+    assert_eq!(fill.to_target(&grid, at(&grid, 9, 10)), None);
+    assert_eq!(
+        fill.way(&grid, at(&grid, 11, 10), false),
+        FillWay::Rest { in_goal: false }
+    );
+    // The other army's cells are no support: its units are not this army's blob.
+    assert!(!fill.supported[fill.index_of(&grid, at(&grid, 9, 10)).unwrap()]);
+    // Once it leaves, its cells are free again.
+    fill.update_in(&grid, || own.iter().copied(), [], [], 0, 1, crate::in_order);
+    assert_eq!(fill.to_target(&grid, at(&grid, 9, 10)), Some(0));
 }

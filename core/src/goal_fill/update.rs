@@ -9,6 +9,17 @@ use super::*;
 /// rows in order rather than by sorting them.
 const SCAN_PER_UNIT: usize = 16;
 
+/// One band of rows of the box while its resting units are counted.
+struct Band<'a> {
+    /// Its cells' shares.
+    cells: &'a mut [f32],
+    /// Its occupied cells.
+    touched: Vec<u32>,
+    /// The first band only: the resting units in the box, and the cells they fill.
+    units: u32,
+    held: f64,
+}
+
 impl GoalFill {
     /// This frame's targets, steps, supported cells and rooms from the units of the fill's
     /// army as the frame began: `resting` (each one's position and radius) and `coming`
@@ -25,6 +36,7 @@ impl GoalFill {
         self.update_in(
             grid,
             || resting.iter().copied(),
+            [],
             coming,
             total,
             1,
@@ -36,12 +48,16 @@ impl GoalFill {
     /// run by `run` ([`crate::RunJobs`]); `resting()` gives the resting units, the same ones
     /// in the same order every call (each band reads them all). The result is the same for
     /// any number of bands: each cell adds its units' shares in the order `resting` gives
-    /// them. `coming` need give only the units still coming that stand in the box
-    /// ([`Self::world_box`]); `coming_total` counts all of them.
+    /// them. `foreign` gives the units of other armies at rest in the box: the cells they
+    /// fill are no free room for this army (but no support either). `coming` need give only
+    /// the units still coming that stand in the box ([`Self::world_box`]); `coming_total`
+    /// counts all of them.
+    #[allow(clippy::too_many_arguments)]
     pub fn update_in<I>(
         &mut self,
         grid: &Grid,
         resting: impl Fn() -> I + Sync,
+        foreign: impl IntoIterator<Item = (Vec2, f32)>,
         coming: impl IntoIterator<Item = Vec2>,
         coming_total: u32,
         bands: usize,
@@ -49,7 +65,12 @@ impl GoalFill {
     ) where
         I: Iterator<Item = (Vec2, f32)>,
     {
+        for &i in &self.foreign_cells {
+            self.covered[i as usize] = 0.0;
+        }
         self.cover_cells(grid, resting, bands, &run);
+        self.support_cells();
+        self.cover_foreign(grid, foreign);
         self.take_cells();
         self.find_rooms(grid, coming, coming_total);
     }
@@ -86,15 +107,27 @@ impl GoalFill {
         let band_rows = (self.height as usize).div_ceil(bands.max(1)).max(1);
         let mut covered = std::mem::take(&mut self.covered);
         let last = std::mem::take(&mut self.touched);
-        let parts: Vec<Mutex<(&mut [f32], Vec<u32>)>> = covered
+        let parts: Vec<Mutex<Band<'_>>> = covered
             .chunks_mut(band_rows * w)
-            .map(|part| Mutex::new((part, Vec::new())))
+            .map(|cells| {
+                Mutex::new(Band {
+                    cells,
+                    touched: Vec::new(),
+                    units: 0,
+                    held: 0.0,
+                })
+            })
             .collect();
         let this = &*self;
         let size = grid.cell_size();
         let band = |b: usize| {
             let mut part = parts[b].lock();
-            let (cells, touched) = &mut *part;
+            let Band {
+                cells,
+                touched,
+                units,
+                held,
+            } = &mut *part;
             let first = b * band_rows * w;
             let rows = first / w..first / w + cells.len() / w;
             // Last frame's counts in this band start again from nothing.
@@ -116,15 +149,26 @@ impl GoalFill {
                 let Some((i, row)) = this.index_and_row(grid, pos) else {
                     continue;
                 };
+                // Every band reads every unit; the first counts them and the cells they fill.
+                let first_band = b == 0;
+                *units += u32::from(first_band);
                 if radius <= 0.5 * size || !radius.is_finite() {
-                    if rows.contains(&row) {
+                    if rows.contains(&row) || first_band {
                         if share.0.to_bits() != radius.to_bits() {
                             share = (radius, cell_share(radius, size));
                         }
+                        *held += if first_band { f64::from(share.1) } else { 0.0 };
+                    }
+                    if rows.contains(&row) {
                         cover(i, share.1);
                     }
                     continue;
                 }
+                *held += if first_band {
+                    f64::from(2.0 * radius / size).powi(2)
+                } else {
+                    0.0
+                };
                 let reach = ((radius + 0.5 * size) / size)
                     .ceil()
                     .min(f32::from(u16::MAX)) as usize;
@@ -151,27 +195,70 @@ impl GoalFill {
         run(parts.len(), &band);
         let mut occupied = last;
         occupied.clear();
+        (self.resting_units, self.held) = (0, 0.0);
         for part in parts {
-            occupied.extend(part.into_inner().1);
+            let Band {
+                touched,
+                units,
+                held,
+                ..
+            } = part.into_inner();
+            occupied.extend(touched);
+            self.resting_units += units;
+            self.held += held;
         }
         self.covered = covered;
         self.touched = occupied;
     }
 
-    /// The supported and taken cells from this frame's counts, and a new search when they
-    /// call for one.
-    pub(super) fn take_cells(&mut self) {
+    /// The supported cells from this frame's own counts (before other armies' are added).
+    fn support_cells(&mut self) {
         let occupied = self.touched.clone();
         if occupied != self.occupied {
             self.find_support(&occupied);
         }
         self.occupied = occupied;
-        let taken: Vec<u32> = self
-            .occupied
-            .iter()
+    }
+
+    /// Adds the shares of other armies' resting units to `covered`, and lists the cells
+    /// they alone cover (sorted) in `foreign_cells`.
+    fn cover_foreign(&mut self, grid: &Grid, foreign: impl IntoIterator<Item = (Vec2, f32)>) {
+        self.foreign_cells.clear();
+        let size = grid.cell_size();
+        let mut shares: Vec<(u32, f32)> = Vec::new();
+        for (pos, radius) in foreign {
+            let Some(i) = self.index_of(grid, pos) else {
+                continue;
+            };
+            if radius <= 0.5 * size || !radius.is_finite() {
+                shares.push((i as u32, cell_share(radius, size)));
+            } else {
+                shares.extend(
+                    self.cells_under(grid, i, pos, radius)
+                        .map(|j| (j as u32, 1.0)),
+                );
+            }
+        }
+        // In cell order, each cell's shares in the order given: the same sums every run.
+        shares.sort_by_key(|&(i, _)| i);
+        for (i, share) in shares {
+            let c = &mut self.covered[i as usize];
+            if *c == 0.0 && self.foreign_cells.last() != Some(&i) {
+                self.foreign_cells.push(i);
+            }
+            *c += share;
+        }
+    }
+
+    /// The taken cells from this frame's counts, and a new search when they call for one.
+    pub(super) fn take_cells(&mut self) {
+        let mut taken: Vec<u32> = (self.occupied.iter().chain(&self.foreign_cells))
             .copied()
             .filter(|&i| self.covered[i as usize] >= TAKEN)
             .collect();
+        if !self.foreign_cells.is_empty() {
+            taken.sort_unstable();
+        }
         // The steps are searched again only when the taken cells changed: when one was
         // freed, or a target was taken since the last search (a quarter of the targets
         // once there are more than `THROTTLE_FROM`), or there were no targets left: between
@@ -315,8 +402,8 @@ impl GoalFill {
         let (rank, is_taken) = (&self.rank, &self.is_taken);
         self.to_target.fill(u32::MAX);
         self.piece.fill(u32::MAX);
-        // Per piece: its lowest-rank cells and how many cells it has.
-        let mut pieces: Vec<(Vec<u32>, usize)> = Vec::new();
+        // Per piece: its lowest-rank cells, its highest rank and how many cells it has.
+        let mut pieces: Vec<(Vec<u32>, u32, usize)> = Vec::new();
         for start in 0..rank.len() {
             if self.to_target[start] != u32::MAX || !free(start, rank, is_taken) {
                 continue;
@@ -329,6 +416,7 @@ impl GoalFill {
                 free(i, rank, is_taken)
             });
             let level = self.queue.iter().map(|&i| rank[i as usize]).min();
+            let high = self.queue.iter().map(|&i| rank[i as usize]).max();
             let lowest = (self.queue.iter().copied())
                 .filter(|&i| Some(rank[i as usize]) == level)
                 .collect();
@@ -337,7 +425,7 @@ impl GoalFill {
                 self.to_target[i as usize] = u32::MAX - 1;
                 self.piece[i as usize] = pieces.len() as u32;
             }
-            pieces.push((lowest, cells));
+            pieces.push((lowest, high.unwrap_or(0), cells));
         }
         for t in self.to_target.iter_mut() {
             if *t == u32::MAX - 1 {
@@ -346,10 +434,12 @@ impl GoalFill {
         }
         let mut seeds = Vec::new();
         self.piece_low.clear();
+        self.piece_high.clear();
         self.piece_cells.clear();
-        for (lowest, cells) in pieces {
+        for (lowest, high, cells) in pieces {
             self.piece_low
                 .push(lowest.first().map_or(u32::MAX, |&i| self.rank[i as usize]));
+            self.piece_high.push(high);
             self.piece_cells.push(cells as u32);
             seeds.extend(lowest);
         }
@@ -364,6 +454,18 @@ impl GoalFill {
             free(i, rank, is_taken)
         });
         self.targets = seeds;
+    }
+
+    /// The rank by which the open cells in order hold the army's resting units and the
+    /// `coming` still on their way (each taking the share of a cell its resting friends take
+    /// on average); `u32::MAX` when the box's cells do not hold them.
+    fn rank_holding(&self, coming: u32) -> u32 {
+        let per_unit = self.held / f64::from(self.resting_units.max(1));
+        let needed = (self.held + per_unit * f64::from(coming)).ceil() as u32;
+        match self.open_up_to.partition_point(|&n| n < needed) {
+            r if r < self.open_up_to.len() => r as u32,
+            _ => u32::MAX,
+        }
     }
 
     /// Whether the army still stands whole on its goal ([`Self::whole_on_goal`]: the units
@@ -405,18 +507,31 @@ impl GoalFill {
         // A few stragglers in a piece do not make it where the army arrives.
         let arriving = (total / ARRIVING_SHARE).max(1);
         let reached: Vec<bool> = count.iter().map(|&n| n >= arriving).collect();
-        let arrival = (self.piece_low.iter().zip(&reached))
+        let coming_to = (self.piece_low.iter().zip(&reached))
             .filter(|&(_, &r)| r)
             .map(|(&low, _)| low)
-            .min()
-            .or_else(|| self.far_supported.map(|f| f.saturating_add(1)));
-        let Some(arrival) = arrival else {
+            .min();
+        // Settling: the few still coming, if any, are stragglers (those walking round the
+        // blob to free room among them). Units still coming from outside the box count.
+        self.settling = coming_total.saturating_mul(SETTLING_SHARE) <= self.resting_units;
+        self.fit_rank = self.rank_holding(coming_total);
+        let Some(arrival) = coming_to.or_else(|| self.far_supported.map(|f| f.saturating_add(1)))
+        else {
             return;
         };
         for (k, ((&low, &cells), &r)) in
             (self.piece_low.iter().zip(&self.piece_cells).zip(&reached)).enumerate()
         {
-            if !r && cells as usize >= PASS_PIECE && low.saturating_add(FLOW_SLACK) <= arrival {
+            // With nobody coming, the piece that reaches past the blob's far edge is the
+            // ground round the blob, where anyone would arrive: not a room. (Counted as one,
+            // it drew the whole rim of a lopsided blob a cell outward, and the blob got up
+            // and rested again every few seconds for ever.)
+            let outside = coming_to.is_none() && self.piece_high[k] > arrival;
+            if !r
+                && !outside
+                && cells as usize >= PASS_PIECE
+                && low.saturating_add(FLOW_SLACK) <= arrival
+            {
                 self.rooms.push(k as u32);
             }
         }

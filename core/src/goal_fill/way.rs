@@ -111,8 +111,15 @@ impl GoalFill {
 
     /// Where a unit resting on box cell `i` walks on to instead of staying: a free cell
     /// beside it (4 neighbours) in a room (see `search`), or a target two ranks
-    /// or more before its own cell (the blob closes holes in it, nearest the goal first).
+    /// or more before its own cell (the blob closes holes in it, nearest the goal first),
+    /// or, once the army has stopped arriving, for a unit settled outside the goal beyond
+    /// the blob the army needs ([`FIT_SLACK`]), a free cell on the way to free room
+    /// [`MOVE_IN_SLACK`] ranks or more before its own cell (the far rim of a lopsided blob
+    /// walks round to the near side).
     pub(super) fn drawn_to(&self, i: usize) -> Option<usize> {
+        let move_in = self.settling
+            && self.rank[i] >= self.goal_ranks
+            && self.rank[i] > self.fit_rank.saturating_add(FIT_SLACK);
         let (w, h) = (i64::from(self.width), i64::from(self.height));
         let (x, y) = ((i as i64) % w, (i as i64) / w);
         let mut best: Option<(u32, usize)> = None;
@@ -127,7 +134,11 @@ impl GoalFill {
             }
             let room = self.rooms.binary_search(&self.piece[j]).is_ok();
             let lower = self.to_target[j] == 0 && self.rank[j].saturating_add(2) <= self.rank[i];
-            if (room || lower) && best.is_none_or(|(r, _)| self.rank[j] < r) {
+            let nearer = move_in
+                && self.to_target[j] != u32::MAX
+                && (self.piece_low[self.piece[j] as usize]).saturating_add(MOVE_IN_SLACK)
+                    <= self.rank[i];
+            if (room || lower || nearer) && best.is_none_or(|(r, _)| self.rank[j] < r) {
                 best = Some((self.rank[j], j));
             }
         }
@@ -177,7 +188,12 @@ impl GoalFill {
     /// its goal since it was sent ([`Self::whole_on_goal`]) it rests on any free goal cell.
     #[must_use]
     pub fn way(&self, grid: &Grid, pos: Vec2, resting: bool) -> FillWay {
-        let Some(i) = self.index_of(grid, pos).filter(|&i| self.in_area(i)) else {
+        // Once the army has stopped arriving, a unit on its way anywhere in a piece with a
+        // way to a target takes that way: one walking round the blob to the near side
+        // passes outside the rest area, and its field would lead it back into the blob.
+        let walks_round = |i: usize| self.settling && !resting && self.to_target[i] != u32::MAX;
+        let Some(i) = (self.index_of(grid, pos)).filter(|&i| self.in_area(i) || walks_round(i))
+        else {
             return FillWay::Outside;
         };
         let in_goal = self.rank[i] < self.goal_ranks;

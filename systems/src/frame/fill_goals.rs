@@ -207,13 +207,25 @@ fn fill_army(
     // The army's units still coming, wherever they stand.
     let coming_total = neighbours.coming.get(usize::from(a)).copied().unwrap_or(0);
     // Only units in a fill's box count: the buckets meeting it hold them all.
-    let coming = |fill: &GoalFill| {
+    let in_box = |fill: &GoalFill| {
         let (lo, hi) = fill.world_box(grid);
         let large = neighbours.large.as_ref().map_or(&[][..], |l| &l.units[..]);
         let near = neighbours.grid.spans_in(lo, hi);
-        (near.flat_map(|span| &neighbours.units[span]).chain(large))
+        near.flat_map(|span| &neighbours.units[span]).chain(large)
+    };
+    let coming = |fill: &GoalFill| {
+        (in_box(fill))
             .filter(move |u| u.army == a && !u.at_rest)
             .map(|u| u.pos)
+    };
+    // Other armies' units at rest there: the cells they fill are no free room. (With one
+    // army there are none, and its fills do not walk the box for them.)
+    let alone = (0..groups.len() as u16).all(|g| groups.army(g) == a);
+    let foreign = |fill: &GoalFill| {
+        (in_box(fill))
+            .take(if alone { 0 } else { usize::MAX })
+            .filter(move |u| u.army != a && u.at_rest)
+            .map(|u| (u.pos, u.radius))
     };
     for class in 0..MAX_SIZE_CLASSES {
         for layer in Layer::ALL {
@@ -232,13 +244,21 @@ fn fill_army(
                 }
             }
             if let Some(f) = fill.as_mut() {
-                f.update_in(grid, resting, coming(f), coming_total, bands, run);
+                f.update_in(
+                    grid,
+                    resting,
+                    foreign(f),
+                    coming(f),
+                    coming_total,
+                    bands,
+                    run,
+                );
                 if f.wants_more_reach() {
                     let grown = GoalFill::with_reach(&group.goal, cost, f.grown_reach());
                     if let Some(mut grown) = grown {
                         grown.keep_whole_from(f.whole_on_goal());
-                        let units = coming(&grown);
-                        grown.update_in(grid, resting, units, coming_total, bands, run);
+                        let (others, units) = (foreign(&grown), coming(&grown));
+                        grown.update_in(grid, resting, others, units, coming_total, bands, run);
                         *f = grown;
                     }
                 }
