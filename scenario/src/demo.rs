@@ -20,7 +20,8 @@ pub struct Demo {
     pub units: u32,
     /// Seed of the level and of the per-unit randomness (default 1).
     pub seed: u64,
-    /// Frames to run (default 2700, 90 seconds at 30 frames a simulated second).
+    /// Frames to run (default 4500, 150 seconds at 30 frames a simulated second: long enough
+    /// for the armies to reach their goal and come to rest).
     pub frames: u32,
     /// Worker threads, the caller included (default: every core, see
     /// [`default_threads`](crate::default_threads)).
@@ -32,7 +33,7 @@ impl Default for Demo {
         Self {
             units: 6000,
             seed: 1,
-            frames: 2700,
+            frames: 4500,
             threads: crate::default_threads(),
         }
     }

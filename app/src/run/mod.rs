@@ -26,7 +26,7 @@ use report::{Outcome, Report};
 pub struct RunArgs {
     /// A scenario file (TOML, see docs/scenario.md); the built-in demo when absent.
     pub scenario: Option<PathBuf>,
-    /// Frames to run (default: the scenario's; the built-in demo runs 2700 frames at 30 per
+    /// Frames to run (default: the scenario's; the built-in demo runs 4500 frames at 30 per
     /// simulated second).
     #[arg(long)]
     pub frames: Option<u32>,
