@@ -153,22 +153,20 @@ impl GoalFill {
                 let first_band = b == 0;
                 *units += u32::from(first_band);
                 if radius <= 0.5 * size || !radius.is_finite() {
-                    if rows.contains(&row) || first_band {
-                        if share.0.to_bits() != radius.to_bits() {
-                            share = (radius, cell_share(radius, size));
-                        }
-                        *held += if first_band { f64::from(share.1) } else { 0.0 };
+                    if share.0.to_bits() != radius.to_bits() {
+                        share = (radius, cell_share(radius, size));
+                    }
+                    if first_band {
+                        *held += f64::from(share.1);
                     }
                     if rows.contains(&row) {
                         cover(i, share.1);
                     }
                     continue;
                 }
-                *held += if first_band {
-                    f64::from(2.0 * radius / size).powi(2)
-                } else {
-                    0.0
-                };
+                if first_band {
+                    *held += f64::from(2.0 * radius / size).powi(2);
+                }
                 let reach = ((radius + 0.5 * size) / size)
                     .ceil()
                     .min(f32::from(u16::MAX)) as usize;
