@@ -156,9 +156,9 @@ pub struct GoalFill {
     piece_cells: Vec<u32>,
     /// This frame's rooms (sorted; see `find_rooms`).
     rooms: Vec<u32>,
-    /// This frame, no piece is where the army's units still coming arrive (few or none are
-    /// coming): the blob settles, and its far rim moves round to free room nearer the goal
-    /// (see `drawn_to`).
+    /// This frame, the army has stopped arriving (at most one unit still coming, anywhere,
+    /// for [`SETTLING_SHARE`] resting in the box): the blob settles, and its far rim moves
+    /// round to free room nearer the goal (see `drawn_to`).
     settling: bool,
     /// The army's resting units in the box this frame, and the cells they fill (the sum of
     /// their shares; a body wider than a cell, its diameter squared).

@@ -222,8 +222,7 @@ fn fill_army(
     // army there are none, and its fills do not walk the box for them.)
     let alone = (0..groups.len() as u16).all(|g| groups.army(g) == a);
     let foreign = |fill: &GoalFill| {
-        (in_box(fill))
-            .take(if alone { 0 } else { usize::MAX })
+        ((!alone).then(|| in_box(fill)).into_iter().flatten())
             .filter(move |u| u.army != a && u.at_rest)
             .map(|u| (u.pos, u.radius))
     };
