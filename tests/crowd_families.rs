@@ -10,6 +10,7 @@
 //! and `HORDE_FAMILY_WRITE=1` writes every member run to `target/families/` as a scenario
 //! file (`horde render target/families/X.toml --out x.png --status` shows it).
 
+mod common;
 mod crowd;
 
 use crowd::*;

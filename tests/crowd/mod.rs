@@ -36,6 +36,8 @@ use horde::{
     sizes::class_cost_field,
 };
 use horde_scenario::{Overrides, parse_scenario};
+
+use super::common::movingai_dir;
 use rand_core::{RngCore, SeedableRng};
 use rand_pcg::Pcg64;
 
@@ -169,12 +171,6 @@ impl Figures {
             self.hash
         )
     }
-}
-
-/// The Moving AI folder beside the repository, if present.
-pub fn movingai_dir() -> Option<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/movingai");
-    dir.is_dir().then_some(dir)
 }
 
 /// The Moving AI maps' names (without `.map`), in name order.
