@@ -9,8 +9,6 @@
 //! saved as it is and the loader accepts it whatever it holds (no stage reads it), so every
 //! snapshot taken after a frame loads.
 
-use std::sync::atomic::{AtomicU64, Ordering};
-
 use glam::Vec2;
 use hecs::{Entity, World};
 use parking_lot::Mutex;
@@ -31,6 +29,7 @@ pub(crate) struct Rules<'a> {
 }
 
 /// One unit's state as the rules see it.
+#[derive(Clone, Debug)]
 pub(crate) struct UnitView {
     pub id: u32,
     /// Parameters and position.
@@ -105,6 +104,61 @@ pub(crate) fn unit_problem(u: &UnitView, rules: &Rules<'_>) -> Result<(), String
     Ok(())
 }
 
+/// Whether `u` keeps every rule [`unit_problem`] checks: the same rules as one expression
+/// without early returns or messages, because the frame asks it of every unit every frame
+/// (with the checks as `unit_problem` makes them, it was most of the time a frame of a
+/// sleeping army costs). `tests::the_quick_check_agrees_with_the_rules` holds the two
+/// together over generated units; ask `unit_problem` which rule a unit breaks.
+#[inline]
+pub(crate) fn keeps_rules(u: &UnitView, rules: &Rules<'_>) -> bool {
+    let Some(&goal_frame) = rules.goal_frames.get(usize::from(u.spec.group.0)) else {
+        return false;
+    };
+    let s = &u.spec;
+    let asleep = u.asleep.unwrap_or(Vec2::ZERO);
+    // Every number finite: `x * 0.0` is 0 for a finite `x` and NaN for an infinite or NaN
+    // one, so their sum is 0 only when all are finite. One sum in place of fifteen tests, and the
+    // signs below then need no test for NaN.
+    let finite = [
+        s.radius,
+        s.mass,
+        s.turn_rate,
+        s.max_speed,
+        u.stun,
+        u.stall,
+        u.still,
+        u.external.x,
+        u.external.y,
+        u.heading.x,
+        u.heading.y,
+        u.anchor.x,
+        u.anchor.y,
+        asleep.x,
+        asleep.y,
+    ]
+    .iter()
+    .map(|x| x * 0.0)
+    .sum::<f32>()
+        == 0.0;
+    let arrived = u
+        .arrived_frame
+        .is_none_or(|f| (f <= rules.frame) & (f >= goal_frame));
+    finite
+        & (u.id < rules.next_unit)
+        & (s.radius > 0.0)
+        & (s.radius <= horde_core::MAX_RADIUS)
+        & (s.mass > 0.0)
+        & (s.turn_rate > 0.0)
+        & (s.max_speed >= 0.0)
+        & (s.max_speed <= horde_core::MAX_SPEED)
+        & (u.stun >= 0.0)
+        & (u.stall >= 0.0)
+        & (u.still >= 0.0)
+        & ((u.avoid_side == 1) | (u.avoid_side == -1))
+        & arrived
+        & rules.grid.cell_at(s.position).is_some()
+}
+
 /// What [`check_world`] found: the units to quarantine (in storage order) and the
 /// (group, layer, size class) of rule-abiding units whose group has no field for them yet.
 #[derive(Default)]
@@ -141,6 +195,10 @@ impl WakeDiscs {
     /// The discs, (centre, radius).
     pub fn discs(&self) -> &[(Vec2, f32)] {
         &self.discs
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.discs.is_empty()
     }
 
     pub fn clear(&mut self) {
@@ -205,7 +263,7 @@ pub(crate) fn check_world(
     world: &mut World,
     rules: &Rules<'_>,
     lacks_field: impl Fn(horde_core::GroupId, horde_core::Layer, f32) -> Option<u8> + Sync,
-    seen: &mut Vec<AtomicU64>,
+    seen: &mut Vec<u64>,
     discs: &mut WakeDiscs,
     stage: &StageContext<'_>,
     batch_size: usize,
@@ -226,26 +284,14 @@ pub(crate) fn check_world(
         .iter_batched(batch_size)
         .map(|b| Mutex::new(Some(b)))
         .collect();
-    // Duplicate ids: a bit per id below the counter when that is not far more than the
-    // units (the usual case), else a sort. Each batch marks its ids; a bit found already
-    // set means some id may be twice, and the ids are then sorted to tell which unit is
-    // the second.
-    let units_hint = batches.len() * batch_size as usize;
-    let bitmap = u64::from(rules.next_unit) <= 16 * units_hint as u64 + (1 << 20);
-    if bitmap {
-        let words = (rules.next_unit as usize).div_ceil(64);
-        seen.truncate(words);
-        for word in seen.iter_mut() {
-            *word.get_mut() = 0;
-        }
-        seen.resize_with(words, AtomicU64::default);
-    }
-    let seen = &*seen;
     discs.prepare();
     let discs = &*discs;
     let parts = stage.map_batches(batches.len(), 1, |i, _| {
         let batch = batches[i].lock().take().expect("each batch runs once");
-        let mut part = BatchFound::default();
+        let mut part = BatchFound {
+            ids: Vec::with_capacity(batch_size as usize),
+            ..BatchFound::default()
+        };
         // Most units of a batch share a group, layer and radius: whether they lack a field
         // is asked once per run of them.
         let mut lacks: Option<((u16, horde_core::Layer, u32), Option<u8>)> = None;
@@ -273,17 +319,11 @@ pub(crate) fn check_world(
                 still: st.still,
                 asleep: st.asleep,
             };
-            if unit_problem(&view, rules).is_err() {
+            if !keeps_rules(&view, rules) {
                 part.bad.push(entity);
                 continue;
             }
-            if bitmap {
-                let bit = 1u64 << (id.0 % 64);
-                let before = seen[(id.0 / 64) as usize].fetch_or(bit, Ordering::Relaxed);
-                part.twice |= before & bit != 0;
-            } else {
-                part.ids.push((id.0, entity));
-            }
+            part.ids.push(id.0);
             let key = (a.group.0, a.layer, a.radius.to_bits());
             let class = match lacks {
                 Some((k, class)) if k == key => class,
@@ -300,7 +340,7 @@ pub(crate) fn check_world(
             }
             if st.asleep.is_some_and(|at| at != p.0)
                 || !(st.arrived || st.settled)
-                || (st.asleep.is_some() && discs.wakes(p.0, a.radius))
+                || (st.asleep.is_some() && !discs.is_empty() && discs.wakes(p.0, a.radius))
             {
                 st.wake();
             }
@@ -309,8 +349,7 @@ pub(crate) fn check_world(
         part
     });
     drop(batches);
-    let twice = !bitmap || parts.iter().any(|p| p.twice);
-    let mut ids: Vec<(u32, u32, Entity)> = Vec::new();
+    let mut ids = Vec::with_capacity(parts.len());
     for part in parts {
         found.units += part.units;
         found.awake += part.awake;
@@ -320,29 +359,76 @@ pub(crate) fn check_world(
                 found.fields.push(field);
             }
         }
-        let order = ids.len() as u32;
-        ids.extend((order..).zip(part.ids).map(|(o, (id, e))| (id, o, e)));
+        ids.push(part.ids);
     }
-    if twice && bitmap {
-        // Some id is twice (a caller's bug, so rare): the rule-abiding units' ids, in
-        // storage order, read again.
+    let seconds = second_of_an_id(&ids, rules.next_unit, seen);
+    if !seconds.is_empty() {
+        // Some id is twice (a caller's bug, so rare): the rule-abiding units, in storage
+        // order, walked again for the entities of the second ones.
         let mut bad = found.bad.clone();
         bad.sort_unstable();
-        let abiding = query.iter().filter(|(e, ..)| bad.binary_search(e).is_err());
-        ids.extend((0..).zip(abiding).map(|(o, (e, id, ..))| (id.0, o, e)));
-    }
-    drop(query);
-    if twice {
-        // Storage order decides which of two units with one id is the second.
-        ids.sort_unstable_by_key(|&(id, order, _)| (id, order));
-        let second: Vec<Entity> = ids
-            .windows(2)
-            .filter(|w| w[0].0 == w[1].0)
-            .map(|w| w[1].2)
-            .collect();
-        found.bad.extend(second);
+        let abiding = query
+            .iter()
+            .map(|(e, ..)| e)
+            .filter(|e| bad.binary_search(e).is_err());
+        let mut seconds = seconds.into_iter().peekable();
+        for (i, entity) in abiding.enumerate() {
+            if seconds.next_if_eq(&i).is_some() {
+                found.bad.push(entity);
+            }
+        }
     }
     found
+}
+
+/// Which of the rule-abiding units (their ids in storage order, a run per batch) have an id
+/// an earlier one has, by their place in that order: storage order decides which of two is
+/// the second. A bit per id below the counter (`seen`, its scratch) tells whether any id is
+/// twice, in one serial pass (the bits of 100,000 ids fit the first-level cache; atomic bits
+/// set by the batches cost more); the ids are sorted only then (a caller's bug, so rare), or
+/// when the counter is far beyond the units, where the bits would cost more than the sort.
+fn second_of_an_id(ids: &[Vec<u32>], next_unit: u32, seen: &mut Vec<u64>) -> Vec<usize> {
+    let units: usize = ids.iter().map(Vec::len).sum();
+    let bitmap = u64::from(next_unit) <= 16 * units as u64 + (1 << 20);
+    if bitmap {
+        seen.clear();
+        seen.resize((next_unit as usize).div_ceil(64), 0);
+        // Units next to each other in storage (map order) mostly have ids in one word of
+        // bits: that word is built in a register and merged once the id leaves it, which
+        // halves this pass against writing each bit to memory (the next id's read waited
+        // for the last one's write).
+        let mut twice = false;
+        let (mut at, mut word) = (0usize, 0u64);
+        for run in ids {
+            for &id in run {
+                // Every id is below the counter (`keeps_rules`).
+                let (w, bit) = ((id / 64) as usize, 1u64 << (id % 64));
+                if w != at {
+                    twice |= seen[at] & word != 0;
+                    seen[at] |= word;
+                    (at, word) = (w, 0);
+                }
+                twice |= word & bit != 0;
+                word |= bit;
+            }
+        }
+        if let Some(last) = seen.get_mut(at) {
+            twice |= *last & word != 0;
+            *last |= word;
+        }
+        if !twice {
+            return Vec::new();
+        }
+    }
+    let mut ids: Vec<(u32, usize)> = ids.iter().flatten().copied().zip(0..).collect();
+    ids.sort_unstable();
+    let mut seconds: Vec<usize> = ids
+        .windows(2)
+        .filter(|w| w[0].0 == w[1].0)
+        .map(|w| w[1].1)
+        .collect();
+    seconds.sort_unstable();
+    seconds
 }
 
 /// What one batch of [`check_world`] found.
@@ -353,7 +439,104 @@ struct BatchFound {
     bad: Vec<Entity>,
     fields: Vec<(horde_core::GroupId, horde_core::Layer, u8)>,
     /// The ids of its rule-abiding units, in storage order.
-    ids: Vec<(u32, Entity)>,
-    /// Whether one of its ids had been marked already.
-    twice: bool,
+    ids: Vec<u32>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use horde_core::{GroupId, Layer, MAX_RADIUS, MAX_SPEED};
+    use proptest::prelude::*;
+
+    /// Mostly an ordinary number, now and then one at or past an edge of the rules.
+    fn number() -> impl Strategy<Value = f32> {
+        prop_oneof![
+            12 => 0.25f32..4.0,
+            1 => prop::sample::select(vec![
+                f32::NAN,
+                f32::INFINITY,
+                f32::NEG_INFINITY,
+                0.0,
+                -0.0,
+                -1.0,
+                f32::MIN_POSITIVE,
+                1.0e-42,
+                MAX_RADIUS,
+                MAX_RADIUS.next_up(),
+                MAX_SPEED,
+                MAX_SPEED.next_up(),
+                f32::MAX,
+                f32::MIN,
+            ]),
+            1 => any::<f32>(),
+        ]
+    }
+
+    fn vec2() -> impl Strategy<Value = Vec2> {
+        (number(), number()).prop_map(|(x, y)| Vec2::new(x, y))
+    }
+
+    prop_compose! {
+        fn unit_view()(
+            (id, group) in (0u32..12, 0u16..4),
+            (radius, max_speed, turn_rate, mass) in (number(), number(), number(), number()),
+            position in prop_oneof![
+                4 => (-1.0f32..9.0, -1.0f32..9.0).prop_map(|(x, y)| Vec2::new(x, y)),
+                1 => vec2(),
+            ],
+            (external, heading, anchor) in (vec2(), vec2(), vec2()),
+            (stun, stall, still) in (number(), number(), number()),
+            avoid_side in prop_oneof![4 => prop::sample::select(vec![1i8, -1]), 1 => any::<i8>()],
+            arrived_frame in prop::option::of(0u64..12),
+            asleep in prop::option::of(vec2()),
+        ) -> UnitView {
+            UnitView {
+                id,
+                spec: UnitSpec {
+                    position,
+                    radius,
+                    max_speed,
+                    turn_rate,
+                    mass,
+                    layer: Layer::Ground,
+                    group: GroupId(group),
+                    controllable: false,
+                },
+                external,
+                stun,
+                heading,
+                avoid_side,
+                stall,
+                anchor,
+                arrived_frame,
+                still,
+                asleep,
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(20_000))]
+        /// The frame's quick check and the rules with their messages accept the same units.
+        #[test]
+        fn the_quick_check_agrees_with_the_rules(u in unit_view()) {
+            let grid = Grid::new(8, 8).unwrap().with_placement(1.0, Vec2::new(0.5, -0.25)).unwrap();
+            let rules = Rules { frame: 9, next_unit: 10, grid: &grid, goal_frames: &[0, 3, 7] };
+            prop_assert_eq!(keeps_rules(&u, &rules), unit_problem(&u, &rules).is_ok());
+        }
+    }
+
+    /// The duplicate-id pass: the later unit (in storage order) of each id shared, across
+    /// batches and within one, with the bits and with the sort.
+    #[test]
+    fn the_second_unit_of_an_id_is_found() {
+        let runs = vec![vec![3, 64, 65], vec![200, 3], vec![65, 3]];
+        let mut seen = Vec::new();
+        assert_eq!(second_of_an_id(&runs, 300, &mut seen), vec![4, 5, 6]);
+        let unique = vec![vec![0, 63, 64], vec![1], vec![], vec![299]];
+        assert!(second_of_an_id(&unique, 300, &mut seen).is_empty());
+        // A counter far beyond the units: the ids are sorted instead.
+        assert_eq!(second_of_an_id(&runs, u32::MAX, &mut seen), vec![4, 5, 6]);
+        assert!(second_of_an_id(&unique, u32::MAX, &mut seen).is_empty());
+    }
 }

@@ -7,8 +7,6 @@
 //! reached (docs/behaviour.md, "Sleeping"). When no unit is awake and nothing can reach them
 //! (no force field, no terrain edit) the frame ends here: it would change nothing.
 
-use std::sync::atomic::AtomicU64;
-
 use hecs::{Entity, World};
 use horde_core::{Agent, FieldKey, GroupId, Layer, Quarantined, Steering, UnitId};
 
@@ -35,7 +33,7 @@ pub(crate) struct Housekeeping {
     /// The id the next spawned unit gets.
     pub(crate) next_unit: u32,
     /// Scratch of the unit check (a bit per unit id).
-    pub(crate) seen_ids: Vec<AtomicU64>,
+    pub(crate) seen_ids: Vec<u64>,
     /// What callers did that wakes sleeping units.
     pub(crate) wake: Wake,
     /// The units this frame quarantined, by id.
