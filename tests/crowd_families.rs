@@ -129,6 +129,10 @@ fn flows_through_gaps() {
         // Two armies of 400 head-on through a 7-cell gap: they locked at its mouths
         // before the armies' right of way (docs/behaviour.md, "Jams dissolve").
         gap(70, 7, 0.4, 400, true, 1),
+        // A knot of three settled units a hair off the blob (1.23 cells from it, the test's
+        // join is 1.2) held each other at rest: a settled unit now needs a joined friend
+        // nearer the goal (docs/behaviour.md, "Coming to rest").
+        gap(502, 4, 0.4, 80, true, 1),
     ];
     assert_all_pass(&judge_all("gaps (ci)", members, 2));
 }

@@ -11,6 +11,14 @@ impl GoalFill {
         (self.to_target[i] != u32::MAX).then_some(self.to_target[i])
     }
 
+    /// The rank of the cell of `pos` in the rest order (lower: nearer the goal; the goal's
+    /// cells first), or `None` outside the fill's box or on a cell not in the order.
+    #[must_use]
+    pub fn rank_at(&self, grid: &Grid, pos: Vec2) -> Option<u32> {
+        let i = self.index_of(grid, pos)?;
+        (self.rank[i] != UNRANKED).then_some(self.rank[i])
+    }
+
     /// Whether `pos` stands on a cell of the goal (open on the fill's costs).
     #[must_use]
     pub fn in_goal(&self, grid: &Grid, pos: Vec2) -> bool {

@@ -611,6 +611,7 @@ impl<'a> Frame<'a> {
         let Bound {
             army,
             was_resting,
+            fill,
             fill_way,
             way,
             ..
@@ -647,6 +648,20 @@ impl<'a> Frame<'a> {
         // its goal does not look.
         let settled_here = fill_way == FillWay::Rest { in_goal: false };
         let looks = matches!(fill_way, FillWay::Rest { .. }) && (!was_resting || settled_here);
+        // Outside the goal, only friends nearer it (of a lower rank in the rest order) count:
+        // a settled unit is joined only by such a friend, so that, followed friend by friend,
+        // the chain ends in the goal (a knot of settled units that lost touch with the blob
+        // does not hold itself up), and a unit reaching free room walks up to such a friend.
+        // (Only for settled units, 33 of the 38 sample members passed, against 34.)
+        let grid = self.map.grid();
+        let my_rank = match fill {
+            Some(f) if settled_here => f.rank_at(grid, pos),
+            _ => None,
+        };
+        let nearer = |other: Vec2| match (my_rank, fill) {
+            (Some(mine), Some(f)) => f.rank_at(grid, other).is_some_and(|r| r < mine),
+            _ => true,
+        };
         let mut nearest_friend: Option<(f32, Vec2)> = None;
         let mut joined = false;
         let mut stacked = false;
@@ -664,7 +679,12 @@ impl<'a> Frame<'a> {
                 lists.see(slot, d2, touch, other.id != id);
                 let range = touch * sc.separation_range;
                 let inside = d2 < range * range && other.id != id;
-                if looks && other.at_rest && other.army == army && other.id != id {
+                if looks
+                    && other.at_rest
+                    && other.army == army
+                    && other.id != id
+                    && nearer(other.pos)
+                {
                     let reach = touch * APPROACH;
                     if d2 < reach * reach && nearest_friend.is_none_or(|(n, _)| d2 < n) {
                         nearest_friend = Some((d2, -away));
