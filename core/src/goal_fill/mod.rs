@@ -29,7 +29,8 @@
 //!   field ([`FillWay::Outside`]) and does not rest.
 //! - Once the army has stopped arriving (*settling*), a settled unit on the blob's far rim,
 //!   beyond the ring by which the open cells in order hold the army, walks round to free
-//!   room nearer the goal; on its way it follows the steps outside the rest area too.
+//!   room nearer the goal; on its way it follows the steps outside the rest area too, but
+//!   it rests only inside it.
 //!
 //! All of it is integer steps over cells and the same every run.
 

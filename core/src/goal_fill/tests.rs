@@ -502,3 +502,35 @@ fn cells_other_armies_rest_on_are_no_free_room() {
     fill.update_in(&grid, || own.iter().copied(), [], [], 0, 1, crate::in_order);
     assert_eq!(fill.to_target(&grid, at(&grid, 9, 10)), Some(0));
 }
+
+#[test]
+fn a_walker_does_not_rest_on_a_target_outside_the_rest_area() {
+    let (grid, cost, goal) = area(40, 30, [(10, 15)].into_iter());
+    let mut fill = GoalFill::new(&goal, &cost).unwrap();
+    let own = lopsided(&grid);
+    // Another army rests in a ring far out, round one free cell: a piece of its own, whose
+    // one cell is its target.
+    let pocket = (25, 15);
+    let others: Vec<(Vec2, f32)> = (24..=26)
+        .flat_map(|x| (14..=16).map(move |y| (x, y)))
+        .filter(|&c| c != pocket)
+        .map(|(x, y)| (at(&grid, x, y), 0.5))
+        .collect();
+    fill.update_in(
+        &grid,
+        || own.iter().copied(),
+        others.iter().copied(),
+        [],
+        0,
+        1,
+        crate::in_order,
+    );
+    assert!(fill.settling);
+    let p = at(&grid, pocket.0, pocket.1);
+    assert_eq!(fill.to_target(&grid, p), Some(0));
+    assert!(!fill.in_area(fill.index_of(&grid, p).unwrap()));
+    // A unit walking round there does not rest: at rest it would be outside the area and
+    // get up again the next frame (it flipped between settled and moving for good).
+    assert_eq!(fill.way(&grid, p, false), FillWay::Outside);
+    assert_eq!(fill.way(&grid, p, true), FillWay::Outside);
+}

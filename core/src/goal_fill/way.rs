@@ -199,11 +199,21 @@ impl GoalFill {
         // Once the army has stopped arriving, a unit on its way anywhere in a piece with a
         // way to a target takes that way: one walking round the blob to the near side
         // passes outside the rest area, and its field would lead it back into the blob.
+        // It does not rest out there: at rest it would be outside the area, and get up
+        // again the next frame (for ever, on a target cut off beyond another army's blob).
         let walks_round = |i: usize| self.settling && !resting && self.to_target[i] != u32::MAX;
         let Some(i) = (self.index_of(grid, pos)).filter(|&i| self.in_area(i) || walks_round(i))
         else {
             return FillWay::Outside;
         };
+        match self.way_from(grid, i, resting) {
+            FillWay::Rest { .. } if !self.in_area(i) => FillWay::Outside,
+            way => way,
+        }
+    }
+
+    /// [`Self::way`] from box cell `i`, in the rest area or walking round to it.
+    fn way_from(&self, grid: &Grid, i: usize, resting: bool) -> FillWay {
         let in_goal = self.rank[i] < self.goal_ranks;
         let free = |j: usize| self.covered[j] < TAKEN && self.rank[j] != UNRANKED;
         // A resting unit of an army whole on its goal stays where it is: nobody is coming
