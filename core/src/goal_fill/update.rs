@@ -76,7 +76,7 @@ impl GoalFill {
     }
 
     /// Whether the army has stopped arriving this frame: at most one unit still coming,
-    /// anywhere, for [`SETTLING_SHARE`] resting in the box (the blob settles).
+    /// anywhere, for every ten resting in the box (the blob settles).
     #[must_use]
     pub fn settling(&self) -> bool {
         self.settling
