@@ -133,6 +133,9 @@ fn flows_through_gaps() {
         // join is 1.2) held each other at rest: a settled unit now needs a joined friend
         // nearer the goal (docs/behaviour.md, "Coming to rest").
         gap(502, 4, 0.4, 80, true, 1),
+        // Bodies of radius 1.5 crossing through 6 cells: 24 of them arched over the gap's
+        // mouth for good before big bodies backed off from friends nearer the goal.
+        gap(68, 6, 1.5, 66, false, 132),
     ];
     assert_all_pass(&judge_all("gaps (ci)", members, 2));
 }

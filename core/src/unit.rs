@@ -119,7 +119,8 @@ pub enum GiveWay {
     /// It does not.
     #[default]
     No,
-    /// Before a one-cell lane, to a unit nearer the lane.
+    /// Before a one-cell lane, to a unit nearer the lane; or, a big body blocked at a mouth,
+    /// to a friend nearer the goal (docs/behaviour.md, "Jams dissolve").
     AtLane,
     /// To a unit with the right of way: `0` straight to a unit of a lower army right ahead,
     /// `n` behind a friend right ahead giving way at `n - 1` (at most [`GiveWay::MAX_HOPS`]:

@@ -13,10 +13,11 @@
 
 use glam::Vec2;
 use horde_core::{
-    Agent, Cell, CellMemo, Clearance, Fan, FillWay, GiveWay, GoalFill, LANE_REACH, Lane, Layer,
-    MAX_SIZE_CLASSES, Map, NO_DIRECTION, NavField, Position, Steering, Stun, TurnLimit, UnitId,
-    UnitSpec, Velocity, avoid_walls, blend_and_turn, cast_ray, clear_of_walls, escape_from,
-    lane_near, separation_push, slide_velocity, step_toward, unit_noise, without_part_into,
+    Agent, BLOCKED_AFTER, Cell, CellMemo, Clearance, Fan, FillWay, GiveWay, GoalFill, LANE_REACH,
+    Lane, Layer, MAX_SIZE_CLASSES, Map, NO_DIRECTION, NavField, Position, Steering, Stun,
+    TurnLimit, UnitId, UnitSpec, Velocity, avoid_walls, blend_and_turn, cast_ray, clear_of_walls,
+    escape_from, lane_near, separation_push, slide_velocity, step_toward, unit_noise,
+    without_part_into,
 };
 
 use crate::formations::Formation;
@@ -640,6 +641,25 @@ impl<'a> Frame<'a> {
         let held_up = narrow
             && (steering.stall >= YIELD_AFTER
                 || matches!(steering.yielding, GiveWay::RightOfWay(_)));
+        // Blocked at a mouth too wide for a lane (a gap a few bodies across): a crowd of big
+        // bodies pressed into it from behind arches over the opening and holds it shut. A
+        // blocked unit of a size class above the smallest, following its field, that
+        // touches a friend nearer the goal on its field backs off from it; the ones nearest
+        // the goal never do, so the arch's front gets room. (For the smallest class too, a
+        // dense army's tail squeezing through gaps that flow backed off, and ended 211
+        // units still walking where 7 did.)
+        let grid = self.map.grid();
+        let mouth = (lane.is_none()
+            && narrow
+            && class > 0
+            && steering.stall >= BLOCKED_AFTER
+            && fill_way == FillWay::Outside)
+            .then(|| self.field(agent, class))
+            .flatten()
+            .and_then(|f| {
+                let at = |p: Vec2| grid.cell_at(p).and_then(|c| f.integration().distance(c));
+                at(pos).map(|mine| (at, mine))
+            });
         let mut separation = Vec2::ZERO;
         let mut touches_rest = false;
         // On reaching free room (a unit not yet at rest): the nearest resting friend, to walk
@@ -653,7 +673,6 @@ impl<'a> Frame<'a> {
         // the chain ends in the goal (a knot of settled units that lost touch with the blob
         // does not hold itself up), and a unit reaching free room walks up to such a friend.
         // (Only for settled units, 33 of the 38 sample members passed, against 34.)
-        let grid = self.map.grid();
         let my_rank = match fill {
             Some(f) if settled_here => f.rank_at(grid, pos),
             _ => None,
@@ -693,6 +712,17 @@ impl<'a> Frame<'a> {
                     joined |= d2 <= join * join;
                 }
                 if inside {
+                    if let Some((at, mine)) = &mouth {
+                        let near = touch * LANE_YIELD;
+                        if d2 < near * near
+                            && !other.at_rest
+                            && other.army == army
+                            && at(other.pos).is_some_and(|theirs| theirs < *mine)
+                            && give_way_to.is_none_or(|(n, _)| d2 < n)
+                        {
+                            give_way_to = Some((d2, away));
+                        }
+                    }
                     if let Some((aim, mine)) = queue_for {
                         let near = touch * LANE_YIELD;
                         if d2 < near * near
@@ -894,6 +924,8 @@ impl<'a> Frame<'a> {
         // turn rate.
         let back_off = match (lane, give_way_to) {
             (Some(lane), Some(_)) => Some((pos - lane.aim).normalize_or_zero()),
+            // Blocked at a mouth, behind a friend nearer the goal: straight back from it.
+            (None, Some((_, away))) => Some(away.normalize_or_zero()),
             _ => match head_on {
                 // Meeting the right of way: aside (the same hand for everyone, so that two
                 // flows pass on the same side) and back a little; to the other hand where a
