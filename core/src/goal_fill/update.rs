@@ -75,13 +75,6 @@ impl GoalFill {
         self.find_rooms(grid, coming, coming_total);
     }
 
-    /// Whether the army has stopped arriving this frame: at most one unit still coming,
-    /// anywhere, for every ten resting in the box (the blob settles).
-    #[must_use]
-    pub fn settling(&self) -> bool {
-        self.settling
-    }
-
     /// Whether the army has stood whole on its goal in every update since this fill was
     /// built (or the fills it replaced, [`Self::keep_whole_from`]): every unit of it still
     /// coming stood on a goal cell and no resting unit outside the goal. Nobody then needs
