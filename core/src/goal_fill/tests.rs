@@ -467,6 +467,23 @@ fn a_settling_blob_keeps_its_near_rim_and_moves_its_far_rim_round() {
     assert_eq!(fill.way(&grid, out, false), FillWay::Outside);
 }
 
+/// Units of radius 0.5 on the eight cells round `centre`, but for `open`.
+fn ring_round(grid: &Grid, centre: (u32, u32), open: Option<(u32, u32)>) -> Vec<(Vec2, f32)> {
+    let (cx, cy) = centre;
+    (cx - 1..=cx + 1)
+        .flat_map(|x| (cy - 1..=cy + 1).map(move |y| (x, y)))
+        .filter(|&c| c != centre && Some(c) != open)
+        .map(|(x, y)| (at(grid, x, y), 0.5))
+        .collect()
+}
+
+/// Updates `fill` with its army's resting units `own` and other armies' `others`, nobody
+/// coming, in one band.
+fn update_beside(fill: &mut GoalFill, grid: &Grid, own: &[(Vec2, f32)], others: &[(Vec2, f32)]) {
+    let (own, others) = (own.iter().copied(), others.iter().copied());
+    fill.update_in(grid, || own.clone(), others, [], 0, 1, crate::in_order);
+}
+
 #[test]
 fn cells_other_armies_rest_on_are_no_free_room() {
     let (grid, cost, goal) = area(30, 30, [(10, 10)].into_iter());
@@ -474,19 +491,11 @@ fn cells_other_armies_rest_on_are_no_free_room() {
     // The army rests on its goal cell; another army rests on the ring round it, but for
     // its east cell.
     let own = [(at(&grid, 10, 10), 0.5)];
-    let others: Vec<(Vec2, f32)> = (9..=11)
-        .flat_map(|x| (9..=11).map(move |y| (x, y)))
-        .filter(|&c| c != (10, 10) && c != (11, 10))
-        .map(|(x, y)| (at(&grid, x, y), 0.5))
-        .collect();
-    fill.update_in(
+    update_beside(
+        &mut fill,
         &grid,
-        || own.iter().copied(),
-        others.iter().copied(),
-        [],
-        0,
-        1,
-        crate::in_order,
+        &own,
+        &ring_round(&grid, (10, 10), Some((11, 10))),
     );
     // The one free cell of the ring is the target: a unit beside a cell the other army
     // holds does not rest there.
@@ -499,7 +508,7 @@ fn cells_other_armies_rest_on_are_no_free_room() {
     // The other army's cells are no support: its units are not this army's blob.
     assert!(!fill.supported[fill.index_of(&grid, at(&grid, 9, 10)).unwrap()]);
     // Once it leaves, its cells are free again.
-    fill.update_in(&grid, || own.iter().copied(), [], [], 0, 1, crate::in_order);
+    update_beside(&mut fill, &grid, &own, &[]);
     assert_eq!(fill.to_target(&grid, at(&grid, 9, 10)), Some(0));
 }
 
@@ -511,20 +520,7 @@ fn a_walker_does_not_rest_on_a_target_outside_the_rest_area() {
     // Another army rests in a ring far out, round one free cell: a piece of its own, whose
     // one cell is its target.
     let pocket = (25, 15);
-    let others: Vec<(Vec2, f32)> = (24..=26)
-        .flat_map(|x| (14..=16).map(move |y| (x, y)))
-        .filter(|&c| c != pocket)
-        .map(|(x, y)| (at(&grid, x, y), 0.5))
-        .collect();
-    fill.update_in(
-        &grid,
-        || own.iter().copied(),
-        others.iter().copied(),
-        [],
-        0,
-        1,
-        crate::in_order,
-    );
+    update_beside(&mut fill, &grid, &own, &ring_round(&grid, pocket, None));
     assert!(fill.settling);
     let p = at(&grid, pocket.0, pocket.1);
     assert_eq!(fill.to_target(&grid, p), Some(0));

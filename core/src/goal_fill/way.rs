@@ -201,13 +201,16 @@ impl GoalFill {
         // passes outside the rest area, and its field would lead it back into the blob.
         // It does not rest out there: at rest it would be outside the area, and get up
         // again the next frame (for ever, on a target cut off beyond another army's blob).
-        let walks_round = |i: usize| self.settling && !resting && self.to_target[i] != u32::MAX;
-        let Some(i) = (self.index_of(grid, pos)).filter(|&i| self.in_area(i) || walks_round(i))
-        else {
+        let Some(i) = self.index_of(grid, pos) else {
             return FillWay::Outside;
         };
+        let in_area = self.in_area(i);
+        let walks_round = self.settling && !resting && self.to_target[i] != u32::MAX;
+        if !in_area && !walks_round {
+            return FillWay::Outside;
+        }
         match self.way_from(grid, i, resting) {
-            FillWay::Rest { .. } if !self.in_area(i) => FillWay::Outside,
+            FillWay::Rest { .. } if !in_area => FillWay::Outside,
             way => way,
         }
     }
