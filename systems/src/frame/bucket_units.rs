@@ -179,6 +179,8 @@ pub(crate) fn bucket_units(data: &FrameData, ctx: &StageContext<'_>) {
         fastest = fastest.max(t.fastest);
     }
     (n.radii, n.fastest) = (radii, fastest);
+    n.streams
+        .build(data.map.read().grid(), &n.scratch, &n.coming);
     let chunk = data.config.batch_size.max(1) * 4;
     let (large, storage): (Vec<_>, Vec<_>) = large.into_iter().unzip();
     if let Err(e) = bucket_large(n, large, &storage, separation_range, chunk, ctx) {

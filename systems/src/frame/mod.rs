@@ -22,6 +22,7 @@ mod shared;
 mod sleep_units;
 pub(crate) mod sort_units;
 mod steer_units;
+mod streams;
 #[cfg(test)]
 mod tests;
 mod update_forces;
@@ -307,6 +308,7 @@ pub(crate) fn build_graph() -> Result<JobGraph<FrameData>, GraphBuildError> {
                 .read::<UnitId>()
                 .read::<Steering>()
                 .read::<Groups>()
+                .read::<Map>()
                 .write::<Neighbours>(),
             &[],
             bucket_units::bucket_units,

@@ -7,6 +7,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::frame::neighbour_lists::{Asker, NeighbourLists};
+use crate::frame::streams::Streams;
 use crate::job_graph::StageContext;
 use glam::Vec2;
 use horde_core::SpatialGrid;
@@ -102,6 +103,8 @@ pub struct Neighbours {
     pub radii: (f32, f32),
     /// The highest top speed in the snapshot.
     pub fastest: f32,
+    /// Where armies stream, while two or more are on their way (see [`Streams`]).
+    pub streams: Streams,
     /// The snapshot in the world's storage order (before the sort).
     pub(super) scratch: Vec<NeighbourInfo>,
     pub(super) buckets: Vec<u32>,
@@ -314,6 +317,7 @@ impl Neighbours {
             occupancy_from: OCCUPANCY_FROM,
             radii: (f32::INFINITY, 0.0),
             fastest: 0.0,
+            streams: Streams::default(),
             scratch: Vec::new(),
             buckets: Vec::new(),
         }

@@ -195,6 +195,14 @@ const LANE_YIELD: f32 = 1.1;
 /// times the sum of their radii, and within 60 degrees of its way ([`ONCOMING_COS`]).
 const YIELD_TOUCH: f32 = 1.15;
 
+/// A unit makes way for a lower army's stream coming at it whose units are within its
+/// diameter plus this many cells of it.
+const MAKE_WAY_REACH: f32 = 1.5;
+
+/// A unit closer than this many cells to the middle of a stream coming at it stands on its
+/// line (and steps to the right of its way).
+const ON_THE_LINE: f32 = 0.25;
+
 /// Clearance (cells to the nearest wall, past the unit's size class) up to which a unit
 /// gives way to the right of way.
 const NARROW_CLEARANCE: u32 = 4;
@@ -375,6 +383,9 @@ impl<'a> Frame<'a> {
         };
         let lane = self.lane_ahead(&me, bound.way);
         let mut met = self.meet(&me, &bound, lane, steering, lists);
+        if slot.is_none() && bound.fill_way == FillWay::Outside && !bound.was_resting {
+            met.make_way = self.make_way(&me, &bound);
+        }
         let sc = &self.data.config.steering;
         if met.stacked {
             // Someone stands exactly on us: leave along a direction fixed per unit.
@@ -393,6 +404,23 @@ impl<'a> Frame<'a> {
                 Vec2::ZERO
             }
         }
+    }
+
+    /// Where a unit not at rest steps to make way for the stream of a lower army coming at
+    /// it (docs/behaviour.md, "Jams dissolve"): across, away from the stream's middle, and
+    /// back with it a little; to the right of its way when it stands on the stream's line.
+    #[inline(always)]
+    fn make_way(&self, me: &Me<'_>, bound: &Bound<'_>) -> Option<Vec2> {
+        let grid = self.map.grid();
+        let reach = 2.0 * me.agent.radius / grid.cell_size() + MAKE_WAY_REACH;
+        let seen =
+            (self.neighbours.streams).oncoming(grid, me.pos, bound.army, bound.way, reach)?;
+        let away = if seen.across.length_squared() > ON_THE_LINE * ON_THE_LINE {
+            -seen.across.normalize()
+        } else {
+            bound.way.perp()
+        };
+        Some((away + seen.along * ASIDE_BACK).normalize_or_zero())
     }
 
     /// The slot of a unit whose group moves in formation, if it holds one.
@@ -805,6 +833,7 @@ impl<'a> Frame<'a> {
             blocked_by,
             give_way_to,
             head_on,
+            make_way: None,
         }
     }
 
@@ -917,6 +946,7 @@ impl<'a> Frame<'a> {
             head_on,
             blockers,
             blocked_by,
+            make_way,
             ..
         } = *met;
         // Backing away from a lane, or from a unit with the right of way (back and to the
@@ -926,6 +956,17 @@ impl<'a> Frame<'a> {
             (Some(lane), Some(_)) => Some((pos - lane.aim).normalize_or_zero()),
             // Blocked at a mouth, behind a friend nearer the goal: straight back from it.
             (None, Some((_, away))) => Some(away.normalize_or_zero()),
+            // Making way for a lower army's stream: aside, or straight back with it where
+            // walls leave no aside.
+            _ if make_way.is_some() => make_way.map(|dir| {
+                let cost = self.map.cost_field(agent.layer);
+                let aside = slide_velocity(cost, grid, pos, agent.radius, dir);
+                if aside.length_squared() >= 0.25 {
+                    aside
+                } else {
+                    slide_velocity(cost, grid, pos, agent.radius, -way)
+                }
+            }),
             _ => match head_on {
                 // Meeting the right of way: aside (the same hand for everyone, so that two
                 // flows pass on the same side) and back a little; to the other hand where a
@@ -1039,6 +1080,7 @@ impl<'a> Frame<'a> {
             + separation.clamp_length_max(2.0) * (agent.max_speed * sc.separation_push);
         steering.yielding = match (back_off, head_on) {
             (None, _) => GiveWay::No,
+            (Some(_), _) if make_way.is_some() && give_way_to.is_none() => GiveWay::RightOfWay(0),
             (Some(_), Some(hops)) if give_way_to.is_none() || lane.is_none() => {
                 GiveWay::RightOfWay(hops)
             }
@@ -1117,6 +1159,9 @@ struct Meeting {
     give_way_to: Option<(f32, Vec2)>,
     /// Meeting the right of way: hops from the unit that has it.
     head_on: Option<u8>,
+    /// Making way for a lower army's stream coming at it: the way it steps (aside, and back
+    /// with the stream).
+    make_way: Option<Vec2>,
 }
 
 /// The bounding box of a goal's cells.
