@@ -745,7 +745,9 @@ impl<'a> Frame<'a> {
                         if d2 < near * near
                             && !other.at_rest
                             && other.army == army
-                            && at(other.pos).is_some_and(|theirs| theirs < *mine)
+                            && at(other.pos).is_some_and(|theirs| {
+                                theirs < *mine || (theirs == *mine && other.id < id)
+                            })
                             && give_way_to.is_none_or(|(n, _)| d2 < n)
                         {
                             give_way_to = Some((d2, away));
