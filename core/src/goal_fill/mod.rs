@@ -54,6 +54,13 @@ pub fn cell_share(radius: f32, cell_size: f32) -> f32 {
     1.0 / (across * across)
 }
 
+/// Whether a resting body of `radius` covers a share of its own cell ([`cell_share`]):
+/// at most half a cell across (or a radius that is not a number). A bigger one takes every
+/// cell whose centre lies within half a cell of it (`GoalFill::cells_under`).
+fn covers_a_share(radius: f32, cell_size: f32) -> bool {
+    radius <= 0.5 * cell_size || !radius.is_finite()
+}
+
 /// A cell is taken once the shares of its resting units reach this (one, less rounding).
 const TAKEN: f32 = 1.0 - 1e-3;
 

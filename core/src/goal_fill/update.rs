@@ -152,7 +152,7 @@ impl GoalFill {
                 // Every band reads every unit; the first counts them and the cells they fill.
                 let first_band = b == 0;
                 *units += u32::from(first_band);
-                if radius <= 0.5 * size || !radius.is_finite() {
+                if covers_a_share(radius, size) {
                     if share.0.to_bits() != radius.to_bits() {
                         share = (radius, cell_share(radius, size));
                     }
@@ -228,7 +228,7 @@ impl GoalFill {
             let Some(i) = self.index_of(grid, pos) else {
                 continue;
             };
-            if radius <= 0.5 * size || !radius.is_finite() {
+            if covers_a_share(radius, size) {
                 shares.push((i as u32, cell_share(radius, size)));
             } else {
                 shares.extend(

@@ -958,8 +958,8 @@ impl<'a> Frame<'a> {
             (Some(lane), Some(_)) => Some((pos - lane.aim).normalize_or_zero()),
             // Blocked at a mouth, behind a friend nearer the goal: straight back from it.
             (None, Some((_, away))) => Some(away.normalize_or_zero()),
-            // Making way for a lower army's stream: aside, or straight back with it where
-            // walls leave no aside.
+            // Making way for a lower army's stream: aside, or straight back where walls
+            // leave no aside.
             _ if make_way.is_some() => make_way.map(|dir| {
                 let cost = self.map.cost_field(agent.layer);
                 let aside = slide_velocity(cost, grid, pos, agent.radius, dir);

@@ -122,7 +122,8 @@ impl Streams {
             return None;
         }
         let side = self.side as f32;
-        let span = (reach / side).ceil() as i64 + 1;
+        // A tile `k` tiles away has its centre at least `(k - 0.5) * side` away.
+        let span = (reach / side).floor() as i64 + 1;
         let (tx, ty) = ((local.x / side) as i64, (local.y / side) as i64);
         let (mut flux, mut middle, mut count) = (Vec2::ZERO, Vec2::ZERO, 0.0f32);
         let reach2 = (reach + side * 0.5) * (reach + side * 0.5);
