@@ -129,10 +129,11 @@ fn flows_through_gaps() {
         // Two armies of 400 head-on through a 7-cell gap: they locked at its mouths
         // before the armies' right of way (docs/behaviour.md, "Jams dissolve").
         gap(70, 7, 0.4, 400, true, 1),
-        // Two armies of 400 head-on through 5 cells: 20% at rest by the deadline while the
-        // lower army bored one file through the other's crowd, before that crowd made way
-        // for its stream (docs/behaviour.md, "Jams dissolve").
-        gap(51, 5, 0.5, 400, true, 1),
+        // Two armies of 37 bodies of radius 2 head-on through 5 cells: 4% at rest by the
+        // deadline while each front gave way to friends coming into the mouth from its
+        // sides, and the first army bored one file through the other's crowd (before that
+        // crowd made way for its stream; docs/behaviour.md, "Jams dissolve").
+        gap(54, 5, 2.0, 37, true, 1),
         // A knot of three settled units a hair off the blob (1.23 cells from it, the test's
         // join is 1.2) held each other at rest: a settled unit now needs a joined friend
         // nearer the goal (docs/behaviour.md, "Coming to rest").

@@ -788,8 +788,14 @@ impl<'a> Frame<'a> {
                             // more along `PRIORITY_WAY`: the same side passes first at
                             // every door, whoever meets whom.
                             let oncoming = other.heading().dot(away) > ONCOMING_COS * d;
+                            // Within an army, bodies of a class above the smallest only
+                            // where this unit walks round to room (in its rest area or on a
+                            // detour): two such friends following their field into one
+                            // mouth from two sides are not passing each other, and the one
+                            // giving way left the other facing the same crowd.
                             let before = other.army < army
                                 || (other.army == army
+                                    && (class == 0 || fill_way != FillWay::Outside)
                                     && other.heading().dot(PRIORITY_WAY) > way.dot(PRIORITY_WAY));
                             // A unit of a lower army coming at us is given way at once,
                             // in the open too: a crowd waiting before a gap that stood its
