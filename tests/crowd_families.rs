@@ -134,6 +134,10 @@ fn flows_through_gaps() {
         // sides, and the first army bored one file through the other's crowd (before that
         // crowd made way for its stream; docs/behaviour.md, "Jams dissolve").
         gap(54, 5, 2.0, 37, true, 1),
+        // Two armies of 400 head-on through 3 cells: 45% at rest by the deadline while the
+        // first army bored one file through the other's waiting crowd, before that crowd
+        // made way for its stream.
+        gap(30, 3, 0.4, 400, true, 1),
         // A knot of three settled units a hair off the blob (1.23 cells from it, the test's
         // join is 1.2) held each other at rest: a settled unit now needs a joined friend
         // nearer the goal (docs/behaviour.md, "Coming to rest").
