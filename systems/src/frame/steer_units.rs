@@ -222,8 +222,9 @@ const GIVE_WAY_FOR: f32 = 2.0;
 /// the right of way (any fixed direction not along a grid axis would do).
 const PRIORITY_WAY: Vec2 = Vec2::new(0.8, 0.6);
 
-/// The cosine of the angle from its way within which a unit gives way to another.
-const ONCOMING_COS: f32 = 0.5;
+/// The cosine of the angle from its way within which a unit gives way to another (or to a
+/// stream, `streams.rs`): 60 degrees.
+pub(super) const ONCOMING_COS: f32 = 0.5;
 
 /// The share of its top speed a unit backs away from a lane with ([`LANE_YIELD`]).
 const LANE_BACK_OFF: f32 = 0.5;
@@ -960,43 +961,46 @@ impl<'a> Frame<'a> {
         // Backing away from a lane, or from a unit with the right of way (back and to the
         // side, so that two flows pass each other on the same hand): at once, not at the
         // turn rate.
+        // A step along `dir` as walls let it; with `free_or`, along `then` where they leave
+        // the first less than half its length.
+        let free = |dir: Vec2| {
+            slide_velocity(
+                self.map.cost_field(agent.layer),
+                grid,
+                pos,
+                agent.radius,
+                dir,
+            )
+        };
+        let free_or = |first: Vec2, then: Vec2| {
+            let step = free(first);
+            if step.length_squared() >= 0.25 {
+                step
+            } else {
+                free(then)
+            }
+        };
         let back_off = match (lane, give_way_to) {
             (Some(lane), Some(_)) => Some((pos - lane.aim).normalize_or_zero()),
             // Blocked at a mouth, behind a friend nearer the goal: straight back from it.
             (None, Some((_, away))) => Some(away.normalize_or_zero()),
             // Making way for a lower army's stream: aside, or straight back where walls
             // leave no aside.
-            _ if make_way.is_some() => make_way.map(|dir| {
-                let cost = self.map.cost_field(agent.layer);
-                let aside = slide_velocity(cost, grid, pos, agent.radius, dir);
-                if aside.length_squared() >= 0.25 {
-                    aside
+            _ if make_way.is_some() => make_way.map(|dir| free_or(dir, -way)),
+            // Meeting the right of way: aside (the same hand for everyone, so that two flows
+            // pass on the same side) and back a little; to the other hand where a wall
+            // stands there. Behind a friend giving way: straight back (in a corridor one
+            // body wide there is no aside: the whole file backs out).
+            _ => head_on.map(|hops| {
+                if hops > 0 {
+                    free(-way)
                 } else {
-                    slide_velocity(cost, grid, pos, agent.radius, -way)
+                    free_or(
+                        (way.perp() - way * ASIDE_BACK).normalize_or_zero(),
+                        (-way.perp() - way * ASIDE_BACK).normalize_or_zero(),
+                    )
                 }
             }),
-            _ => match head_on {
-                // Meeting the right of way: aside (the same hand for everyone, so that two
-                // flows pass on the same side) and back a little; to the other hand where a
-                // wall stands there. Behind a friend giving way: straight back (in a corridor
-                // one body wide there is no aside: the whole file backs out).
-                Some(hops) => {
-                    let cost = self.map.cost_field(agent.layer);
-                    let free = |dir: Vec2| slide_velocity(cost, grid, pos, agent.radius, dir);
-                    Some(if hops > 0 {
-                        free(-way)
-                    } else {
-                        let right = free((way.perp() - way * ASIDE_BACK).normalize_or_zero());
-                        let left = free((-way.perp() - way * ASIDE_BACK).normalize_or_zero());
-                        if right.length_squared() >= 0.25 {
-                            right
-                        } else {
-                            left
-                        }
-                    })
-                }
-                None => None,
-            },
         };
         let (way, separation) = match (lane, give_way_to) {
             (Some(lane), None) => {

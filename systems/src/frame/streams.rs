@@ -11,6 +11,7 @@ use glam::Vec2;
 use horde_core::Grid;
 
 use crate::frame::neighbours::NeighbourInfo;
+use crate::frame::steer_units::ONCOMING_COS;
 
 /// The most tiles the grid holds: on bigger maps a tile spans 2x2 cells or more.
 const MAX_TILES: u64 = 1 << 20;
@@ -159,10 +160,6 @@ impl Streams {
         })
     }
 }
-
-/// The cosine of the angle from straight at a unit within which a stream comes at it (60
-/// degrees).
-const ONCOMING_COS: f32 = 0.5;
 
 #[cfg(test)]
 mod tests {
