@@ -27,6 +27,10 @@
 //! - The *rest area* is the goal's cells and the ranks up to [`REST_MARGIN`] past the farther
 //!   of the lowest target and the farthest supported cell: outside it a unit follows its
 //!   field ([`FillWay::Outside`]) and does not rest.
+//! - While the goal's open cells hold the whole army and part of it rests outside the goal
+//!   (*stranded*: cut off from the goal's free cells by its own blob), the blob flows: a
+//!   resting unit steps onto a free goal cell beside it that lies farther, through the goal's
+//!   cells, from the army's resting cells outside, until none of it rests outside.
 //! - Once the army has stopped arriving (*settling*), a settled unit on the blob's far rim,
 //!   beyond the ring by which the open cells in order hold the army, walks round to free
 //!   room nearer the goal; on its way it follows the steps outside the rest area too, but
@@ -164,6 +168,13 @@ pub struct GoalFill {
     piece_cells: Vec<u32>,
     /// This frame's rooms (sorted; see `find_rooms`).
     rooms: Vec<u32>,
+    /// While `stranded`: per box cell, its steps (4-connected) from the army's supported
+    /// cells outside the goal, through the goal's cells (`u32::MAX`: none). The blob flows
+    /// along them, away from the units outside, until they are in (see `drawn_to`).
+    flow_from_outside: Vec<u32>,
+    /// This frame, the goal's open cells hold the whole army, yet part of it rests outside
+    /// the goal (see `find_flow`).
+    stranded: bool,
     /// This frame, the army has stopped arriving (at most one unit still coming, anywhere,
     /// for [`SETTLING_SHARE`] resting in the box): the blob settles, and its far rim moves
     /// round to free room nearer the goal (see `drawn_to`).
@@ -240,6 +251,8 @@ impl GoalFill {
             piece_high: Vec::new(),
             piece_cells: Vec::new(),
             rooms: Vec::new(),
+            flow_from_outside: Vec::new(),
+            stranded: false,
             settling: false,
             resting_units: 0,
             held: 0.0,

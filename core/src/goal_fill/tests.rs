@@ -530,3 +530,74 @@ fn a_walker_does_not_rest_on_a_target_outside_the_rest_area() {
     assert_eq!(fill.way(&grid, p, false), FillWay::Outside);
     assert_eq!(fill.way(&grid, p, true), FillWay::Outside);
 }
+
+/// A goal area filling a corridor (rows 1 to 5 of 40 columns, walls above and below), its
+/// cells x = 10..30; the army holds its west half and three columns outside it to the west.
+fn corridor_goal() -> (Grid, CostField, GoalSet) {
+    let grid = Grid::new(40, 7).unwrap();
+    let mut cost = CostField::filled(&grid, 1);
+    for x in 0..40 {
+        cost.set(Cell::new(x, 0), WALL);
+        cost.set(Cell::new(x, 6), WALL);
+    }
+    let goal = GoalSet::new((10..30).flat_map(|x| (1..6).map(move |y| Cell::new(x, y)))).unwrap();
+    (grid, cost, goal)
+}
+
+fn resting_in(grid: &Grid, xs: std::ops::Range<u32>) -> Vec<(Vec2, f32)> {
+    xs.flat_map(|x| (1..6).map(move |y| (at(grid, x, y), 0.5)))
+        .collect()
+}
+
+#[test]
+fn a_goal_that_holds_its_army_draws_in_the_units_resting_outside_it() {
+    let (grid, cost, goal) = corridor_goal();
+    let mut fill = GoalFill::new(&goal, &cost).unwrap();
+    // Fed from both ends, more from the west: the west half and 15 units outside it rest,
+    // the east half of the goal is free and cut off from them by the blob.
+    let mut resting = resting_in(&grid, 7..20);
+    fill.update(&grid, resting.iter().copied(), []);
+    // The blob's east face steps on into the free goal cells...
+    assert!(matches!(fill.way(&grid, at(&grid, 19, 3), true), FillWay::Toward(p) if p.x > 19.5));
+    // ...one deep inside it, and one outside it with no free goal cell beside it, stay.
+    let stays = [(15, 3, true), (8, 3, false)];
+    for (x, y, in_goal) in stays {
+        assert_eq!(
+            fill.way(&grid, at(&grid, x, y), true),
+            FillWay::Rest { in_goal }
+        );
+    }
+    // A hole left in the blob is filled from the side of the units outside: the hole
+    // moves toward them, and the one beside the goal's edge steps in.
+    resting.retain(|&(p, _)| p != at(&grid, 12, 3));
+    fill.update(&grid, resting.iter().copied(), []);
+    assert_eq!(
+        fill.way(&grid, at(&grid, 11, 3), true),
+        FillWay::Toward(at(&grid, 12, 3))
+    );
+    assert_eq!(
+        fill.way(&grid, at(&grid, 13, 3), true),
+        FillWay::Rest { in_goal: true }
+    );
+    resting.retain(|&(p, _)| p != at(&grid, 10, 3));
+    fill.update(&grid, resting.iter().copied(), []);
+    assert_eq!(
+        fill.way(&grid, at(&grid, 9, 3), true),
+        FillWay::Toward(at(&grid, 10, 3))
+    );
+}
+
+#[test]
+fn an_army_wholly_in_its_goal_does_not_flow() {
+    let (grid, cost, goal) = corridor_goal();
+    let mut fill = GoalFill::new(&goal, &cost).unwrap();
+    // The same blob with nobody outside the goal, once the army (which came from the
+    // west) has stopped arriving: the east face stays at rest.
+    let resting = resting_in(&grid, 10..20);
+    fill.update(&grid, resting.iter().copied(), [at(&grid, 0, 3)]);
+    fill.update(&grid, resting.iter().copied(), []);
+    assert_eq!(
+        fill.way(&grid, at(&grid, 19, 3), true),
+        FillWay::Rest { in_goal: true }
+    );
+}

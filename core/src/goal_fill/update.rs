@@ -513,6 +513,7 @@ impl GoalFill {
         // blob to free room among them). Units still coming from outside the box count.
         self.settling = coming_total.saturating_mul(SETTLING_SHARE) <= self.resting_units;
         self.fit_rank = self.rank_holding(coming_total);
+        self.find_flow();
         let Some(arrival) = coming_to.or_else(|| self.far_supported.map(|f| f.saturating_add(1)))
         else {
             return;
@@ -533,5 +534,39 @@ impl GoalFill {
                 self.rooms.push(k as u32);
             }
         }
+    }
+
+    /// Whether the goal holds the army while part of it rests outside (cut off from the
+    /// goal's free cells by its own blob: a goal area fed from two sides, more from one),
+    /// and then the steps the blob flows along (`flow_from_outside`).
+    fn find_flow(&mut self) {
+        let goal_ranks = self.goal_ranks;
+        let stranded = self.fit_rank < goal_ranks && self.far_supported >= Some(goal_ranks);
+        if !stranded {
+            if self.stranded {
+                self.flow_from_outside.clear();
+                self.stranded = false;
+            }
+            return;
+        }
+        self.stranded = true;
+        let size = self.rank.len();
+        self.flow_from_outside.clear();
+        self.flow_from_outside.resize(size, u32::MAX);
+        self.queue.clear();
+        for &i in &self.occupied {
+            if self.supported[i as usize] && self.rank[i as usize] >= goal_ranks {
+                self.flow_from_outside[i as usize] = 0;
+                self.queue.push(i);
+            }
+        }
+        let rank = &self.rank;
+        bfs(
+            &mut self.queue,
+            &mut self.flow_from_outside,
+            self.width,
+            self.height,
+            |i| rank[i] < goal_ranks,
+        );
     }
 }

@@ -123,7 +123,9 @@ impl GoalFill {
     /// or, once the army has stopped arriving, for a unit settled outside the goal beyond
     /// the blob the army needs ([`FIT_SLACK`]), a free cell on the way to free room
     /// [`MOVE_IN_SLACK`] ranks or more before its own cell (the far rim of a lopsided blob
-    /// walks round to the near side).
+    /// walks round to the near side), or, while the army is stranded outside a goal that
+    /// holds it, a free goal cell farther from its units outside (the blob flows on into
+    /// the goal's free part, and its holes pass back to them: `find_flow`).
     pub(super) fn drawn_to(&self, i: usize) -> Option<usize> {
         let move_in = self.settling
             && self.rank[i] >= self.goal_ranks
@@ -137,16 +139,24 @@ impl GoalFill {
                 continue;
             }
             let j = (ny * w + nx) as usize;
-            if self.covered[j] >= TAKEN || self.piece[j] == u32::MAX {
+            // A cell freed since the last search is in no piece yet: only the flow takes it.
+            if self.covered[j] >= TAKEN || (self.piece[j] == u32::MAX && !self.stranded) {
                 continue;
             }
             let room = self.rooms.binary_search(&self.piece[j]).is_ok();
+            let flows = self.stranded
+                && self.rank[j] < self.goal_ranks
+                && (self.flow_from_outside.get(i)).is_some_and(|&from| {
+                    from != u32::MAX
+                        && self.flow_from_outside[j] != u32::MAX
+                        && self.flow_from_outside[j] > from
+                });
             let lower = self.to_target[j] == 0 && self.rank[j].saturating_add(2) <= self.rank[i];
             let nearer = move_in
                 && self.to_target[j] != u32::MAX
                 && (self.piece_low[self.piece[j] as usize]).saturating_add(MOVE_IN_SLACK)
                     <= self.rank[i];
-            if (room || lower || nearer) && best.is_none_or(|(r, _)| self.rank[j] < r) {
+            if (room || lower || nearer || flows) && best.is_none_or(|(r, _)| self.rank[j] < r) {
                 best = Some((self.rank[j], j));
             }
         }
