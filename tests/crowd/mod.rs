@@ -437,6 +437,33 @@ pub fn gap(
     Member { name, toml }
 }
 
+/// A goal area in a corridor `width` cells wide (the map's own edges are its walls), fed
+/// from both ends: `west` units of `radius` from the west end, `east` from the east end.
+/// The area holds a quarter more than the army, so the west side's units outnumber the
+/// room on their side of it.
+pub fn corridor(seed: u64, width: u32, radius: f32, west: usize, east: usize) -> Member {
+    let s = (radius / 0.5).max(1.0);
+    let w = (160.0 * s) as u32;
+    let goal_cells = ((west + east) as f32 * (2.0 * radius).powi(2).max(1.0) * 1.25) as usize;
+    let name = format!("corridor/w{width}-r{radius}-{west}+{east}-goal{goal_cells}-seed{seed}");
+    let mut toml = header(&name, seed);
+    toml.push_str(&rows(w, width, |_, _| false));
+    let depth =
+        |n: usize| ((n as f32 * (2.0 * radius).powi(2) * 2.0 / width as f32).ceil() as u32).max(2);
+    let margin = (2.0 * s) as u32;
+    let goal = Cell::new(w / 2, width / 2);
+    for (x, n) in [(margin, west), (w - margin - depth(east), east)] {
+        write!(
+            toml,
+            "[[group]]\ncount = {n}\nspawn = {{ x = {x}, y = 0, w = {}, h = {width} }}\nradius = {radius}\n{}\n",
+            depth(n),
+            goal_keys(goal, goal_cells)
+        )
+        .unwrap();
+    }
+    Member { name, toml }
+}
+
 /// A unit's path distance to its goal in cells, from fields built here.
 struct Distances {
     /// Per (goal, layer, class): the integration field.
