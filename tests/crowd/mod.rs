@@ -439,8 +439,8 @@ pub fn gap(
 
 /// A goal area in a corridor `width` cells wide (the map's own edges are its walls), fed
 /// from both ends: `west` units of `radius` from the west end, `east` from the east end.
-/// The area holds a quarter more than the army, so the west side's units outnumber the
-/// room on their side of it.
+/// The area has a quarter more cells than the army's bodies cover (at least a cell a unit):
+/// room for all, but the busier side's units outnumber the room on their side of it.
 pub fn corridor(seed: u64, width: u32, radius: f32, west: usize, east: usize) -> Member {
     let s = (radius / 0.5).max(1.0);
     let w = (160.0 * s) as u32;
