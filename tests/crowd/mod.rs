@@ -218,6 +218,14 @@ fn goal_keys(at: Cell, cells: usize) -> String {
     }
 }
 
+/// A group of `count` units of `radius` spawned in the rectangle `(x, y, w, h)` (cells), sent
+/// to the goal [`goal_keys`] gives.
+fn rect_group(count: usize, (x, y, w, h): (u32, u32, u32, u32), radius: f32, goal: &str) -> String {
+    format!(
+        "[[group]]\ncount = {count}\nspawn = {{ x = {x}, y = {y}, w = {w}, h = {h} }}\nradius = {radius}\n{goal}\n"
+    )
+}
+
 /// Moving AI family: `groups` groups of `per_group` units (radius `radius`) spawned around
 /// random cells that reach the goal of a random line of the map's `.scen` file, all sent to
 /// that goal: one cell, or an area of `goal_cells` cells. `max_path` bounds the spawns'
@@ -339,14 +347,12 @@ pub fn circle(seed: u64, radius: f32, per_group: usize, goal_cells: usize) -> Me
         let far = Vec2::splat(side as f32) - at;
         let area = (per_group as f32 * (2.0 * radius).powi(2) * 2.0).ceil() as u32;
         let w = (area as f32).sqrt().ceil() as u32;
-        write!(
-            toml,
-            "[[group]]\ncount = {per_group}\nspawn = {{ x = {}, y = {}, w = {w}, h = {w} }}\nradius = {radius}\n{}\n",
+        let (x, y) = (
             (at.x as u32).saturating_sub(w / 2),
             (at.y as u32).saturating_sub(w / 2),
-            goal_keys(Cell::new(far.x as u32, far.y as u32), goal_cells)
-        )
-        .unwrap();
+        );
+        let goal = goal_keys(Cell::new(far.x as u32, far.y as u32), goal_cells);
+        toml.push_str(&rect_group(per_group, (x, y, w, w), radius, &goal));
     }
     Member { name, toml }
 }
@@ -375,12 +381,11 @@ pub fn blocks(seed: u64, radius: f32, goal_cells: usize) -> Member {
             at(cx).saturating_sub(spawn / 4).min(side - spawn),
             at(cy).saturating_sub(spawn / 4).min(side - spawn),
         );
-        write!(
-            toml,
-            "[[group]]\ncount = 25\nspawn = {{ x = {x0}, y = {y0}, w = {spawn}, h = {spawn} }}\nradius = {radius}\n{}\n",
-            goal_keys(Cell::new(at(gx).min(side - 1), at(gy).min(side - 1)), goal_cells)
-        )
-        .unwrap();
+        let goal = goal_keys(
+            Cell::new(at(gx).min(side - 1), at(gy).min(side - 1)),
+            goal_cells,
+        );
+        toml.push_str(&rect_group(25, (x0, y0, spawn, spawn), radius, &goal));
     }
     Member { name, toml }
 }
@@ -427,12 +432,8 @@ pub fn gap(
         ]
     };
     for ((x, y), goal) in armies {
-        write!(
-            toml,
-            "[[group]]\ncount = {per_group}\nspawn = {{ x = {x}, y = {y}, w = {spawn}, h = {spawn} }}\nradius = {radius}\n{}\n",
-            goal_keys(goal, goal_cells)
-        )
-        .unwrap();
+        let goal = goal_keys(goal, goal_cells);
+        toml.push_str(&rect_group(per_group, (x, y, spawn, spawn), radius, &goal));
     }
     Member { name, toml }
 }
@@ -452,14 +453,9 @@ pub fn corridor(seed: u64, width: u32, radius: f32, west: usize, east: usize) ->
         |n: usize| ((n as f32 * (2.0 * radius).powi(2) * 2.0 / width as f32).ceil() as u32).max(2);
     let margin = (2.0 * s) as u32;
     let goal = Cell::new(w / 2, width / 2);
+    let goal = goal_keys(goal, goal_cells);
     for (x, n) in [(margin, west), (w - margin - depth(east), east)] {
-        write!(
-            toml,
-            "[[group]]\ncount = {n}\nspawn = {{ x = {x}, y = 0, w = {}, h = {width} }}\nradius = {radius}\n{}\n",
-            depth(n),
-            goal_keys(goal, goal_cells)
-        )
-        .unwrap();
+        toml.push_str(&rect_group(n, (x, 0, depth(n), width), radius, &goal));
     }
     Member { name, toml }
 }

@@ -168,13 +168,12 @@ pub struct GoalFill {
     piece_cells: Vec<u32>,
     /// This frame's rooms (sorted; see `find_rooms`).
     rooms: Vec<u32>,
-    /// While `stranded`: per box cell, its steps (4-connected) from the army's supported
-    /// cells outside the goal, through the goal's cells (`u32::MAX`: none). The blob flows
-    /// along them, away from the units outside, until they are in (see `drawn_to`).
+    /// This frame, while the goal's open cells hold the whole army yet part of it rests
+    /// outside the goal (empty otherwise; see `find_flow`): per box cell, its steps
+    /// (4-connected) from the army's supported cells outside the goal, through the goal's
+    /// cells (`u32::MAX`: none). The blob flows along them, away from the units outside,
+    /// until they are in (see `drawn_to`).
     flow_from_outside: Vec<u32>,
-    /// This frame, the goal's open cells hold the whole army, yet part of it rests outside
-    /// the goal (see `find_flow`).
-    stranded: bool,
     /// This frame, the army has stopped arriving (at most one unit still coming, anywhere,
     /// for [`SETTLING_SHARE`] resting in the box): the blob settles, and its far rim moves
     /// round to free room nearer the goal (see `drawn_to`).
@@ -252,7 +251,6 @@ impl GoalFill {
             piece_cells: Vec::new(),
             rooms: Vec::new(),
             flow_from_outside: Vec::new(),
-            stranded: false,
             settling: false,
             resting_units: 0,
             held: 0.0,

@@ -536,23 +536,16 @@ impl GoalFill {
         }
     }
 
-    /// Whether the goal holds the army while part of it rests outside (cut off from the
-    /// goal's free cells by its own blob: a goal area fed from two sides, more from one),
-    /// and then the steps the blob flows along (`flow_from_outside`).
+    /// The steps the blob flows along (`flow_from_outside`) while the goal holds the army
+    /// and part of it rests outside (cut off from the goal's free cells by its own blob: a
+    /// goal area fed from two sides, more from one); none otherwise.
     fn find_flow(&mut self) {
         let goal_ranks = self.goal_ranks;
-        let stranded = self.fit_rank < goal_ranks && self.far_supported >= Some(goal_ranks);
-        if !stranded {
-            if self.stranded {
-                self.flow_from_outside.clear();
-                self.stranded = false;
-            }
+        self.flow_from_outside.clear();
+        if !(self.fit_rank < goal_ranks && self.far_supported >= Some(goal_ranks)) {
             return;
         }
-        self.stranded = true;
-        let size = self.rank.len();
-        self.flow_from_outside.clear();
-        self.flow_from_outside.resize(size, u32::MAX);
+        self.flow_from_outside.resize(self.rank.len(), u32::MAX);
         self.queue.clear();
         for &i in &self.occupied {
             if self.supported[i as usize] && self.rank[i as usize] >= goal_ranks {

@@ -130,6 +130,10 @@ impl GoalFill {
         let move_in = self.settling
             && self.rank[i] >= self.goal_ranks
             && self.rank[i] > self.fit_rank.saturating_add(FIT_SLACK);
+        // Steps from the units stranded outside (`find_flow`), where the blob flows.
+        let flowing = !self.flow_from_outside.is_empty();
+        let from_outside =
+            |k: usize| (self.flow_from_outside.get(k).copied()).filter(|&steps| steps != u32::MAX);
         let (w, h) = (i64::from(self.width), i64::from(self.height));
         let (x, y) = ((i as i64) % w, (i as i64) / w);
         let mut best: Option<(u32, usize)> = None;
@@ -140,17 +144,12 @@ impl GoalFill {
             }
             let j = (ny * w + nx) as usize;
             // A cell freed since the last search is in no piece yet: only the flow takes it.
-            if self.covered[j] >= TAKEN || (self.piece[j] == u32::MAX && !self.stranded) {
+            if self.covered[j] >= TAKEN || (self.piece[j] == u32::MAX && !flowing) {
                 continue;
             }
             let room = self.rooms.binary_search(&self.piece[j]).is_ok();
-            let flows = self.stranded
-                && self.rank[j] < self.goal_ranks
-                && (self.flow_from_outside.get(i)).is_some_and(|&from| {
-                    from != u32::MAX
-                        && self.flow_from_outside[j] != u32::MAX
-                        && self.flow_from_outside[j] > from
-                });
+            let flows = self.rank[j] < self.goal_ranks
+                && matches!((from_outside(i), from_outside(j)), (Some(mine), Some(its)) if its > mine);
             let lower = self.to_target[j] == 0 && self.rank[j].saturating_add(2) <= self.rank[i];
             let nearer = move_in
                 && self.to_target[j] != u32::MAX
