@@ -47,17 +47,23 @@ fn judge_all(family: &str, members: Vec<Member>, threads: usize) -> Vec<(Figures
         results.push((figures, failures));
     }
     let failed = results.iter().filter(|(_, f)| !f.is_empty()).count();
-    let worst = results
-        .iter()
-        .min_by(|a, b| a.0.resting_share().total_cmp(&b.0.resting_share()));
+    // The worst member is a failing one when any fails (a member can fail with all its
+    // units at rest: outside a goal that holds them, or beyond the blob), the least at
+    // rest first; with none failing, the least at rest.
+    let worst = results.iter().min_by(|a, b| {
+        (a.1.is_empty().cmp(&b.1.is_empty()))
+            .then(a.0.resting_share().total_cmp(&b.0.resting_share()))
+            .then(b.1.len().cmp(&a.1.len()))
+    });
     println!(
         "{family}: {} of {} members pass{}",
         results.len() - failed,
         results.len(),
-        worst.map_or(String::new(), |(w, _)| format!(
-            "; worst {} ({:.1}% at rest)",
+        worst.map_or(String::new(), |(w, f)| format!(
+            "; worst {} ({:.1}% at rest{})",
             w.name,
-            100.0 * w.resting_share()
+            100.0 * w.resting_share(),
+            f.first().map_or(String::new(), |f| format!(": {f}"))
         ))
     );
     results
