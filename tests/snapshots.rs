@@ -175,8 +175,11 @@ fn a_restored_snapshot_continues_with_the_same_hashes_on_any_thread_count() {
 
 #[test]
 fn snapshot_files_round_trip_and_writes_are_atomic() {
-    let dir = std::env::temp_dir().join(format!("horde-snap-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let scratch = tempfile::Builder::new()
+        .prefix("horde-snap-")
+        .tempdir()
+        .unwrap();
+    let dir = scratch.path();
     let path = dir.join("state.hsnap");
     let mut sim = setup(1);
     for frame in 0..20 {
@@ -193,7 +196,7 @@ fn snapshot_files_round_trip_and_writes_are_atomic() {
     sim.step(DT).unwrap();
     sim.save_snapshot(&path).unwrap();
     assert_ne!(std::fs::read(&path).unwrap(), first);
-    let names: Vec<_> = std::fs::read_dir(&dir)
+    let names: Vec<_> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().file_name())
         .collect();
@@ -203,7 +206,6 @@ fn snapshot_files_round_trip_and_writes_are_atomic() {
         .save_snapshot(&dir.join("missing/state.hsnap"))
         .unwrap_err();
     assert!(matches!(err, FileError::Io { .. }), "{err}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -302,8 +304,11 @@ fn bad_snapshot_files_give_clear_errors() {
         Err(FileError::WrongKind { .. })
     ));
     // Errors from files name the file.
-    let dir = std::env::temp_dir().join(format!("horde-badsnap-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let scratch = tempfile::Builder::new()
+        .prefix("horde-badsnap-")
+        .tempdir()
+        .unwrap();
+    let dir = scratch.path();
     let path = dir.join("broken.hsnap");
     std::fs::write(&path, &good[..100]).unwrap();
     let e = Snapshot::load(&path).unwrap_err();
@@ -311,7 +316,6 @@ fn bad_snapshot_files_give_clear_errors() {
     assert!(e.is_bad_input());
     let e = Snapshot::load(&dir.join("absent.hsnap")).unwrap_err();
     assert!(matches!(e, FileError::Io { .. }) && e.is_bad_input(), "{e}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

@@ -75,7 +75,6 @@ fn quick_bench_writes_every_table_with_positive_times() {
     assert_eq!(n["pairs_horde"], n["pairs_kiddo"]);
     let png = std::fs::read(&plot).unwrap();
     assert!(png.starts_with(b"\x89PNG"), "the plot is not a PNG");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -91,7 +90,6 @@ fn quick_bench_without_moving_ai_maps_notes_the_skip() {
         .collect();
     assert!(!maps.is_empty() && maps.iter().all(|m| *m != "Cauldron.map"));
     assert!(!doc["notes"].as_array().unwrap().is_empty());
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -117,5 +115,4 @@ fn tables_can_be_chosen_and_an_unknown_one_is_refused() {
         err.contains("--table sead: no such table") && err.contains("seed"),
         "{err}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -143,7 +143,6 @@ fn endless_and_oversized_inputs_are_refused_quickly() {
     // A folder.
     let err = bad_input(&[os("replay"), dir.as_os_str()], 10);
     assert!(err.contains("folder"), "{err}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Rules 3 and 9: outputs are checked before the run: a device, a FIFO, a folder or a missing
@@ -176,7 +175,7 @@ fn bad_output_paths_fail_before_the_run_and_devices_are_never_replaced() {
         ),
         ("--record", PathBuf::from("/dev/null"), "device"),
         ("--json", PathBuf::from("/dev/full"), "device"),
-        ("--trace", dir.clone(), "folder"),
+        ("--trace", dir.to_path_buf(), "folder"),
         (
             "--profile-out",
             dir.join("missing/run.puffin"),
@@ -210,7 +209,6 @@ fn bad_output_paths_fail_before_the_run_and_devices_are_never_replaced() {
             .file_type()
             .is_char_device()
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Rule 8: the scenario's `threads` is honoured and `--threads` overrides it; 0 is refused
@@ -268,7 +266,6 @@ fn threads_are_honoured_and_bad_counts_exit_2() {
         let err = bad_input(&args, 20);
         assert!(err.contains("--threads"), "{args:?}: {err}");
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Rule 10: more `--units` than the demo's map holds is an error naming the capacity.
@@ -346,7 +343,6 @@ fn escape_sequences_in_names_are_escaped() {
     let out = horde().arg("run").arg(&bad).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(!out.stderr.contains(&0x1b), "{}", stderr(&out));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Rule 14: a snapshot folder is locked for the run: a second run on it is refused with exit
@@ -403,7 +399,6 @@ fn two_runs_cannot_share_a_snapshot_folder() {
         assert!(!lock.exists(), "the lock is removed at the end");
         assert!(snaps.join("frame-00000005.hsnap").exists());
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// `--resume` refuses a snapshot of another run (exit code 2, saying what differs): another
@@ -527,7 +522,6 @@ fn resume_refuses_a_snapshot_of_another_run() {
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A scenario of many force tables is parsed in batches: its peak memory stays a small
@@ -600,5 +594,4 @@ fn a_scenario_of_many_force_tables_parses_in_bounded_memory() {
             "peak {seen} KiB for a {file_kib} KiB scenario"
         );
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }

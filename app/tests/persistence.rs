@@ -110,7 +110,6 @@ fn snapshots_resume_and_replays_end_on_the_same_hash() {
         assert_eq!(v["frames"], 200);
         assert_eq!(v["units"], 400);
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -200,7 +199,6 @@ fn broken_files_exit_2_with_what_is_wrong() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -245,5 +243,4 @@ fn a_run_killed_while_writing_snapshots_leaves_only_whole_ones() {
         }
         println!("round {round}: {whole} whole snapshots");
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }

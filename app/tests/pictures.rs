@@ -4,6 +4,8 @@ use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+mod common;
+
 use horde::level::{LevelConfig, generate_level};
 
 use horde::{Map, Terrain};
@@ -18,17 +20,9 @@ fn horde(args: &[&str]) -> Output {
         .expect("the horde binary runs")
 }
 
-/// A fresh directory for one test.
-fn temp_dir(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "horde-pictures-{}-{test}-{}",
-        std::process::id(),
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos())
-    ));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
+/// A fresh directory for one test, removed when it ends.
+fn temp_dir(test: &str) -> common::Scratch {
+    common::scratch("pictures", test)
 }
 
 fn path_str(p: &Path) -> &str {

@@ -86,16 +86,15 @@ mod window {
         })
     }
 
-    fn temp_png(test: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!(
-            "horde-view-{}-{test}-{}",
-            std::process::id(),
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_nanos())
-        ));
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        dir.join("view.png")
+    /// A fresh folder for one test's screenshot (removed when the test ends) and the
+    /// screenshot's path in it.
+    fn temp_png(test: &str) -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::Builder::new()
+            .prefix(&format!("horde-view-{test}-"))
+            .tempdir()
+            .expect("temp dir");
+        let png = dir.path().join("view.png");
+        (dir, png)
     }
 
     #[test]
@@ -107,7 +106,7 @@ mod window {
             );
             return;
         };
-        let png = temp_png("screenshot");
+        let (_dir, png) = temp_png("screenshot");
         let mut child = Command::new(env!("CARGO_BIN_EXE_horde"))
             .args([
                 "view",

@@ -1,7 +1,7 @@
 //! Helpers shared by the tests that drive the real `horde` binary.
 #![allow(dead_code)]
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 /// The `horde` binary built for these tests.
@@ -9,12 +9,26 @@ pub fn horde() -> Command {
     Command::new(env!("CARGO_BIN_EXE_horde"))
 }
 
-/// A fresh, empty scratch folder for one test (`suite` and `name` keep tests apart).
-pub fn scratch(suite: &str, name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("horde-{suite}-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh, empty scratch folder for one test, removed with everything in it when the
+/// test ends (passed or failed); it reads as a [`Path`].
+pub struct Scratch(tempfile::TempDir);
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+
+    fn deref(&self) -> &Path {
+        self.0.path()
+    }
+}
+
+/// A [`Scratch`] folder for one test (`suite` and `name` name it, for a reader of the
+/// temporary folder while it runs).
+pub fn scratch(suite: &str, name: &str) -> Scratch {
+    let dir = tempfile::Builder::new()
+        .prefix(&format!("horde-{suite}-{name}-"))
+        .tempdir()
+        .expect("a scratch folder");
+    Scratch(dir)
 }
 
 /// Asserts that the run `out` succeeded, showing its stderr when it did not.
