@@ -165,6 +165,11 @@ const SETTLE_TOUCH: f32 = 1.05;
 /// just stalled).
 const HELD_REST: f32 = 0.4;
 
+/// Seconds a unit in its goal presses toward the free target beside it before it rests
+/// where it stands ([`HELD_REST`]): a hole the resting units round it lean into is too
+/// small for a body, and pressing on it for ever keeps the army awake.
+const HOLE_PATIENCE: f32 = 10.0;
+
 /// A unit in formation walks no faster than its slot moves plus this many times its
 /// distance from the slot (per second): it closes on the slot and slows as it gets there.
 const SLOT_GAIN: f32 = 2.0;
@@ -882,13 +887,23 @@ impl<'a> Frame<'a> {
         // Held: its cell comes at most a few rings (and its own diameter) after the ring the
         // blob fills now, or no free cell nearer the goal is within its reach (it presses on
         // the blob where the way round is closed), so resting there keeps the blob compact.
+        // Or, in its goal, it has pressed toward the free target beside it for
+        // `HOLE_PATIENCE`: the hole is too small for its body (the resting units round it
+        // lean into it).
         let held_rings = HELD_STEPS + (2.0 * agent.radius / cell_size).ceil() as u32;
-        let held = matches!(fill_way, FillWay::Toward(_))
+        let toward = match fill_way {
+            FillWay::Toward(point) => Some(point),
+            _ => None,
+        };
+        let held = toward.is_some()
             && steering.stall >= HELD_REST
             && touches_rest
             && fill.is_some_and(|f| {
                 f.near_frontier(grid, pos, held_rings)
                     || f.nothing_nearer(grid, pos, (agent.radius / cell_size).ceil() as u32 + 1)
+                    || (steering.stall >= HOLE_PATIENCE
+                        && f.in_goal(grid, pos)
+                        && toward.and_then(|p| f.to_target(grid, p)) == Some(0))
             });
         // A unit that reached free room but does not touch the resting blob yet walks up to
         // it first (unless held there).
