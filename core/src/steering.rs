@@ -238,6 +238,13 @@ const HEAD_ON: f32 = 0.2;
 /// lane ahead of it.
 pub const LANE_REACH: i64 = 2;
 
+/// The cosine of the largest angle between a unit's way and a lane cell it enters next
+/// ([`lane_near`]): 60 degrees. A lane beside the unit, across its way, is not on it (a
+/// unit leaving a dead-end alcove sideways took the alcove's mouth for the lane ahead and
+/// gave way to the units inside, which were waiting for it to leave: four units blocked
+/// for good).
+pub const LANE_AHEAD_COS: f32 = 0.5;
+
 /// A one-cell lane near a unit ([`lane_near`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Lane {
@@ -267,8 +274,8 @@ fn lane_axis(cost: &CostField, x: i64, y: i64) -> Option<(i64, i64)> {
 
 /// The one-cell lane a unit at `pos` bound along `way` enters next, if one is within
 /// [`LANE_REACH`] cells: its own cell, or else the nearest lane cell ahead of it (the
-/// offset to it has a positive part along `way`) that it sees (no wall on the straight line
-/// between the cells).
+/// offset to it within 60 degrees of `way`, [`LANE_AHEAD_COS`]) that it sees (no wall on
+/// the straight line between the cells).
 ///
 /// A body as wide as a lane fits it only on its centre line, so a unit aims there instead
 /// of along its field: at the lane cell's centre, or, standing in the lane, at the centre of
@@ -309,7 +316,8 @@ pub fn lane_near(cost: &CostField, grid: &Grid, pos: Vec2, way: Vec2) -> Option<
             // Only a lane it sees: not one beyond a wall beside it.
             let seen =
                 || crate::segment_is_clear(cost, cell, crate::Cell::new(cx as u32, cy as u32));
-            if to.dot(way) > 0.0 && best.is_none_or(|(b, _)| d < b) && seen() {
+            let ahead = to.dot(way) > LANE_AHEAD_COS * d.sqrt() * way.length();
+            if ahead && best.is_none_or(|(b, _)| d < b) && seen() {
                 best = Some((d, c));
             }
         }
