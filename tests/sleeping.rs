@@ -431,10 +431,12 @@ fn an_army_sent_to_one_cell_sleeps_once_it_all_rests() {
 /// the crowd families' deadline (twice the walk to the area's far side at top speed, plus a
 /// minute), every unit arrived, and its frames then run no stage. Seeds 2 and 3 stayed
 /// awake for good before a unit pressing on a hole in the blob too small for a body rested
-/// (docs/behaviour.md, "Coming to rest"): one unit pressing kept its whole army awake.
+/// (docs/behaviour.md, "Coming to rest"): one unit pressing kept its whole army awake. In
+/// seed 7 four units stayed blocked in an alcove one cell wide before a lane across a
+/// unit's way stopped counting as its lane (docs/behaviour.md, "Steering").
 #[test]
 fn an_army_that_marches_packed_into_a_goal_area_sleeps_once_it_all_rests() {
-    let failed: Vec<String> = (0..6)
+    let failed: Vec<String> = (0..8)
         .filter_map(|seed| marching_asleep(seed).err())
         .collect();
     assert!(failed.is_empty(), "{}", failed.join("\n"));
@@ -506,7 +508,8 @@ fn marching_asleep(seed: u64) -> Result<String, String> {
 /// A member of the marching family: a block of units packed one per cell in the west of
 /// the map (10 to 29 columns of all rows but four at each edge), a wall 2 to 4 cells thick
 /// across the middle with gaps 3 to 8 cells wide every 10 to 20 cells, 2x2 rocks between,
-/// and a goal area at the east end that holds 1.3 to 2.5 times the army's cells. Its name,
+/// and a goal area at the east end that holds the army: 1.3 to 2.5 times its cells, less
+/// where that would be more than a third of the map. Its name,
 /// simulation, world and the crowd families' deadline in frames.
 fn marching_member(seed: u64) -> (String, Horde, World, u32) {
     let mut rng = Pcg64::seed_from_u64(300 + seed);
