@@ -243,7 +243,7 @@ pub const LANE_REACH: i64 = 2;
 /// unit leaving a dead-end alcove sideways took the alcove's mouth for the lane ahead and
 /// gave way to the units inside, which were waiting for it to leave: four units blocked
 /// for good).
-pub const LANE_AHEAD_COS: f32 = 0.5;
+const LANE_AHEAD_COS: f32 = 0.5;
 
 /// A one-cell lane near a unit ([`lane_near`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -274,7 +274,7 @@ fn lane_axis(cost: &CostField, x: i64, y: i64) -> Option<(i64, i64)> {
 
 /// The one-cell lane a unit at `pos` bound along `way` enters next, if one is within
 /// [`LANE_REACH`] cells: its own cell, or else the nearest lane cell ahead of it (the
-/// offset to it within 60 degrees of `way`, [`LANE_AHEAD_COS`]) that it sees (no wall on
+/// offset to it within 60 degrees of `way`, `LANE_AHEAD_COS`) that it sees (no wall on
 /// the straight line between the cells).
 ///
 /// A body as wide as a lane fits it only on its centre line, so a unit aims there instead
