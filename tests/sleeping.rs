@@ -98,7 +98,12 @@ fn asleep(world: &World) -> Vec<(UnitId, Vec2, bool)> {
 /// Steps once; whether the frame ran no stage after `check_units` (which ends a frame in
 /// which nothing can change).
 fn step(m: &mut Member) -> bool {
-    let report = m.horde.step(&mut m.world, DT).unwrap();
+    step_world(&mut m.horde, &mut m.world)
+}
+
+/// [`step`] for a simulation and world of their own.
+fn step_world(horde: &mut Horde, world: &mut World) -> bool {
+    let report = horde.step(world, DT).unwrap();
     let stages = report.stages();
     assert_eq!(&*stages[0].name, "check_units");
     stages[1..].iter().all(|s| s.duration.is_zero())
@@ -417,11 +422,7 @@ fn an_army_sent_to_one_cell_sleeps_once_it_all_rests() {
             "{name}: the goal held the army"
         );
         let before = horde.state_hash(&world);
-        let report = horde.step(&mut world, DT).unwrap();
-        assert!(
-            report.stages()[1..].iter().all(|s| s.duration.is_zero()),
-            "{name}"
-        );
+        assert!(step_world(&mut horde, &mut world), "{name}");
         assert_eq!(before, horde.state_hash(&world), "{name}");
     }
 }
@@ -492,10 +493,7 @@ fn marching_asleep(seed: u64) -> Result<String, String> {
         ));
     }
     let before = horde.state_hash(&world);
-    let report = horde.step(&mut world, DT).unwrap();
-    if !report.stages()[1..].iter().all(|s| s.duration.is_zero())
-        || before != horde.state_hash(&world)
-    {
+    if !step_world(&mut horde, &mut world) || before != horde.state_hash(&world) {
         return Err(format!(
             "{name}: a frame of the army asleep ran its stages or changed its state"
         ));
