@@ -18,7 +18,8 @@
 //!   occupied cells (8 neighbours) are *supported*.
 //! - The *targets* are, in each piece of free cells (4-connected), its cells of the lowest
 //!   rank. [`GoalFill::way`] walks a unit down the steps through free cells to the nearest
-//!   target and rests it there; a resting unit stays while its cell is supported.
+//!   target and rests it there; a resting unit stays while its cell is supported, and on a
+//!   cell that lost its support until free room nearer the goal opens beside it.
 //! - An army that has stood *whole on its goal* since it was sent there (every unit still
 //!   coming on a goal cell and no resting unit outside the goal, in every update: nobody
 //!   needs to pass anyone, as in a garrison spawned inside its goal) rests where it stands:

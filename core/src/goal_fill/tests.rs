@@ -158,6 +158,73 @@ fn units_behind_a_queue_walk_round_it_and_a_detached_unit_wakes() {
 }
 
 #[test]
+fn a_part_of_the_blob_cut_off_drains_from_its_front() {
+    let (grid, cost, goal) = area(60, 40, [(10, 20)].into_iter());
+    let mut fill = GoalFill::new(&goal, &cost).unwrap();
+    // The blob: the goal cell and an arm north of it (x = 10, y 5..=20), which keeps the
+    // rest area wide, and a file east out to x = 13 joining a block beyond it (x 14..=20,
+    // y 18..=22) to the goal. All at rest.
+    let arm: Vec<(Vec2, f32)> = (5..=20).map(|y| (at(&grid, 10, y), 0.5)).collect();
+    let file: Vec<(Vec2, f32)> = (11..=13).map(|x| (at(&grid, x, 20), 0.5)).collect();
+    let block: Vec<(Vec2, f32)> = (14..=20)
+        .flat_map(|x| (18..=22).map(move |y| (x, y)))
+        .map(|(x, y)| (at(&grid, x, y), 0.5))
+        .collect();
+    // Enough of the army still coming that it is not settling yet.
+    let coming: Vec<Vec2> = (16..=24).map(|y| at(&grid, 26, y)).collect();
+    let blob = |parts: &[&[(Vec2, f32)]]| -> Vec<(Vec2, f32)> {
+        parts.iter().flat_map(|p| p.iter().copied()).collect()
+    };
+    fill.update(&grid, blob(&[&arm, &file, &block]), coming.iter().copied());
+    for &(pos, _) in &block {
+        assert!(matches!(fill.way(&grid, pos, true), FillWay::Rest { .. }));
+    }
+    // The file's unit at x = 13 walks on: the block has lost its support. Only its front
+    // (free cells nearer the goal beside it) gets up; its middle and its back stay at
+    // rest until room opens beside them.
+    let cut = blob(&[&arm, &file[..2], &block]);
+    fill.update(&grid, cut.iter().copied(), coming.iter().copied());
+    let front = at(&grid, 14, 20);
+    assert!(
+        matches!(fill.way(&grid, front, true), FillWay::Toward(_)),
+        "{:?}",
+        fill.way(&grid, front, true)
+    );
+    for (x, y) in [(17, 20), (20, 20), (20, 18), (16, 19)] {
+        assert_eq!(
+            fill.way(&grid, at(&grid, x, y), true),
+            FillWay::Rest { in_goal: false },
+            "({x}, {y})"
+        );
+    }
+    // Once the front has walked on, the unit behind it has free room nearer the goal
+    // beside it, and follows.
+    let drained: Vec<(Vec2, f32)> = cut.iter().copied().filter(|&(p, _)| p != front).collect();
+    fill.update(&grid, drained.iter().copied(), coming.iter().copied());
+    assert!(matches!(
+        fill.way(&grid, at(&grid, 15, 20), true),
+        FillWay::Toward(_)
+    ));
+    assert_eq!(
+        fill.way(&grid, at(&grid, 20, 20), true),
+        FillWay::Rest { in_goal: false }
+    );
+    // A blob with nobody on its goal any more (the unit on it pushed off) gets up whole:
+    // the rim of a square round the free goal cell, with no free room nearer beside it,
+    // does not stay.
+    let square: Vec<(Vec2, f32)> = (7..=13)
+        .flat_map(|x| (17..=23).map(move |y| (x, y)))
+        .filter(|&c| c != (10, 20))
+        .map(|(x, y)| (at(&grid, x, y), 0.5))
+        .collect();
+    fill.update(&grid, square.iter().copied(), coming.iter().copied());
+    assert!(!matches!(
+        fill.way(&grid, at(&grid, 13, 20), true),
+        FillWay::Rest { .. }
+    ));
+}
+
+#[test]
 fn the_box_grows_as_the_army_nears_its_edge() {
     let (grid, cost, goal) = area(200, 200, [(100, 100)].into_iter());
     let mut fill = GoalFill::new(&goal, &cost).unwrap();

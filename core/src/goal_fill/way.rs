@@ -236,6 +236,22 @@ impl GoalFill {
                 None => FillWay::Rest { in_goal },
             };
         }
+        // A resting unit whose cell lost its support (the unit that joined it to the blob
+        // walked on: the one in a door, drawn into a room) gets up only once free room
+        // nearer the goal lies beside it, while the blob still stands on its goal. The part
+        // cut off so drains from its front, one unit after the other, instead of the whole
+        // of it getting up in one frame and jamming the way in. A blob that lost its goal
+        // (the unit on a goal of one cell pushed off it) gets up whole, as before: drained
+        // from the goal's cell outward it stood in a ring pressing on the cell, and the
+        // army that had to pass it did not get through.
+        if resting
+            && self.far_supported.is_some()
+            && !self
+                .neighbours(i)
+                .any(|j| free(j) && self.rank[j] < self.rank[i] && self.legal_step(i, j))
+        {
+            return FillWay::Rest { in_goal };
+        }
         if self.to_target[i] == 0 && free(i) {
             return FillWay::Rest { in_goal };
         }
