@@ -241,9 +241,9 @@ impl GoalFill {
         // nearer the goal lies beside it, while the blob still stands on its goal. The part
         // cut off so drains from its front, one unit after the other, instead of the whole
         // of it getting up in one frame and jamming the way in. A blob that lost its goal
-        // (the unit on a goal of one cell pushed off it) gets up whole, as before: drained
-        // from the goal's cell outward it stood in a ring pressing on the cell, and the
-        // army that had to pass it did not get through.
+        // (the unit on a goal of one cell pushed off it) gets up whole: drained from the
+        // goal's cell outward it stood in a ring pressing on the cell, and an army that had
+        // to pass it did not get through.
         if resting
             && self.far_supported.is_some()
             && !self
