@@ -5,6 +5,8 @@
 
 use std::process::{Command, Output};
 
+mod common;
+
 /// Runs the binary with `args`.
 fn horde(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_horde"))
@@ -26,7 +28,7 @@ fn without_the_feature_view_says_how_to_rebuild() {
 
 #[cfg(feature = "viewer")]
 mod window {
-    use super::horde;
+    use super::{common, horde};
     use std::collections::HashSet;
     use std::io::{BufRead, BufReader};
     use std::path::PathBuf;
@@ -88,12 +90,9 @@ mod window {
 
     /// A fresh folder for one test's screenshot (removed when the test ends) and the
     /// screenshot's path in it.
-    fn temp_png(test: &str) -> (tempfile::TempDir, PathBuf) {
-        let dir = tempfile::Builder::new()
-            .prefix(&format!("horde-view-{test}-"))
-            .tempdir()
-            .expect("temp dir");
-        let png = dir.path().join("view.png");
+    fn temp_png(test: &str) -> (common::Scratch, PathBuf) {
+        let dir = common::scratch("view", test);
+        let png = dir.join("view.png");
         (dir, png)
     }
 
