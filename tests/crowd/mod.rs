@@ -438,6 +438,30 @@ pub fn gap(
     Member { name, toml }
 }
 
+/// One army of `count` units of `radius` through a gap of `gap` cells in a wall across an
+/// open map, into a goal area of `goal_cells` cells beyond it.
+pub fn through_gap(seed: u64, gap: u32, radius: f32, count: usize, goal_cells: usize) -> Member {
+    let s = (radius / 0.5).max(1.0);
+    let (w, h) = ((160.0 * s) as u32, (100.0 * s) as u32);
+    let wall_x = w / 2;
+    let (g0, g1) = (h / 2 - gap / 2, h / 2 - gap / 2 + gap);
+    let name = format!("gap/through-gap{gap}-r{radius}-{count}-goal{goal_cells}-seed{seed}");
+    let mut toml = header(&name, seed);
+    toml.push_str(&rows(w, h, |x, y| {
+        (wall_x..wall_x + 2).contains(&x) && !(g0..g1).contains(&y)
+    }));
+    let spawn = ((count as f32 * (2.0 * radius).powi(2) * 2.0).sqrt().ceil() as u32).max(4);
+    let margin = (4.0 * s) as u32;
+    let goal = goal_keys(Cell::new(w - w / 4, h / 2), goal_cells);
+    toml.push_str(&rect_group(
+        count,
+        (margin, h / 2 - spawn / 2, spawn, spawn),
+        radius,
+        &goal,
+    ));
+    Member { name, toml }
+}
+
 /// A goal area in a corridor `width` cells wide (the map's own edges are its walls), fed
 /// from both ends: `west` units of `radius` from the west end, `east` from the east end.
 /// The area has a quarter more cells than the army's bodies cover (at least a cell a unit):
