@@ -258,6 +258,7 @@ fn issue_reports() {
         failing.extend(movingai("Cauldron", seed + 10, 40, 500, 30_000, 0.5, None));
         held.push(blocks(seed + 20, 2.0, 1));
         held.push(circle(seed + 30, 1.5, 31, 1));
+        // Discs of twice the 279 cells that 31 bodies of radius 1.5 cover.
         held.push(circle(seed + 40, 1.5, 31, 558));
         failing.push(through_gap(seed + 50, 4, 0.5, 2_000, 1_600));
     }
