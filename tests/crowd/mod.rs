@@ -390,6 +390,22 @@ pub fn blocks(seed: u64, radius: f32, goal_cells: usize) -> Member {
     Member { name, toml }
 }
 
+/// An open map of `w` x `h` cells with a wall two cells thick down its middle, open only in
+/// a gap of `gap` cells at its centre, as inline rows.
+fn wall_with_gap(w: u32, h: u32, gap: u32) -> String {
+    let wall_x = w / 2;
+    let (g0, g1) = (h / 2 - gap / 2, h / 2 - gap / 2 + gap);
+    rows(w, h, |x, y| {
+        (wall_x..wall_x + 2).contains(&x) && !(g0..g1).contains(&y)
+    })
+}
+
+/// The side in cells of a square that holds `count` bodies of `radius` at half density (at
+/// least 4).
+fn spawn_side(count: usize, radius: f32) -> u32 {
+    ((count as f32 * (2.0 * radius).powi(2) * 2.0).sqrt().ceil() as u32).max(4)
+}
+
 /// Two armies through one gap of `gap` cells in a wall across the map: head-on (each to the
 /// other's side) or crossing (both diagonally across, their ways crossing in the gap).
 /// Each army has `per_group` units of `radius`; goals of `goal_cells` cells.
@@ -403,18 +419,11 @@ pub fn gap(
 ) -> Member {
     let s = (radius / 0.5).max(1.0);
     let (w, h) = ((80.0 * s) as u32, (60.0 * s) as u32);
-    let wall_x = w / 2;
-    let (g0, g1) = (h / 2 - gap / 2, h / 2 - gap / 2 + gap);
     let kind = if head_on { "head-on" } else { "crossing" };
     let name = format!("gap/{kind}-gap{gap}-r{radius}-{per_group}-goal{goal_cells}-seed{seed}");
     let mut toml = header(&name, seed);
-    toml.push_str(&rows(w, h, |x, y| {
-        (wall_x..wall_x + 2).contains(&x) && !(g0..g1).contains(&y)
-    }));
-    let spawn = ((per_group as f32 * (2.0 * radius).powi(2) * 2.0)
-        .sqrt()
-        .ceil() as u32)
-        .max(4);
+    toml.push_str(&wall_with_gap(w, h, gap));
+    let spawn = spawn_side(per_group, radius);
     let margin = (4.0 * s) as u32;
     let (left, right) = (margin, w - margin - spawn);
     let (top, bottom) = (margin, h - margin - spawn);
@@ -443,14 +452,10 @@ pub fn gap(
 pub fn through_gap(seed: u64, gap: u32, radius: f32, count: usize, goal_cells: usize) -> Member {
     let s = (radius / 0.5).max(1.0);
     let (w, h) = ((160.0 * s) as u32, (100.0 * s) as u32);
-    let wall_x = w / 2;
-    let (g0, g1) = (h / 2 - gap / 2, h / 2 - gap / 2 + gap);
     let name = format!("gap/through-gap{gap}-r{radius}-{count}-goal{goal_cells}-seed{seed}");
     let mut toml = header(&name, seed);
-    toml.push_str(&rows(w, h, |x, y| {
-        (wall_x..wall_x + 2).contains(&x) && !(g0..g1).contains(&y)
-    }));
-    let spawn = ((count as f32 * (2.0 * radius).powi(2) * 2.0).sqrt().ceil() as u32).max(4);
+    toml.push_str(&wall_with_gap(w, h, gap));
+    let spawn = spawn_side(count, radius);
     let margin = (4.0 * s) as u32;
     let goal = goal_keys(Cell::new(w - w / 4, h / 2), goal_cells);
     toml.push_str(&rect_group(
