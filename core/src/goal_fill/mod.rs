@@ -183,6 +183,10 @@ pub struct GoalFill {
     /// their shares; a body wider than a cell, its diameter squared).
     resting_units: u32,
     held: f64,
+    /// The most cells past its own cell the rim of one of those units reaches this frame
+    /// (0 for bodies at most a cell across): a resting body bigger than a cell covers the
+    /// cells beside its own, and looks past them for free room ([`Self::drawn_to`]).
+    rim: u32,
     /// The box cells only other armies' resting units cover this frame (sorted).
     foreign_cells: Vec<u32>,
     /// Per rank: the open cells of the box up to it (ranks in order).
@@ -255,6 +259,7 @@ impl GoalFill {
             settling: false,
             resting_units: 0,
             held: 0.0,
+            rim: 0,
             foreign_cells: Vec::new(),
             open_up_to: Vec::new(),
             fit_rank: u32::MAX,

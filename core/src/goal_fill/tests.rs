@@ -668,3 +668,35 @@ fn an_army_wholly_in_its_goal_does_not_flow() {
         FillWay::Rest { in_goal: true }
     );
 }
+
+#[test]
+fn a_blob_of_bodies_bigger_than_a_cell_flows_on_past_their_own_rims() {
+    // The corridor is rows 1 to 7 of 60 columns, its goal x = 10..40. Bodies of radius 1,
+    // two cells apart, rest from x = 5 to x = 21: each covers the 3x3 cells round its own,
+    // so the cell beside the blob's east face is under the face's own rim, and the free
+    // goal cells begin one further on.
+    let grid = Grid::new(60, 9).unwrap();
+    let mut cost = CostField::filled(&grid, 1);
+    for x in 0..60 {
+        cost.set(Cell::new(x, 0), WALL);
+        cost.set(Cell::new(x, 8), WALL);
+    }
+    let goal = GoalSet::new((10..40).flat_map(|x| (1..8).map(move |y| Cell::new(x, y)))).unwrap();
+    let mut fill = GoalFill::new(&goal, &cost).unwrap();
+    let resting: Vec<(Vec2, f32)> = (5..=21)
+        .step_by(2)
+        .flat_map(|x| [2, 4, 6].map(|y| (at(&grid, x, y), 1.0)))
+        .collect();
+    fill.update(&grid, resting.iter().copied(), []);
+    // The goal holds the army, part of which rests outside it: the face steps east into
+    // the cell its own rim covers, toward the free room past it.
+    assert_eq!(
+        fill.way(&grid, at(&grid, 21, 4), true),
+        FillWay::Toward(at(&grid, 22, 4))
+    );
+    // A body inside the blob, whose rim touches its neighbours', stays.
+    assert_eq!(
+        fill.way(&grid, at(&grid, 15, 4), true),
+        FillWay::Rest { in_goal: true }
+    );
+}

@@ -18,6 +18,8 @@ struct Band<'a> {
     /// The first band only: the resting units in the box, and the cells they fill.
     units: u32,
     held: f64,
+    /// The first band only: the most cells a resting body's rim reaches past its own cell.
+    rim: u32,
 }
 
 impl GoalFill {
@@ -115,6 +117,7 @@ impl GoalFill {
                     touched: Vec::new(),
                     units: 0,
                     held: 0.0,
+                    rim: 0,
                 })
             })
             .collect();
@@ -127,6 +130,7 @@ impl GoalFill {
                 touched,
                 units,
                 held,
+                rim,
             } = &mut *part;
             let first = b * band_rows * w;
             let rows = first / w..first / w + cells.len() / w;
@@ -166,6 +170,10 @@ impl GoalFill {
                 }
                 if first_band {
                     *held += f64::from(2.0 * radius / size).powi(2);
+                    let own = ((radius + 0.5 * size) / size)
+                        .floor()
+                        .min(f32::from(u16::MAX));
+                    *rim = (*rim).max(own as u32);
                 }
                 let reach = ((radius + 0.5 * size) / size)
                     .ceil()
@@ -193,17 +201,19 @@ impl GoalFill {
         run(parts.len(), &band);
         let mut occupied = last;
         occupied.clear();
-        (self.resting_units, self.held) = (0, 0.0);
+        (self.resting_units, self.held, self.rim) = (0, 0.0, 0);
         for part in parts {
             let Band {
                 touched,
                 units,
                 held,
+                rim,
                 ..
             } = part.into_inner();
             occupied.extend(touched);
             self.resting_units += units;
             self.held += held;
+            self.rim = self.rim.max(rim);
         }
         self.covered = covered;
         self.touched = occupied;

@@ -125,7 +125,10 @@ impl GoalFill {
     /// [`MOVE_IN_SLACK`] ranks or more before its own cell (the far rim of a lopsided blob
     /// walks round to the near side), or, while the army is stranded outside a goal that
     /// holds it, a free goal cell farther from its units outside (the blob flows on into
-    /// the goal's free part, and its holes pass back to them: `find_flow`).
+    /// the goal's free part, and its holes pass back to them: `find_flow`). A body bigger
+    /// than a cell covers the cells beside its own, so in the flow it looks past them: it
+    /// steps toward the free room its rim's front would enter, when the cells up to it are
+    /// under it alone and that room is more than a gap between resting bodies.
     pub(super) fn drawn_to(&self, i: usize) -> Option<usize> {
         let move_in = self.settling
             && self.rank[i] >= self.goal_ranks
@@ -136,20 +139,76 @@ impl GoalFill {
             |k: usize| (self.flow_from_outside.get(k).copied()).filter(|&steps| steps != u32::MAX);
         let (w, h) = (i64::from(self.width), i64::from(self.height));
         let (x, y) = ((i as i64) % w, (i as i64) / w);
+        // Past the cells its own rim covers, for a body bigger than a cell ([`Self::rim`]):
+        // the cell its rim's front enters on a step along `(dx, dy)`, if every cell up to it
+        // is under one body only (its own) and that cell is free; else `None`.
+        let past_rim = |(dx, dy): (i64, i64)| {
+            let step = |t: i64| {
+                let (nx, ny) = (x + dx * t, y + dy * t);
+                ((0..w).contains(&nx) && (0..h).contains(&ny)).then(|| (ny * w + nx) as usize)
+            };
+            let rim = i64::from(self.rim);
+            let own = (1..=rim).all(|t| {
+                step(t).is_some_and(|k| self.rank[k] != UNRANKED && self.covered[k] < 1.5)
+            });
+            // (A body bigger than a cell adds 1 to every cell under it.) The front it enters:
+            // the cell ahead, free, and the two beside that one,
+            // across, free or outside the order (a wall its class keeps clear of).
+            let front = |k: usize| {
+                let (kx, ky) = ((k as i64) % w, (k as i64) / w);
+                let open = |fx: i64, fy: i64| {
+                    !((0..w).contains(&fx) && (0..h).contains(&fy))
+                        || self.rank[(fy * w + fx) as usize] == UNRANKED
+                        || self.covered[(fy * w + fx) as usize] < TAKEN
+                };
+                self.rank[k] != UNRANKED
+                    && self.covered[k] < TAKEN
+                    && open(kx + dy, ky + dx)
+                    && open(kx - dy, ky - dx)
+            };
+            // ...in a piece of free cells that holds a body of its size, not a gap between
+            // resting bodies.
+            let holds = |k: usize| {
+                let body = ((2 * rim + 1) * (2 * rim + 1)) as u32;
+                (self
+                    .piece
+                    .get(k)
+                    .and_then(|&p| self.piece_cells.get(p as usize)))
+                .is_some_and(|&cells| cells >= body)
+            };
+            step(rim + 1).filter(|&k| own && front(k) && holds(k))
+        };
+        // A free goal cell farther than its own cell from the units stranded outside.
+        let flows_to = |k: usize| {
+            self.rank[k] < self.goal_ranks
+                && matches!((from_outside(i), from_outside(k)), (Some(mine), Some(its)) if its > mine)
+        };
         let mut best: Option<(u32, usize)> = None;
-        for (dx, dy) in &NEIGHBOURS[..4] {
+        for &(dx, dy) in &NEIGHBOURS[..4] {
             let (nx, ny) = (x + dx, y + dy);
             if !((0..w).contains(&nx) && (0..h).contains(&ny)) {
                 continue;
             }
             let j = (ny * w + nx) as usize;
+            if self.covered[j] >= TAKEN {
+                // A body bigger than a cell covers the cells beside its own: the blob flows
+                // on past its rim.
+                if let Some(k) = (flowing && self.rim > 0)
+                    .then(|| past_rim((dx, dy)))
+                    .flatten()
+                {
+                    if flows_to(k) && best.is_none_or(|(r, _)| self.rank[k] < r) {
+                        best = Some((self.rank[k], j));
+                    }
+                }
+                continue;
+            }
             // A cell freed since the last search is in no piece yet: only the flow takes it.
-            if self.covered[j] >= TAKEN || (self.piece[j] == u32::MAX && !flowing) {
+            if self.piece[j] == u32::MAX && !flowing {
                 continue;
             }
             let room = self.rooms.binary_search(&self.piece[j]).is_ok();
-            let flows = self.rank[j] < self.goal_ranks
-                && matches!((from_outside(i), from_outside(j)), (Some(mine), Some(its)) if its > mine);
+            let flows = flows_to(j);
             let lower = self.to_target[j] == 0 && self.rank[j].saturating_add(2) <= self.rank[i];
             let nearer = move_in
                 && self.to_target[j] != u32::MAX
