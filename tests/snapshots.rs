@@ -510,3 +510,64 @@ fn hierarchical_navigation_resumes_with_its_sector_fields() {
         }
     }
 }
+
+#[test]
+fn an_army_resumes_with_the_crowd_in_its_costs() {
+    // 2,500 units on their way (an army that big gets a crowd field, rebuilt every 15
+    // frames: docs/behaviour.md, "Crowds in the costs"). Snapshots between two builds, just
+    // before a terrain edit (the restored run's field is stale at once) and after a goal
+    // change (the field built for the old goal is not used).
+    let level = generate_level(
+        17,
+        &LevelConfig::default()
+            .with_size(40, 40)
+            .with_cells_per_tile(4)
+            .with_guarantee_reachable(true),
+    )
+    .unwrap();
+    let map = level.into_map();
+    let goal = area_goal(&map, Cell::new(80, 80), 40);
+    let cells = spawn_cells(&map, &goal, 2500, 5);
+    let config = SimConfig::default().with_seed(4).with_threads(2);
+    let mut sim = crowd(map, goal, &cells, config);
+    let edit = |sim: &mut Simulation| sim.set_terrain(Cell::new(70, 70), Terrain::BrickWall);
+    let regoal = |sim: &mut Simulation| {
+        let g = area_goal(&sim.map(), Cell::new(90, 80), 40);
+        sim.set_group_goal(GroupId(0), g)
+    };
+    let mut snapshots = Vec::new();
+    let mut reference = Vec::new();
+    for frame in 0..70u64 {
+        if frame == 20 || frame == 38 || frame == 52 {
+            snapshots.push((frame, sim.snapshot().to_bytes().unwrap()));
+        }
+        if frame == 38 {
+            edit(&mut sim).unwrap();
+        }
+        if frame == 50 {
+            regoal(&mut sim).unwrap();
+        }
+        sim.step(DT).unwrap();
+        reference.push(sim.state_hash());
+    }
+    for (frame, bytes) in snapshots {
+        let snapshot = Snapshot::from_bytes(&bytes).unwrap();
+        for threads in [1, 3] {
+            let mut restored = Simulation::from_snapshot(&snapshot, threads).unwrap();
+            for f in frame..70 {
+                if f == 38 {
+                    edit(&mut restored).unwrap();
+                }
+                if f == 50 {
+                    regoal(&mut restored).unwrap();
+                }
+                restored.step(DT).unwrap();
+                assert_eq!(
+                    restored.state_hash(),
+                    reference[f as usize],
+                    "restored at {frame} on {threads} threads: differs after frame {f}"
+                );
+            }
+        }
+    }
+}

@@ -10,6 +10,7 @@ mod cell_memo;
 mod clearance;
 pub mod config;
 mod cost_field;
+mod crowd_field;
 mod direction;
 mod field_cache;
 pub mod files;
@@ -64,6 +65,7 @@ pub use config::{
     SimConfig, SteeringConfig,
 };
 pub use cost_field::{CostField, CostFieldError};
+pub use crowd_field::{CROWD_WEIGHT, CrowdField};
 pub use direction::{DIAG_STEP, Direction, ORTHO_STEP};
 pub use field_cache::{EmptyGoalSet, FieldCache, FieldId, FieldKey, GoalSet, NavField};
 pub use flow::{FlowField, LINE_OF_SIGHT, NO_DIRECTION, fill_direction_rows, segment_is_clear};

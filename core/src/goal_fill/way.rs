@@ -241,6 +241,12 @@ impl GoalFill {
         })
     }
 
+    /// Whether `pos` lies in the fill's box.
+    #[must_use]
+    pub fn in_box(&self, grid: &Grid, pos: Vec2) -> bool {
+        self.index_of(grid, pos).is_some()
+    }
+
     /// For a unit at `pos` outside the rest area but in the fill's box: the centre of the
     /// free cell beside it nearest a target through free cells, if one is (`None`: no way
     /// to a target from there within the box). A blocked unit takes this way round instead

@@ -66,7 +66,7 @@ fn fill_cost(map: &Map, layer: Layer, class: u8) -> Option<&CostField> {
 
 /// Whether army `army` (its first group) has units of `(layer, class)`: some group of it
 /// has a field there.
-fn army_has(groups: &Groups, army: u16, layer: Layer, class: u8) -> bool {
+pub(crate) fn army_has(groups: &Groups, army: u16, layer: Layer, class: u8) -> bool {
     (0..groups.len() as u16)
         .filter(|&g| groups.army(g) == army)
         .filter_map(|g| groups.get(g))

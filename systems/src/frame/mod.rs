@@ -10,6 +10,7 @@
 mod apply_knockback;
 mod bucket_units;
 mod check_units;
+mod crowd_fields;
 mod fill_goals;
 mod follow_targets;
 mod integrate_units;
@@ -46,6 +47,8 @@ use update_hierarchy::update_hierarchy;
 
 pub use crate::error::StageError;
 pub(crate) use check_units::Housekeeping;
+pub use crowd_fields::CrowdFields;
+pub(crate) use crowd_fields::CrowdInput;
 pub use fill_goals::GoalFills;
 pub(crate) use fill_goals::SavedFill;
 pub use neighbour_lists::NeighbourLists;
@@ -104,6 +107,8 @@ pub struct FrameData {
     pub lists: Shared<NeighbourLists>,
     /// Which cells of each goal area to fill next.
     pub goal_fills: Shared<GoalFills>,
+    /// Each army's way to its goal with the crowd in the costs.
+    pub crowd_fields: Shared<CrowdFields>,
     /// Each group's formation, if it has one: its slots and anchor.
     pub formations: Shared<Formations>,
     /// How many units are awake (not asleep) after the frame.
@@ -324,6 +329,16 @@ pub(crate) fn build_graph() -> Result<JobGraph<FrameData>, GraphBuildError> {
             fill_goals::fill_goals,
         )
         .stage(
+            "crowd_fields",
+            Access::new()
+                .read::<Groups>()
+                .read::<Map>()
+                .read::<Neighbours>()
+                .write::<CrowdFields>(),
+            &["bucket_units"],
+            crowd_fields::crowd_fields,
+        )
+        .stage(
             "steer_units",
             Access::new()
                 .read::<Position>()
@@ -337,6 +352,7 @@ pub(crate) fn build_graph() -> Result<JobGraph<FrameData>, GraphBuildError> {
                 .read::<Map>()
                 .read::<HierarchyNav>()
                 .read::<GoalFills>()
+                .read::<CrowdFields>()
                 .read::<Formations>()
                 .write::<Velocity>()
                 .write::<Steering>()
@@ -345,6 +361,7 @@ pub(crate) fn build_graph() -> Result<JobGraph<FrameData>, GraphBuildError> {
             &[
                 "rebuild_fields",
                 "fill_goals",
+                "crowd_fields",
                 "update_hierarchy",
                 "lead_formations",
             ],

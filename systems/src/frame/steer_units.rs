@@ -22,8 +22,8 @@ use horde_core::{
 
 use crate::formations::Formation;
 use crate::frame::{
-    FrameData, GoalFills, ListPart, ListWriter, NeighbourInfo, Neighbours, TOUCHING, UNIT_CHUNK,
-    map_unit_chunks,
+    CrowdFields, FrameData, GoalFills, ListPart, ListWriter, NeighbourInfo, Neighbours, TOUCHING,
+    UNIT_CHUNK, map_unit_chunks,
 };
 use crate::hierarchy_nav::HierarchyNav;
 use crate::job_graph::StageContext;
@@ -36,6 +36,7 @@ pub(crate) fn steer_units(data: &FrameData, ctx: &StageContext<'_>) {
     let fields = data.fields.read();
     let groups = data.groups.read();
     let fills = data.goal_fills.read();
+    let crowd = data.crowd_fields.read();
     let formations = data.formations.read();
     let hierarchy = data.hierarchy.read();
     let clearance = data.clearance.read();
@@ -68,6 +69,7 @@ pub(crate) fn steer_units(data: &FrameData, ctx: &StageContext<'_>) {
             .map(|g| GoalBox::around(g.goal.cells()))
             .collect(),
         fills: &fills,
+        crowd: &crowd,
         groups: &groups,
         formation_of: (0..groups.len())
             .map(|g| formations.get(g as u16).filter(|f| !f.targets.is_empty()))
@@ -266,6 +268,8 @@ struct Frame<'a> {
     goal_box: Vec<GoalBox>,
     /// Each goal area's fill (`fill_goals`).
     fills: &'a GoalFills,
+    /// Each army's way with the crowd in the costs (`crowd_fields`).
+    crowd: &'a CrowdFields,
     /// The groups, for each one's army ([`crate::Groups::army`]).
     groups: &'a crate::Groups,
     /// Each group's formation, once its slots are laid out.
@@ -588,6 +592,14 @@ impl<'a> Frame<'a> {
         let (way, distance) = match fill_way {
             FillWay::Toward(point) => ((point - pos).normalize_or_zero(), None),
             FillWay::Rest { .. } => (Vec2::ZERO, None),
+            // Near the goal (in its fill's box) the field's own way: the blob grows from
+            // where the army comes in, not from every side a crowd field spreads it to.
+            // (Only for units held up a quarter second, the 40 groups of 500 on
+            // `Cauldron.map` to 30,000 cells arrived 83.9% and 57.1% on seeds 11 and 12,
+            // against 86.6% and 98.5%: the streams widen only if units walking take it.)
+            FillWay::Outside if fill.is_none_or(|f| !f.in_box(grid, pos)) => {
+                (self.crowd_way(me, army, ideal), distance)
+            }
             FillWay::Outside => (ideal, distance),
         };
         Bound {
@@ -599,6 +611,32 @@ impl<'a> Frame<'a> {
             distance,
             in_goal,
             cap: f32::INFINITY,
+        }
+    }
+
+    /// The way a unit following its field takes with the crowd in the costs: its army's
+    /// crowd field's, where that turns more than 45 degrees off the field's way (round dense
+    /// ground); else the field's own.
+    #[inline(always)]
+    fn crowd_way(&self, me: &Me<'_>, army: u16, ideal: Vec2) -> Vec2 {
+        let agent = me.agent;
+        // Alone in its 3x3 buckets it keeps its field's way: its own body is all the crowd
+        // round it (and the look into the crowd field would cost a cache miss a unit).
+        let others: u32 = me.fetched.near.iter().map(|&(a, b)| b - a).sum();
+        if others <= 1 {
+            return ideal;
+        }
+        let changes = self.groups.get(army).map_or(u64::MAX, |g| g.goal_changes);
+        match (self.crowd)
+            .get(army, agent.layer, me.fetched.class, changes)
+            .and_then(|f| f.way(me.fetched.cell))
+        {
+            Some(way)
+                if ideal == Vec2::ZERO || way.dot(ideal) < std::f32::consts::FRAC_1_SQRT_2 =>
+            {
+                way
+            }
+            _ => ideal,
         }
     }
 

@@ -103,6 +103,7 @@ impl Horde {
             lists: Shared::default(),
             walled_in: Shared::default(),
             goal_fills: Shared::default(),
+            crowd_fields: Shared::default(),
             formations: Shared::default(),
             sleep: Shared::default(),
             housekeeping: Housekeeping::default(),

@@ -7,15 +7,15 @@ use horde_core::{
     UnitId, Velocity,
 };
 
-use crate::frame::{Neighbours, SavedFill};
+use crate::frame::{CrowdInput, Neighbours, SavedFill};
 use crate::hierarchy_nav::SavedCache;
 use crate::unit::{QuarantinedComponents, Unit, UnitComponents, UnitRef};
 use crate::{Formation, Horde, SimError};
 
 use crate::snapshot::record::{
-    self, ConfigRecord, FillRecord, ForceEntryRecord, ForceRecord, FormationRecord, GroupRecord,
-    MapRecord, OrderRecord, OriginRecord, SectorCacheRecord, SnapshotRecord, SpecRecord,
-    UnitRecord, v2, vec2,
+    self, ConfigRecord, CrowdRecord, FillRecord, ForceEntryRecord, ForceRecord, FormationRecord,
+    GroupRecord, MapRecord, OrderRecord, OriginRecord, SectorCacheRecord, SnapshotRecord,
+    SpecRecord, UnitRecord, v2, vec2,
 };
 use crate::snapshot::{FileError, FileKind, Origin, Snapshot, cache, map_from};
 
@@ -87,6 +87,7 @@ impl Horde {
         let groups = self.data.groups.read();
         let fills = self.data.goal_fills.read();
         let saved_fills = fills.saved(&groups, &map);
+        let saved_crowd = self.data.crowd_fields.read().saved(&groups, &map);
         let forces = self.data.forces.read();
         let sector_caches = self
             .data
@@ -162,6 +163,16 @@ impl Horde {
                             .filter(|&(l, c)| g.field(l, c).is_some())
                             .fold(0, |mask, (l, c)| mask | record::field_bit(l, c)),
                         target: g.target.map(|t| (t.unit.0, t.distance)),
+                        crowd: (saved_crowd.iter())
+                            .find(|(a, _)| usize::from(*a) == i)
+                            .map(|(_, c)| CrowdRecord {
+                                min: (c.min.x, c.min.y),
+                                size: (c.width, c.height),
+                                density: (c.density.iter().enumerate())
+                                    .filter(|&(_, &d)| d > 0)
+                                    .map(|(k, &d)| (k as u32, d))
+                                    .collect(),
+                            }),
                         target_state: {
                             let (code, unit) = g.target_state.code();
                             (code, unit.0)
@@ -278,6 +289,23 @@ impl Horde {
                     .restore(saved, goal, map)
                     .map_err(|e| invalid(format!("group {i}: {e}")))?;
             }
+        }
+        for (i, g) in r.groups.iter().enumerate() {
+            let Some(c) = &g.crowd else {
+                continue;
+            };
+            let mut density = vec![0u8; c.size.0 as usize * c.size.1 as usize];
+            for &(k, d) in &c.density {
+                density[k as usize] = d;
+            }
+            let input = CrowdInput {
+                min: horde_core::Cell::new(c.min.0, c.min.1),
+                width: c.size.0,
+                height: c.size.1,
+                density,
+            };
+            let (groups, map) = (horde.data.groups.get_mut(), horde.data.map.get_mut());
+            (horde.data.crowd_fields.get_mut()).restore(i as u16, input, groups, map);
         }
         let entries = r
             .forces

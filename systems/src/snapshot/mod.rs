@@ -36,7 +36,7 @@ pub use replay::{REPLAY_VERSION, Replay};
 /// [`Origin`], and quarantined units saved whatever they hold; 7: the size classes, and
 /// sector caches per size class; 8: each army's rest order, each unit's stall and giving
 /// way; 9: each unit's stillness and sleep).
-pub const SNAPSHOT_VERSION: u32 = 12;
+pub const SNAPSHOT_VERSION: u32 = 13;
 
 /// The longest [`Origin::name`] a snapshot holds, in bytes (longer names are cut).
 pub const MAX_ORIGIN_NAME_BYTES: usize = 256;
@@ -204,6 +204,9 @@ pub(crate) fn validate(r: &SnapshotRecord) -> Result<(), String> {
             .iter()
             .all(|o| record::goal(&o.goal) != record::goal(&g.goal));
         check_fills(g, first_of_army, &grid).map_err(|e| format!("group {i}: {e}"))?;
+        if let Some(c) = &g.crowd {
+            check_crowd(c, first_of_army, &grid).map_err(|e| format!("group {i}: {e}"))?;
+        }
         g.target_state().map_err(|e| format!("group {i}: {e}"))?;
         if let Some((unit, distance)) = g.target {
             (horde_core::UnitTarget {
@@ -332,6 +335,42 @@ fn check_fills(g: &record::GroupRecord, first_of_army: bool, grid: &Grid) -> Res
         let class = record::size_class(f.class)?;
         GoalFill::check_taken(&goal, f.reach, (grid.width(), grid.height()), &f.taken)
             .map_err(|e| format!("the {} fill of size class {class}: {e}", layer.name()))?;
+    }
+    Ok(())
+}
+
+/// A group's saved crowd input: only on the first group of its army, its box inside the
+/// map, its cells inside the box in increasing order, each with a density above zero.
+fn check_crowd(c: &record::CrowdRecord, first_of_army: bool, grid: &Grid) -> Result<(), String> {
+    if !first_of_army {
+        return Err(
+            "crowd densities are saved for a group that is not the first of its army".into(),
+        );
+    }
+    let ((x, y), (w, h)) = (c.min, c.size);
+    let inside = w > 0
+        && h > 0
+        && u64::from(x) + u64::from(w) <= u64::from(grid.width())
+        && u64::from(y) + u64::from(h) <= u64::from(grid.height());
+    if !inside {
+        return Err(format!(
+            "the crowd densities' box ({x}, {y}) {w}x{h} is not inside the {}x{} map",
+            grid.width(),
+            grid.height()
+        ));
+    }
+    let cells = u64::from(w) * u64::from(h);
+    if !c.density.windows(2).all(|p| p[0].0 < p[1].0) {
+        return Err("the crowd densities are not saved in increasing cell order".into());
+    }
+    if let Some(&(i, d)) = c
+        .density
+        .iter()
+        .find(|&&(i, d)| u64::from(i) >= cells || d == 0)
+    {
+        return Err(format!(
+            "crowd density {d} at cell {i} of a box of {cells} cells: expected a cell of the box and a density of 1 to 255"
+        ));
     }
     Ok(())
 }

@@ -214,6 +214,9 @@ pub(crate) struct GroupRecord {
     pub fills: Vec<FillRecord>,
     /// The unit it follows and the distance (snapshot version 12).
     pub target: Option<(u32, f32)>,
+    /// What the crowd fields of the army this group is the first of were built from, while
+    /// it has them (snapshot version 13).
+    pub crowd: Option<CrowdRecord>,
     /// Where it stands with it: 0 none, 1 following, 2 lost (gone), 3 lost (out of reach);
     /// and the unit.
     pub target_state: (u8, u32),
@@ -240,6 +243,15 @@ pub(crate) struct FillRecord {
     pub reach: u32,
     pub taken: Vec<u32>,
     pub whole: bool,
+}
+
+/// What an army's crowd fields were built from: the box (first cell, width and height) and
+/// its cells of non-zero density as (index in the box, density), in increasing index.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) struct CrowdRecord {
+    pub min: (u32, u32),
+    pub size: (u32, u32),
+    pub density: Vec<(u32, u8)>,
 }
 
 /// A formation order ([`horde_core::FormationOrder`]): shape 0 a line of `width`, 1 a box,

@@ -22,7 +22,7 @@ use crate::command::Command;
 /// terrain, the force fields, the goals and the quarantined units; 6: its snapshot holds
 /// the size classes; 7: its snapshot holds each army's rest order and each unit's stall and
 /// giving way; 8: its snapshot holds each unit's stillness and sleep).
-pub const REPLAY_VERSION: u32 = 11;
+pub const REPLAY_VERSION: u32 = 12;
 
 /// One command given to a [`Simulation`].
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
