@@ -17,7 +17,7 @@ use crate::groups::Groups;
 use crate::job_graph::StageContext;
 
 /// Frames between two builds.
-pub const CROWD_EVERY: u64 = 30;
+pub const CROWD_EVERY: u64 = 15;
 
 /// The fewest units on their way for which an army gets a crowd field: smaller crowds do not
 /// jam for want of a wider way, and the rules for gaps and goals were measured without it

@@ -620,12 +620,6 @@ impl<'a> Frame<'a> {
     #[inline(always)]
     fn crowd_way(&self, me: &Me<'_>, army: u16, ideal: Vec2) -> Vec2 {
         let agent = me.agent;
-        // Alone in its 3x3 buckets it keeps its field's way: its own body is all the crowd
-        // round it (and the look into the crowd field would cost a cache miss a unit).
-        let others: u32 = me.fetched.near.iter().map(|&(a, b)| b - a).sum();
-        if others <= 1 {
-            return ideal;
-        }
         let changes = self.groups.get(army).map_or(u64::MAX, |g| g.goal_changes);
         match (self.crowd)
             .get(army, agent.layer, me.fetched.class, changes)

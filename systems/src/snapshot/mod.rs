@@ -548,6 +548,64 @@ mod tests {
         sim.snapshot().record
     }
 
+    /// A crowd record that does not fit the map, or names a cell twice, out of its box or
+    /// with no density, is refused with what was expected.
+    #[test]
+    fn bad_crowd_densities_are_refused() {
+        let good = record::CrowdRecord {
+            min: (1, 1),
+            size: (4, 3),
+            density: vec![(0, 10), (11, 255)],
+        };
+        let with = |c: record::CrowdRecord| {
+            let mut r = record();
+            r.groups[0].crowd = Some(c);
+            validate(&r)
+        };
+        assert_eq!(with(good.clone()), Ok(()));
+        let cases = [
+            (
+                record::CrowdRecord {
+                    min: (6, 1),
+                    ..good.clone()
+                },
+                "is not inside the 8x8 map",
+            ),
+            (
+                record::CrowdRecord {
+                    size: (0, 3),
+                    ..good.clone()
+                },
+                "is not inside",
+            ),
+            (
+                record::CrowdRecord {
+                    density: vec![(3, 1), (3, 2)],
+                    ..good.clone()
+                },
+                "increasing cell order",
+            ),
+            (
+                record::CrowdRecord {
+                    density: vec![(12, 1)],
+                    ..good.clone()
+                },
+                "expected a cell of the box",
+            ),
+            (
+                record::CrowdRecord {
+                    density: vec![(2, 0)],
+                    ..good.clone()
+                },
+                "a density of 1 to 255",
+            ),
+        ];
+        for (c, expected) in cases {
+            let e = with(c).unwrap_err();
+            assert!(e.contains(expected) && e.contains("group 0"), "{e}");
+        }
+    }
+
     /// Settings are saved by name: one a file lacks (saved before the setting existed) reads
     /// as its default, and the others keep their saved values.
     #[test]
