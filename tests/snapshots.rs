@@ -513,7 +513,7 @@ fn hierarchical_navigation_resumes_with_its_sector_fields() {
 
 #[test]
 fn an_army_resumes_with_the_crowd_in_its_costs() {
-    // 2,500 units on their way (an army that big gets a crowd field, rebuilt every 15
+    // 10,500 units on their way (an army that big gets a crowd field, rebuilt every 15
     // frames: docs/behaviour.md, "Crowds in the costs"). Snapshots between two builds, just
     // before a terrain edit (the restored run's field is stale at once) and after a goal
     // change (the field built for the old goal is not used).
@@ -527,7 +527,7 @@ fn an_army_resumes_with_the_crowd_in_its_costs() {
     .unwrap();
     let map = level.into_map();
     let goal = area_goal(&map, Cell::new(80, 80), 40);
-    let cells = spawn_cells(&map, &goal, 2500, 5);
+    let cells = spawn_cells(&map, &goal, 10_500, 5);
     let config = SimConfig::default().with_seed(4).with_threads(2);
     let mut sim = crowd(map, goal, &cells, config);
     let edit = |sim: &mut Simulation| sim.set_terrain(Cell::new(70, 70), Terrain::BrickWall);

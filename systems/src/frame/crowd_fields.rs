@@ -1,6 +1,6 @@
 //! Stage `crowd_fields` (docs/behaviour.md, "Crowds in the costs"): every [`CROWD_EVERY`]
-//! frames, for every army with at least [`CROWD_FROM`] units on their way, packed (a quarter
-//! as many cells at least half covered by them), its way to its goal
+//! frames, for every army with at least [`CROWD_FROM`] units on their way, packed (at least
+//! [`PACKED_FROM`] cells half covered by them), its way to its goal
 //! with its crowd in the costs (`horde_core::CrowdField`), per layer and size class of its
 //! units, over a box round those units and its goal. The densities come from the frame-start
 //! snapshot: the share of each cell that the army's units on their way cover. Steering sends
@@ -19,10 +19,15 @@ use crate::job_graph::StageContext;
 /// Frames between two builds.
 pub const CROWD_EVERY: u64 = 15;
 
-/// The fewest units on their way for which an army gets a crowd field: smaller crowds do not
-/// jam for want of a wider way, and the rules for gaps and goals were measured without it
-/// (docs/behaviour.md, "Crowds in the costs").
-pub const CROWD_FROM: u32 = 2000;
+/// The fewest units on their way for which an army gets a crowd field: the armies of 20,000
+/// on `Cauldron.map` gained from it, those of 2,000 to 4,000 on the Moving AI maps lost
+/// (docs/behaviour.md, "Crowds in the costs"), and the rules for gaps and goals were
+/// measured without it.
+pub const CROWD_FROM: u32 = 10_000;
+
+/// The fewest cells an army's units on their way must cover at least half of for it to get
+/// a crowd field: an army spread thin has room round each unit.
+const PACKED_FROM: u32 = 500;
 
 /// Cells the box reaches past the army's walking units and its goal.
 const BOX_MARGIN: u32 = 16;
@@ -171,7 +176,7 @@ pub(crate) fn crowd_fields(data: &FrameData, ctx: &StageContext<'_>) {
             return;
         }
         let input = input_of(a, group.goal.cells(), neighbours, map);
-        if let Some(input) = input.filter(|i| packed_cells(i) >= CROWD_FROM / 4) {
+        if let Some(input) = input.filter(|i| packed_cells(i) >= PACKED_FROM) {
             army.built_for = group.goal_changes;
             build_army(a, army, input, groups, map);
         }

@@ -594,9 +594,10 @@ impl<'a> Frame<'a> {
             FillWay::Rest { .. } => (Vec2::ZERO, None),
             // Near the goal (in its fill's box) the field's own way: the blob grows from
             // where the army comes in, not from every side a crowd field spreads it to.
-            // (Only for units held up a quarter second, the 40 groups of 500 on
-            // `Cauldron.map` to 30,000 cells arrived 83.9% and 57.1% on seeds 11 and 12,
-            // against 86.6% and 98.5%: the streams widen only if units walking take it.)
+            // (Only for units held up a quarter second, with fields from 2,000 units on,
+            // the 40 groups of 500 on `Cauldron.map` to 30,000 cells arrived 83.9% and
+            // 57.1% on seeds 11 and 12, against 86.6% and 98.5%: the streams widen only if
+            // units walking take it.)
             FillWay::Outside if fill.is_none_or(|f| !f.in_box(grid, pos)) => {
                 (self.crowd_way(me, army, ideal), distance)
             }
