@@ -63,14 +63,15 @@ impl CrowdField {
             for x in 0..w {
                 let map_cell = Cell::new(min.x + x as u32, min.y + y as u32);
                 let base = cost.get(map_cell);
+                let sum = around(x, y);
                 costs.push(if base == WALL {
                     WALL
                 } else {
                     // The 3x3 sum over 9 cells of 255 each is at most 2295.
-                    let crowd = (around(x, y) * CROWD_WEIGHT).div_ceil(9 * 255);
+                    let crowd = (sum * CROWD_WEIGHT).div_ceil(9 * 255);
                     (u32::from(base) + crowd).min(u32::from(WALL) - 1) as u8
                 });
-                crowded.push(base != WALL && around(x, y) > 0);
+                crowded.push(base != WALL && sum > 0);
             }
         }
         let cost = CostField::from_costs(&grid, &costs).ok()?;
@@ -93,12 +94,6 @@ impl CrowdField {
             field,
             crowded,
         })
-    }
-
-    /// The box's first cell and size.
-    #[must_use]
-    pub fn bounds(&self) -> (Cell, u32, u32) {
-        (self.min, self.width, self.height)
     }
 
     /// The way from map cell `cell` (a unit vector along the legal step to the neighbour

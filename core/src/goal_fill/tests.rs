@@ -601,14 +601,20 @@ fn a_walker_does_not_rest_on_a_target_outside_the_rest_area() {
 /// A goal area filling a corridor (rows 1 to 5 of 40 columns, walls above and below), its
 /// cells x = 10..30; the army holds its west half and three columns outside it to the west.
 fn corridor_goal() -> (Grid, CostField, GoalSet) {
-    let grid = Grid::new(40, 7).unwrap();
+    corridor(40, 7, 10..30)
+}
+
+/// A corridor of `width` columns and `height` rows, walls on its first and last rows, its
+/// goal the open cells of columns `goal`.
+fn corridor(width: u32, height: u32, goal: std::ops::Range<u32>) -> (Grid, CostField, GoalSet) {
+    let grid = Grid::new(width, height).unwrap();
     let mut cost = CostField::filled(&grid, 1);
-    for x in 0..40 {
+    for x in 0..width {
         cost.set(Cell::new(x, 0), WALL);
-        cost.set(Cell::new(x, 6), WALL);
+        cost.set(Cell::new(x, height - 1), WALL);
     }
-    let goal = GoalSet::new((10..30).flat_map(|x| (1..6).map(move |y| Cell::new(x, y)))).unwrap();
-    (grid, cost, goal)
+    let cells = goal.flat_map(|x| (1..height - 1).map(move |y| Cell::new(x, y)));
+    (grid, cost, GoalSet::new(cells).unwrap())
 }
 
 fn resting_in(grid: &Grid, xs: std::ops::Range<u32>) -> Vec<(Vec2, f32)> {
@@ -675,13 +681,7 @@ fn a_blob_of_bodies_bigger_than_a_cell_flows_on_past_their_own_rims() {
     // two cells apart, rest from x = 5 to x = 21: each covers the 3x3 cells round its own,
     // so the cell beside the blob's east face is under the face's own rim, and the free
     // goal cells begin one further on.
-    let grid = Grid::new(60, 9).unwrap();
-    let mut cost = CostField::filled(&grid, 1);
-    for x in 0..60 {
-        cost.set(Cell::new(x, 0), WALL);
-        cost.set(Cell::new(x, 8), WALL);
-    }
-    let goal = GoalSet::new((10..40).flat_map(|x| (1..8).map(move |y| Cell::new(x, y)))).unwrap();
+    let (grid, cost, goal) = corridor(60, 9, 10..40);
     let mut fill = GoalFill::new(&goal, &cost).unwrap();
     let resting: Vec<(Vec2, f32)> = (5..=21)
         .step_by(2)

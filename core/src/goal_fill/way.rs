@@ -139,27 +139,26 @@ impl GoalFill {
             |k: usize| (self.flow_from_outside.get(k).copied()).filter(|&steps| steps != u32::MAX);
         let (w, h) = (i64::from(self.width), i64::from(self.height));
         let (x, y) = ((i as i64) % w, (i as i64) / w);
+        // The box cell at `(cx, cy)`, if that lies in the box.
+        let at = |cx: i64, cy: i64| {
+            ((0..w).contains(&cx) && (0..h).contains(&cy)).then(|| (cy * w + cx) as usize)
+        };
         // Past the cells its own rim covers, for a body bigger than a cell ([`Self::rim`]):
         // the cell its rim's front enters on a step along `(dx, dy)`, if every cell up to it
         // is under one body only (its own) and that cell is free; else `None`.
         let past_rim = |(dx, dy): (i64, i64)| {
-            let step = |t: i64| {
-                let (nx, ny) = (x + dx * t, y + dy * t);
-                ((0..w).contains(&nx) && (0..h).contains(&ny)).then(|| (ny * w + nx) as usize)
-            };
+            let step = |t: i64| at(x + dx * t, y + dy * t);
             let rim = i64::from(self.rim);
             let own = (1..=rim).all(|t| {
                 step(t).is_some_and(|k| self.rank[k] != UNRANKED && self.covered[k] < 1.5)
             });
             // (A body bigger than a cell adds 1 to every cell under it.) The front it enters:
-            // the cell ahead, free, and the two beside that one,
-            // across, free or outside the order (a wall its class keeps clear of).
+            // the cell ahead, free, and the two beside that one, across, free or outside the
+            // order (a wall its class keeps clear of).
             let front = |k: usize| {
                 let (kx, ky) = ((k as i64) % w, (k as i64) / w);
                 let open = |fx: i64, fy: i64| {
-                    !((0..w).contains(&fx) && (0..h).contains(&fy))
-                        || self.rank[(fy * w + fx) as usize] == UNRANKED
-                        || self.covered[(fy * w + fx) as usize] < TAKEN
+                    at(fx, fy).is_none_or(|f| self.rank[f] == UNRANKED || self.covered[f] < TAKEN)
                 };
                 self.rank[k] != UNRANKED
                     && self.covered[k] < TAKEN
@@ -185,11 +184,9 @@ impl GoalFill {
         };
         let mut best: Option<(u32, usize)> = None;
         for &(dx, dy) in &NEIGHBOURS[..4] {
-            let (nx, ny) = (x + dx, y + dy);
-            if !((0..w).contains(&nx) && (0..h).contains(&ny)) {
+            let Some(j) = at(x + dx, y + dy) else {
                 continue;
-            }
-            let j = (ny * w + nx) as usize;
+            };
             if self.covered[j] >= TAKEN {
                 // A body bigger than a cell covers the cells beside its own: the blob flows
                 // on past its rim.

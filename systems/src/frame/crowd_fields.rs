@@ -12,7 +12,9 @@
 
 use horde_core::{Cell, CrowdField, Layer, MAX_SIZE_CLASSES, Map, Navigation};
 
-use crate::frame::{FrameData, Neighbours, fill_goals::army_has};
+// Fields per army in the fills' `(layer, size class)` slots.
+use crate::frame::fill_goals::{SLOTS, army_has, slot};
+use crate::frame::{FrameData, Neighbours};
 use crate::groups::Groups;
 use crate::job_graph::StageContext;
 
@@ -31,13 +33,6 @@ const PACKED_FROM: u32 = 500;
 
 /// Cells the box reaches past the army's walking units and its goal.
 const BOX_MARGIN: u32 = 16;
-
-/// Fields per army: `(layer, size class)` slots.
-const SLOTS: usize = Layer::COUNT * MAX_SIZE_CLASSES as usize;
-
-fn slot(layer: Layer, class: u8) -> usize {
-    usize::from(class) * Layer::COUNT + layer as usize
-}
 
 /// What an army's crowd fields were built from: its box (first cell, width, height) and
 /// each box cell's density (the share of the cell its units on their way cover, times

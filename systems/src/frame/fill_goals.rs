@@ -12,9 +12,9 @@ use crate::groups::Groups;
 use crate::job_graph::StageContext;
 
 /// Fills per army: `(layer, size class)` slots.
-const SLOTS: usize = Layer::COUNT * MAX_SIZE_CLASSES as usize;
+pub(crate) const SLOTS: usize = Layer::COUNT * MAX_SIZE_CLASSES as usize;
 
-fn slot(layer: Layer, class: u8) -> usize {
+pub(crate) fn slot(layer: Layer, class: u8) -> usize {
     usize::from(class) * Layer::COUNT + layer as usize
 }
 
