@@ -189,6 +189,9 @@ pub fn movingai_names() -> Vec<String> {
     names
 }
 
+/// The members' units' top speed, cells a second (a scenario group's default `speed`).
+pub const TOP_SPEED: f32 = 4.0;
+
 fn rng(seed: u64, salt: u64) -> Pcg64 {
     Pcg64::seed_from_u64(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ salt)
 }
@@ -444,6 +447,32 @@ pub fn gap(
         let goal = goal_keys(goal, goal_cells);
         toml.push_str(&rect_group(per_group, (x, y, spawn, spawn), radius, &goal));
     }
+    Member { name, toml }
+}
+
+/// An army of `coming` units of `radius` sent through a gap of `gap` cells to one cell, round
+/// which `leaving` units of another army stand, sent back the way the first comes: those
+/// must get out of the first army's goal area while it comes in (docs/behaviour.md, "Jams
+/// dissolve").
+pub fn swap(seed: u64, gap: u32, radius: f32, coming: usize, leaving: usize) -> Member {
+    let s = (radius / 0.5).max(1.0);
+    let (w, h) = ((80.0 * s) as u32, (60.0 * s) as u32);
+    let name = format!("gap/swap-gap{gap}-r{radius}-{coming}+{leaving}-seed{seed}");
+    let mut toml = header(&name, seed);
+    toml.push_str(&wall_with_gap(w, h, gap));
+    let margin = (4.0 * s) as u32;
+    let (side, small) = (spawn_side(coming, radius), spawn_side(leaving, radius));
+    let goal = Cell::new(w - margin - 1 - small / 2, h / 2);
+    let coming_goal = goal_keys(goal, 1);
+    let leaving_goal = goal_keys(Cell::new(margin, h / 2), 1);
+    toml.push_str(&rect_group(
+        coming,
+        (margin, h / 2 - side / 2, side, side),
+        radius,
+        &coming_goal,
+    ));
+    let around = (goal.x - small / 2, goal.y - small / 2, small, small);
+    toml.push_str(&rect_group(leaving, around, radius, &leaving_goal));
     Member { name, toml }
 }
 
