@@ -69,13 +69,21 @@ impl CostField {
         if let Some(i) = costs.iter().position(|&c| c == 0) {
             return Err(CostFieldError::ZeroCost(grid.cell(i)));
         }
-        let mut field = Self::filled(grid, 1);
-        let w = grid.width() as usize;
-        for (y, row) in costs.chunks_exact(w).enumerate() {
-            let start = (y + 1) * field.stride() + 1;
-            field.costs[start..start + w].copy_from_slice(row);
+        let (w, h) = (grid.width(), grid.height());
+        let stride = w as usize + 2;
+        let mut padded = vec![WALL; stride * (h as usize + 2)];
+        for (y, row) in costs.chunks_exact(w as usize).enumerate() {
+            let start = (y + 1) * stride + 1;
+            padded[start..start + w as usize].copy_from_slice(row);
         }
-        field.recompute_moves(0, 0, field.width, field.height);
+        let mut field = Self {
+            width: w,
+            height: h,
+            moves: vec![0; padded.len()],
+            costs: padded,
+            version: 0,
+        };
+        field.recompute_moves(0, 0, w, h);
         Ok(field)
     }
 

@@ -44,26 +44,27 @@ impl CrowdField {
         if density.len() != width as usize * height as usize {
             return None;
         }
-        let (w, h) = (i64::from(width), i64::from(height));
-        let around = |x: i64, y: i64| {
-            let mut sum = 0u32;
-            for dy in -1..=1 {
-                for dx in -1..=1 {
-                    let (nx, ny) = (x + dx, y + dy);
-                    if (0..w).contains(&nx) && (0..h).contains(&ny) {
-                        sum += u32::from(density[(ny * w + nx) as usize]);
-                    }
-                }
+        // Each cell's 3x3 sum of densities: the sums along rows of three, then of three
+        // such row sums down the columns (a cell past the box's edge adds nothing).
+        let (w, h) = (width as usize, height as usize);
+        let mut rows = vec![0u32; w * h];
+        for (y, row) in density.chunks_exact(w).enumerate() {
+            for x in 0..w {
+                let left = if x > 0 { row[x - 1] } else { 0 };
+                let right = if x + 1 < w { row[x + 1] } else { 0 };
+                rows[y * w + x] = u32::from(left) + u32::from(row[x]) + u32::from(right);
             }
-            sum
-        };
+        }
         let mut costs = Vec::with_capacity(density.len());
         let mut crowded = Vec::with_capacity(density.len());
         for y in 0..h {
+            let up = y.checked_sub(1).map(|u| &rows[u * w..(u + 1) * w]);
+            let down = (y + 1 < h).then(|| &rows[(y + 1) * w..(y + 2) * w]);
+            let here = &rows[y * w..(y + 1) * w];
             for x in 0..w {
                 let map_cell = Cell::new(min.x + x as u32, min.y + y as u32);
                 let base = cost.get(map_cell);
-                let sum = around(x, y);
+                let sum = here[x] + up.map_or(0, |r| r[x]) + down.map_or(0, |r| r[x]);
                 costs.push(if base == WALL {
                     WALL
                 } else {
@@ -82,10 +83,10 @@ impl CrowdField {
                 (x < width && y < height).then(|| Cell::new(x, y))
             })
             .collect();
-        let field = IntegrationField::build(&cost, &goals).ok()?;
-        if goals.iter().all(|&g| field.get(g) == UNREACHABLE) {
+        if goals.iter().all(|&g| cost.get(g) == WALL) {
             return None;
         }
+        let field = IntegrationField::build(&cost, &goals).ok()?;
         Some(Self {
             min,
             width,
