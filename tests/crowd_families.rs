@@ -211,9 +211,13 @@ fn families_long() {
     }
     all.extend(judge_all("rvo2", members, 2));
     let mut members = Vec::new();
-    // Per member, the least time its gap lets both armies through: files side by side
-    // (`gap / diameter`), each passing a body a diameter at top speed.
-    let mut gap_times = Vec::new();
+    // Per member (by name), the least time its gap lets both armies through: files side by
+    // side (`gap / diameter`), each passing a body a diameter at top speed.
+    let mut gap_times = std::collections::HashMap::new();
+    let mut timed = |m: Member, through: f32| {
+        gap_times.insert(m.name.clone(), through);
+        m
+    };
     for g in 2..=8u32 {
         for (k, r) in [0.4f32, 0.5, 1.0, 1.5, 2.0].into_iter().enumerate() {
             let class = ((r - 0.5).ceil().max(0.0)) as u32;
@@ -223,34 +227,30 @@ fn families_long() {
             let per = (600.0 / (r * r * 4.0)).min(400.0) as usize;
             let files = (g as f32 / (2.0 * r)).floor();
             let through = 2.0 * per as f32 * 2.0 * r / (files * TOP_SPEED);
-            members.push(gap(g as u64 * 10 + k as u64, g, r, per, true, 1));
-            members.push(gap(g as u64 * 10 + k as u64 + 5, g, r, per, false, per * 2));
-            gap_times.extend([through, through]);
+            let seed = g as u64 * 10 + k as u64;
+            members.push(timed(gap(seed, g, r, per, true, 1), through));
+            members.push(timed(gap(seed + 5, g, r, per, false, per * 2), through));
         }
     }
     for (k, g) in [3u32, 4, 6, 8].into_iter().enumerate() {
         for (j, r) in [0.4f32, 0.5, 1.0].into_iter().enumerate() {
             let (coming, leaving) = if r > 0.5 { (80, 12) } else { (300, 40) };
             let files = (g as f32 / (2.0 * r)).floor();
-            members.push(swap(900 + 3 * k as u64 + j as u64, g, r, coming, leaving));
-            gap_times.push((coming + leaving) as f32 * 2.0 * r / (files * TOP_SPEED));
+            let through = (coming + leaving) as f32 * 2.0 * r / (files * TOP_SPEED);
+            let seed = 900 + 3 * k as u64 + j as u64;
+            members.push(timed(swap(seed, g, r, coming, leaving), through));
         }
     }
     let gaps = judge_all("gaps", members, 2);
     // A member whose gap cannot let its units through by the deadline fails whatever the
     // rules do: the last unit still walks from the gap to its goal, about half the longest
     // path (`limit = 2 x longest / speed + 60`).
-    let within: Vec<_> = gaps
-        .iter()
-        .zip(&gap_times)
-        .filter(|((f, _), through)| *through + (f.limit - 60.0) / 4.0 <= f.limit)
+    let within: Vec<_> = (gaps.iter())
+        .filter(|(f, _)| gap_times[&f.name] + (f.limit - 60.0) / 4.0 <= f.limit)
         .collect();
     println!(
         "gaps whose gap lets their units through by the deadline: {} of {} pass ({} members cannot)",
-        within
-            .iter()
-            .filter(|((_, fails), _)| fails.is_empty())
-            .count(),
+        within.iter().filter(|(_, fails)| fails.is_empty()).count(),
         within.len(),
         gaps.len() - within.len()
     );
