@@ -151,6 +151,9 @@ fn flows_through_gaps() {
         // Bodies of radius 1.5 crossing through 6 cells: 24 of them arched over the gap's
         // mouth for good before big bodies backed off from friends nearer the goal.
         gap(68, 6, 1.5, 66, false, 132),
+        // 40 units standing round a goal cell get out through a 4-cell gap while 300 of
+        // another army come in to it.
+        swap(960, 4, 0.5, 300, 40),
     ];
     assert_all_pass(&judge_all("gaps (ci)", members, 2));
 }
