@@ -189,6 +189,11 @@ pub struct GoalFill {
     rim: u32,
     /// The box cells only other armies' resting units cover this frame (sorted).
     foreign_cells: Vec<u32>,
+    /// What the last count counted, unit by unit in the order given: each resting unit's box
+    /// cell and radius (and a body wider than a cell's centre), while no other army's unit
+    /// added to the counts. The same list again gives the same counts: they are not taken
+    /// again ([`Self::update_in`]).
+    counted: Vec<u64>,
     /// Per rank: the open cells of the box up to it (ranks in order).
     open_up_to: Vec<u32>,
     /// The rank by which the open cells in order hold the whole army, as its resting units
@@ -261,6 +266,7 @@ impl GoalFill {
             held: 0.0,
             rim: 0,
             foreign_cells: Vec::new(),
+            counted: Vec::new(),
             open_up_to: Vec::new(),
             fit_rank: u32::MAX,
             is_taken: Vec::new(),

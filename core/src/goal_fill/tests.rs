@@ -399,6 +399,70 @@ fn bands_count_as_one_band_does() {
     }
 }
 
+/// A crowd at rest whose bodies move only within their cells keeps its counts, and the fill
+/// is then the one a fresh count makes; once a body changes cell, or another army's unit
+/// rests in the box, the count is taken again. Mixed radii: a body wider than a cell is
+/// counted again whenever its centre moves.
+#[test]
+fn counts_are_kept_while_the_resting_units_keep_their_cells() {
+    let (grid, cost, goal) = area(40, 36, (12..28).flat_map(|x| (10..24).map(move |y| (x, y))));
+    let crowd = |nudge: f32, big: bool| -> Vec<(Vec2, f32)> {
+        let mut units: Vec<(Vec2, f32)> = (12..28)
+            .flat_map(|x| (10..24).map(move |y| (x, y)))
+            .map(|(x, y)| (at(&grid, x, y) + Vec2::splat(nudge), 0.45))
+            .collect();
+        if big {
+            units.push((at(&grid, 20, 30) + Vec2::splat(nudge), 1.2));
+        }
+        units
+    };
+    let coming = [Vec2::new(2.5, 2.5)];
+    let update = |fill: &mut GoalFill, units: &[(Vec2, f32)], foreign: &[(Vec2, f32)]| {
+        let one = |jobs: usize, job: &crate::Job<'_>| (0..jobs).for_each(job);
+        fill.update_in(
+            &grid,
+            || units.iter().copied(),
+            foreign.iter().copied(),
+            coming,
+            1,
+            2,
+            one,
+        );
+    };
+    let fresh = |units: &[(Vec2, f32)], foreign: &[(Vec2, f32)]| {
+        let mut f = GoalFill::new(&goal, &cost).unwrap();
+        update(&mut f, units, foreign);
+        f
+    };
+    let mut fill = GoalFill::new(&goal, &cost).unwrap();
+    update(&mut fill, &crowd(0.0, false), &[]);
+    // Nudged within their cells: the counts hold, and equal a fresh count's.
+    let nudged = crowd(0.2, false);
+    assert!(fill.counts_again(&grid, &|| nudged.iter().copied()));
+    update(&mut fill, &nudged, &[]);
+    assert_eq!(fill, fresh(&nudged, &[]));
+    // One body in another cell: counted again.
+    let mut moved = nudged.clone();
+    moved[7].0 += Vec2::new(1.0, 0.0);
+    assert!(!fill.counts_again(&grid, &|| moved.iter().copied()));
+    update(&mut fill, &moved, &[]);
+    assert_eq!(fill, fresh(&moved, &[]));
+    // Another army's unit at rest in the box: its share is in the counts, so the next
+    // update counts again, with or without it.
+    let foreign = [(at(&grid, 14, 12), 0.45)];
+    update(&mut fill, &moved, &foreign);
+    assert!(!fill.counts_again(&grid, &|| moved.iter().copied()));
+    update(&mut fill, &moved, &[]);
+    assert_eq!(fill, fresh(&moved, &[]));
+    // A body wider than a cell: its centre is part of what was counted.
+    let (big, big_nudged) = (crowd(0.0, true), crowd(0.1, true));
+    update(&mut fill, &big, &[]);
+    assert!(fill.counts_again(&grid, &|| big.iter().copied()));
+    assert!(!fill.counts_again(&grid, &|| big_nudged.iter().copied()));
+    update(&mut fill, &big_nudged, &[]);
+    assert_eq!(fill, fresh(&big_nudged, &[]));
+}
+
 /// An army that has stood whole on its goal since it was sent rests where it stands; one
 /// with a unit coming from outside sends the units at the area's edge on to its deepest free
 /// cells, so the way in stays open, and keeps to that order once the last unit is in.

@@ -20,6 +20,18 @@ struct Band<'a> {
     held: f64,
     /// The first band only: the most cells a resting body's rim reaches past its own cell.
     rim: u32,
+    /// The first band only: what it counted ([`GoalFill::counted`]).
+    counted: Vec<u64>,
+}
+
+/// A resting unit as [`GoalFill::counted`] lists it: its box cell and radius, and for a body
+/// wider than a cell its centre as well.
+fn counted_as(i: usize, pos: Vec2, radius: f32, size: f32) -> (u64, Option<u64>) {
+    let centre = u64::from(pos.x.to_bits()) << 32 | u64::from(pos.y.to_bits());
+    (
+        (i as u64) << 32 | u64::from(radius.to_bits()),
+        (!covers_a_share(radius, size)).then_some(centre),
+    )
 }
 
 impl GoalFill {
@@ -67,12 +79,19 @@ impl GoalFill {
     ) where
         I: Iterator<Item = (Vec2, f32)>,
     {
-        for &i in &self.foreign_cells {
-            self.covered[i as usize] = 0.0;
+        // An army at rest but for a few walkers rests on the same cells frame after frame
+        // (their nudges move bodies within their cells): the counts are kept.
+        if !self.counts_again(grid, &resting) {
+            for &i in &self.foreign_cells {
+                self.covered[i as usize] = 0.0;
+            }
+            self.cover_cells(grid, resting, bands, &run);
         }
-        self.cover_cells(grid, resting, bands, &run);
         self.support_cells();
-        self.cover_foreign(grid, foreign);
+        if self.cover_foreign(grid, foreign) {
+            // Other armies' shares are in the counts: the next update takes them again.
+            self.counted.clear();
+        }
         self.take_cells();
         self.find_rooms(grid, coming, coming_total);
     }
@@ -92,6 +111,27 @@ impl GoalFill {
     /// reach, new terrain), or from a snapshot.
     pub fn keep_whole_from(&mut self, whole: bool) {
         self.whole = whole;
+    }
+
+    /// Whether the resting units stand where the last count found them (the same box cells
+    /// and radii, in the same order; bodies wider than a cell at the same centres), so that
+    /// its counts hold. Stops at the first that does not.
+    pub(super) fn counts_again<I>(&self, grid: &Grid, resting: &impl Fn() -> I) -> bool
+    where
+        I: Iterator<Item = (Vec2, f32)>,
+    {
+        let size = grid.cell_size();
+        let mut before = self.counted.iter();
+        for (pos, radius) in resting() {
+            let Some(i) = self.index_of(grid, pos) else {
+                continue;
+            };
+            let (cell, centre) = counted_as(i, pos, radius, size);
+            if before.next() != Some(&cell) || centre.is_some_and(|c| before.next() != Some(&c)) {
+                return false;
+            }
+        }
+        !self.counted.is_empty() && before.next().is_none()
     }
 
     /// Counts the resting units' shares into `covered` and lists the occupied cells (sorted)
@@ -118,6 +158,7 @@ impl GoalFill {
                     units: 0,
                     held: 0.0,
                     rim: 0,
+                    counted: Vec::new(),
                 })
             })
             .collect();
@@ -131,6 +172,7 @@ impl GoalFill {
                 units,
                 held,
                 rim,
+                counted,
             } = &mut *part;
             let first = b * band_rows * w;
             let rows = first / w..first / w + cells.len() / w;
@@ -156,6 +198,11 @@ impl GoalFill {
                 // Every band reads every unit; the first counts them and the cells they fill.
                 let first_band = b == 0;
                 *units += u32::from(first_band);
+                if first_band {
+                    let (cell, centre) = counted_as(i, pos, radius, size);
+                    counted.push(cell);
+                    counted.extend(centre);
+                }
                 if covers_a_share(radius, size) {
                     if share.0.to_bits() != radius.to_bits() {
                         share = (radius, cell_share(radius, size));
@@ -202,18 +249,21 @@ impl GoalFill {
         let mut occupied = last;
         occupied.clear();
         (self.resting_units, self.held, self.rim) = (0, 0.0, 0);
+        self.counted.clear();
         for part in parts {
             let Band {
                 touched,
                 units,
                 held,
                 rim,
+                counted,
                 ..
             } = part.into_inner();
             occupied.extend(touched);
             self.resting_units += units;
             self.held += held;
             self.rim = self.rim.max(rim);
+            self.counted.extend(counted);
         }
         self.covered = covered;
         self.touched = occupied;
@@ -229,8 +279,12 @@ impl GoalFill {
     }
 
     /// Adds the shares of other armies' resting units to `covered`, and lists the cells
-    /// they alone cover (sorted) in `foreign_cells`.
-    fn cover_foreign(&mut self, grid: &Grid, foreign: impl IntoIterator<Item = (Vec2, f32)>) {
+    /// they alone cover (sorted) in `foreign_cells`; whether it added any.
+    fn cover_foreign(
+        &mut self,
+        grid: &Grid,
+        foreign: impl IntoIterator<Item = (Vec2, f32)>,
+    ) -> bool {
         self.foreign_cells.clear();
         let size = grid.cell_size();
         let mut shares: Vec<(u32, f32)> = Vec::new();
@@ -249,6 +303,7 @@ impl GoalFill {
         }
         // In cell order, each cell's shares in the order given: the same sums every run.
         shares.sort_by_key(|&(i, _)| i);
+        let added = !shares.is_empty();
         for (i, share) in shares {
             let c = &mut self.covered[i as usize];
             if *c == 0.0 && self.foreign_cells.last() != Some(&i) {
@@ -256,6 +311,7 @@ impl GoalFill {
             }
             *c += share;
         }
+        added
     }
 
     /// The taken cells from this frame's counts, and a new search when they call for one.
