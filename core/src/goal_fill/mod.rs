@@ -190,9 +190,9 @@ pub struct GoalFill {
     /// The box cells only other armies' resting units cover this frame (sorted).
     foreign_cells: Vec<u32>,
     /// What the last count counted, unit by unit in the order given: each resting unit's box
-    /// cell and radius (and a body wider than a cell's centre), while no other army's unit
-    /// added to the counts. The same list again gives the same counts: they are not taken
-    /// again ([`Self::update_in`]).
+    /// cell and radius (and, for a body wider than a cell, its centre), while no other
+    /// army's unit added to the counts. The same list again gives the same counts, so they
+    /// are not taken again ([`Self::update_in`]).
     counted: Vec<u64>,
     /// Per rank: the open cells of the box up to it (ranks in order).
     open_up_to: Vec<u32>,
