@@ -11,7 +11,7 @@ use horde::{
     Cell, FileError, ForceField, ForceKind, GoalSet, GroupId, Horde, Navigation, Replay, SimConfig,
     SimError, Simulation, Snapshot, Terrain, UnitId, UnitSpec,
     components::{Position, Velocity},
-    level::{LevelConfig, generate_level},
+    level::{Level, LevelConfig, generate_level},
     persistence::FileKind,
 };
 
@@ -20,13 +20,18 @@ use common::*;
 const FRAMES: u64 = 500;
 const DT: f32 = 1.0 / 30.0;
 
-/// A crowd of two groups on a generated level.
-fn setup(threads: usize) -> Simulation {
+/// A generated level of `tiles` x `tiles` tiles of 4x4 cells, every open cell reachable.
+fn level(seed: u64, tiles: u32) -> Level {
     let config = LevelConfig::default()
-        .with_size(16, 16)
+        .with_size(tiles, tiles)
         .with_cells_per_tile(4)
         .with_guarantee_reachable(true);
-    let level = generate_level(11, &config).unwrap();
+    generate_level(seed, &config).unwrap()
+}
+
+/// A crowd of two groups on a generated level.
+fn setup(threads: usize) -> Simulation {
+    let level = level(11, 16);
     let goal_a = level
         .tile_cells(level.player_spawn_tiles()[0])
         .next()
@@ -448,15 +453,7 @@ fn hierarchical_navigation_resumes_with_its_sector_fields() {
     // continue from exactly. From frame 25 the goal moves a cell every frame (the request is
     // retargeted, keeping fields); the snapshot at frame 30 is taken between a goal move and
     // the frame that retargets.
-    let level = generate_level(
-        13,
-        &LevelConfig::default()
-            .with_size(80, 80)
-            .with_cells_per_tile(4)
-            .with_guarantee_reachable(true),
-    )
-    .unwrap();
-    let map = level.into_map();
+    let map = level(13, 80).into_map();
     let goal = area_goal(&map, Cell::new(160, 160), 60);
     let cells = spawn_cells(&map, &goal, 2500, 5);
     let config = SimConfig::default()
@@ -517,15 +514,7 @@ fn an_army_resumes_with_the_crowd_in_its_costs() {
     // frames: docs/behaviour.md, "Crowds in the costs"). Snapshots between two builds, just
     // before a terrain edit (the restored run's field is stale at once) and after a goal
     // change (the field built for the old goal is not used).
-    let level = generate_level(
-        17,
-        &LevelConfig::default()
-            .with_size(40, 40)
-            .with_cells_per_tile(4)
-            .with_guarantee_reachable(true),
-    )
-    .unwrap();
-    let map = level.into_map();
+    let map = level(17, 40).into_map();
     let goal = area_goal(&map, Cell::new(80, 80), 40);
     let cells = spawn_cells(&map, &goal, 10_500, 5);
     let config = SimConfig::default().with_seed(4).with_threads(2);

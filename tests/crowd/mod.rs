@@ -403,6 +403,24 @@ fn wall_with_gap(w: u32, h: u32, gap: u32) -> String {
     })
 }
 
+/// The start of a scenario `name` on an open map split by [`wall_with_gap`], `size` cells
+/// across for bodies up to radius 0.5 and as much larger as `radius` is than that: the
+/// scenario so far, the map's width and height, and the margin spawns and goals keep from
+/// its edges.
+fn split_level(
+    name: &str,
+    seed: u64,
+    radius: f32,
+    size: (f32, f32),
+    gap: u32,
+) -> (String, u32, u32, u32) {
+    let s = (radius / 0.5).max(1.0);
+    let (w, h) = ((size.0 * s) as u32, (size.1 * s) as u32);
+    let mut toml = header(name, seed);
+    toml.push_str(&wall_with_gap(w, h, gap));
+    (toml, w, h, (4.0 * s) as u32)
+}
+
 /// The side in cells of a square that holds `count` bodies of `radius` at half density (at
 /// least 4).
 fn spawn_side(count: usize, radius: f32) -> u32 {
@@ -420,14 +438,10 @@ pub fn gap(
     head_on: bool,
     goal_cells: usize,
 ) -> Member {
-    let s = (radius / 0.5).max(1.0);
-    let (w, h) = ((80.0 * s) as u32, (60.0 * s) as u32);
     let kind = if head_on { "head-on" } else { "crossing" };
     let name = format!("gap/{kind}-gap{gap}-r{radius}-{per_group}-goal{goal_cells}-seed{seed}");
-    let mut toml = header(&name, seed);
-    toml.push_str(&wall_with_gap(w, h, gap));
+    let (mut toml, w, h, margin) = split_level(&name, seed, radius, (80.0, 60.0), gap);
     let spawn = spawn_side(per_group, radius);
-    let margin = (4.0 * s) as u32;
     let (left, right) = (margin, w - margin - spawn);
     let (top, bottom) = (margin, h - margin - spawn);
     let (mid_y, far_x) = (h / 2 - spawn / 2, w - margin - 1);
@@ -455,12 +469,8 @@ pub fn gap(
 /// must get out of the first army's goal area while it comes in (docs/behaviour.md, "Jams
 /// dissolve").
 pub fn swap(seed: u64, gap: u32, radius: f32, coming: usize, leaving: usize) -> Member {
-    let s = (radius / 0.5).max(1.0);
-    let (w, h) = ((80.0 * s) as u32, (60.0 * s) as u32);
     let name = format!("gap/swap-gap{gap}-r{radius}-{coming}+{leaving}-seed{seed}");
-    let mut toml = header(&name, seed);
-    toml.push_str(&wall_with_gap(w, h, gap));
-    let margin = (4.0 * s) as u32;
+    let (mut toml, w, h, margin) = split_level(&name, seed, radius, (80.0, 60.0), gap);
     let (side, small) = (spawn_side(coming, radius), spawn_side(leaving, radius));
     let goal = Cell::new(w - margin - 1 - small / 2, h / 2);
     let coming_goal = goal_keys(goal, 1);
@@ -479,13 +489,9 @@ pub fn swap(seed: u64, gap: u32, radius: f32, coming: usize, leaving: usize) -> 
 /// One army of `count` units of `radius` through a gap of `gap` cells in a wall across an
 /// open map, into a goal area of `goal_cells` cells beyond it.
 pub fn through_gap(seed: u64, gap: u32, radius: f32, count: usize, goal_cells: usize) -> Member {
-    let s = (radius / 0.5).max(1.0);
-    let (w, h) = ((160.0 * s) as u32, (100.0 * s) as u32);
     let name = format!("gap/through-gap{gap}-r{radius}-{count}-goal{goal_cells}-seed{seed}");
-    let mut toml = header(&name, seed);
-    toml.push_str(&wall_with_gap(w, h, gap));
+    let (mut toml, w, h, margin) = split_level(&name, seed, radius, (160.0, 100.0), gap);
     let spawn = spawn_side(count, radius);
-    let margin = (4.0 * s) as u32;
     let goal = goal_keys(Cell::new(w - w / 4, h / 2), goal_cells);
     toml.push_str(&rect_group(
         count,
