@@ -3,7 +3,8 @@
 //! [`PACKED_FROM`] cells half covered by them), its way to its goal
 //! with its crowd in the costs (`horde_core::CrowdField`), per layer and size class of its
 //! units, over a box round those units and its goal. The densities come from the frame-start
-//! snapshot: the share of each cell that the army's units on their way cover. Steering sends
+//! snapshot: the share of each cell that the army's units on their way cover, away from
+//! the goal (near it they are the army arriving, not a jam to walk round). Steering sends
 //! the army's units on their way along it where it turns off their field's way.
 //!
 //! What a field is built from (its army's box and densities) is kept, so that a snapshot can
@@ -33,6 +34,12 @@ const PACKED_FROM: u32 = 500;
 
 /// Cells the box reaches past the army's walking units and its goal.
 const BOX_MARGIN: u32 = 16;
+
+/// Cells round the goal's bounding box within which the army's units on their way add no
+/// density: there they are the army arriving, which its fill sends to the cells it rests
+/// in next. Counted, they turned the streams behind them aside along the goal's face, and
+/// the blob grew from several fronts at once (docs/behaviour.md, "Crowds in the costs").
+const ARRIVING_WITHIN: u32 = 32;
 
 /// What an army's crowd fields were built from: its box (first cell, width, height) and
 /// each box cell's density (the share of the cell its units on their way cover, times
@@ -194,24 +201,16 @@ fn walking(n: &Neighbours, a: u16) -> impl Iterator<Item = &crate::frame::Neighb
 }
 
 /// Army `a`'s box (round its units on their way and its goal, plus [`BOX_MARGIN`]) and the
-/// densities in it: each unit adds the share of its cell its disc covers, in integers (the
-/// sum does not depend on the order).
+/// densities in it: each unit farther than [`ARRIVING_WITHIN`] from the goal's bounding box
+/// adds the share of its cell its disc covers, in integers (the sum does not depend on the
+/// order).
 fn input_of(a: u16, goal: &[Cell], n: &Neighbours, map: &Map) -> Option<CrowdInput> {
     let grid = map.grid();
-    let mut bounds: Option<(Cell, Cell)> = None;
     let cells = walking(n, a)
         .filter_map(|u| grid.cell_at(u.pos))
         .chain(goal.iter().copied());
-    for c in cells {
-        bounds = Some(match bounds {
-            None => (c, c),
-            Some((lo, hi)) => (
-                Cell::new(lo.x.min(c.x), lo.y.min(c.y)),
-                Cell::new(hi.x.max(c.x), hi.y.max(c.y)),
-            ),
-        });
-    }
-    let (lo, hi) = bounds?;
+    let (lo, hi) = bounding_box(cells)?;
+    let goal_box = bounding_box(goal.iter().copied());
     let min = Cell::new(
         lo.x.saturating_sub(BOX_MARGIN),
         lo.y.saturating_sub(BOX_MARGIN),
@@ -227,6 +226,9 @@ fn input_of(a: u16, goal: &[Cell], n: &Neighbours, map: &Map) -> Option<CrowdInp
         let Some(c) = grid.cell_at(u.pos) else {
             continue;
         };
+        if goal_box.is_some_and(|(lo, hi)| chebyshev(lo, hi, c) <= ARRIVING_WITHIN) {
+            continue;
+        }
         let i = ((c.y - min.y) * width + (c.x - min.x)) as usize;
         let share = (std::f32::consts::PI * u.radius * u.radius / cell_area * 255.0)
             .round()
@@ -239,4 +241,65 @@ fn input_of(a: u16, goal: &[Cell], n: &Neighbours, map: &Map) -> Option<CrowdInp
         height,
         density,
     })
+}
+
+/// The first and last corner of the smallest box holding `cells` (`None`: no cell).
+fn bounding_box(cells: impl Iterator<Item = Cell>) -> Option<(Cell, Cell)> {
+    cells.fold(None, |bounds, c| {
+        Some(match bounds {
+            None => (c, c),
+            Some((lo, hi)) => (
+                Cell::new(lo.x.min(c.x), lo.y.min(c.y)),
+                Cell::new(hi.x.max(c.x), hi.y.max(c.y)),
+            ),
+        })
+    })
+}
+
+/// Cells from the box `lo..=hi` to `c` along the farther axis (0 inside it).
+fn chebyshev(lo: Cell, hi: Cell, c: Cell) -> u32 {
+    let dx = lo.x.saturating_sub(c.x).max(c.x.saturating_sub(hi.x));
+    let dy = lo.y.saturating_sub(c.y).max(c.y.saturating_sub(hi.y));
+    dx.max(dy)
+}
+
+#[cfg(test)]
+mod tests {
+    use glam::Vec2;
+    use horde_core::{Cell, Grid, Map, SpatialGrid};
+
+    use super::{ARRIVING_WITHIN, input_of};
+    use crate::frame::{NeighbourInfo, Neighbours};
+
+    /// Units on their way add their share to the density of their cell, except within
+    /// `ARRIVING_WITHIN` cells of the goal's bounding box, where they are the army arriving;
+    /// the box still reaches round them.
+    #[test]
+    fn units_arriving_at_the_goal_add_no_density() {
+        let map = Map::new(Grid::new(200, 40).unwrap());
+        let mut n = Neighbours::new(SpatialGrid::new(map.grid(), 1.0).unwrap());
+        let walker = |x: f32| NeighbourInfo {
+            pos: Vec2::new(x, 20.5),
+            radius: 0.45,
+            ..NeighbourInfo::default()
+        };
+        let goal = [Cell::new(190, 20), Cell::new(191, 21)];
+        let near = 190 - ARRIVING_WITHIN;
+        // Just inside the margin, just outside it, and far away.
+        n.units = [near, near - 1, 20]
+            .map(|x| walker(x as f32 + 0.5))
+            .to_vec();
+        let input = input_of(0, &goal, &n, &map).unwrap();
+        let at = |x: u32| {
+            let (bx, by) = (x - input.min.x, 20 - input.min.y);
+            input.density[(by * input.width + bx) as usize]
+        };
+        assert_eq!(at(near), 0);
+        assert!(at(near - 1) > 0 && at(20) > 0, "{input:?}");
+        // The box still reaches round every unit on its way.
+        assert!(
+            input.min.x <= 20 && input.min.x + input.width > 191,
+            "{input:?}"
+        );
+    }
 }
