@@ -14,7 +14,7 @@
 use horde_core::{Cell, CrowdField, Layer, MAX_SIZE_CLASSES, Map, Navigation};
 
 // Fields per army in the fills' `(layer, size class)` slots.
-use crate::frame::fill_goals::{SLOTS, army_has, slot};
+use crate::frame::fill_goals::{GoalBox, SLOTS, army_has, slot};
 use crate::frame::{FrameData, Neighbours};
 use crate::groups::Groups;
 use crate::job_graph::StageContext;
@@ -209,8 +209,8 @@ fn input_of(a: u16, goal: &[Cell], n: &Neighbours, map: &Map) -> Option<CrowdInp
     let cells = walking(n, a)
         .filter_map(|u| grid.cell_at(u.pos))
         .chain(goal.iter().copied());
-    let (lo, hi) = bounding_box(cells)?;
-    let goal_box = bounding_box(goal.iter().copied());
+    let (lo, hi) = GoalBox::of(cells)?.corners();
+    let goal_box = GoalBox::of(goal.iter().copied());
     let min = Cell::new(
         lo.x.saturating_sub(BOX_MARGIN),
         lo.y.saturating_sub(BOX_MARGIN),
@@ -226,7 +226,7 @@ fn input_of(a: u16, goal: &[Cell], n: &Neighbours, map: &Map) -> Option<CrowdInp
         let Some(c) = grid.cell_at(u.pos) else {
             continue;
         };
-        if goal_box.is_some_and(|(lo, hi)| chebyshev(lo, hi, c) <= ARRIVING_WITHIN) {
+        if goal_box.is_some_and(|b| b.chebyshev(c) <= ARRIVING_WITHIN) {
             continue;
         }
         let i = ((c.y - min.y) * width + (c.x - min.x)) as usize;
@@ -241,26 +241,6 @@ fn input_of(a: u16, goal: &[Cell], n: &Neighbours, map: &Map) -> Option<CrowdInp
         height,
         density,
     })
-}
-
-/// The first and last corner of the smallest box holding `cells` (`None`: no cell).
-fn bounding_box(cells: impl Iterator<Item = Cell>) -> Option<(Cell, Cell)> {
-    cells.fold(None, |bounds, c| {
-        Some(match bounds {
-            None => (c, c),
-            Some((lo, hi)) => (
-                Cell::new(lo.x.min(c.x), lo.y.min(c.y)),
-                Cell::new(hi.x.max(c.x), hi.y.max(c.y)),
-            ),
-        })
-    })
-}
-
-/// Cells from the box `lo..=hi` to `c` along the farther axis (0 inside it).
-fn chebyshev(lo: Cell, hi: Cell, c: Cell) -> u32 {
-    let dx = lo.x.saturating_sub(c.x).max(c.x.saturating_sub(hi.x));
-    let dy = lo.y.saturating_sub(c.y).max(c.y.saturating_sub(hi.y));
-    dx.max(dy)
 }
 
 #[cfg(test)]

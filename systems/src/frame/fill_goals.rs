@@ -5,7 +5,7 @@
 //! that class's costs of the layer (docs/behaviour.md, "Unit sizes"), so a big unit is sent only
 //! to cells its body can centre on; every fill counts the army's resting units of all sizes.
 
-use horde_core::{CostField, GoalFill, GoalSet, Job, Layer, MAX_SIZE_CLASSES, Map};
+use horde_core::{Cell, CostField, GoalFill, GoalSet, Job, Layer, MAX_SIZE_CLASSES, Map};
 
 use crate::frame::{FrameData, Neighbours};
 use crate::groups::Groups;
@@ -66,6 +66,39 @@ fn fill_cost(map: &Map, layer: Layer, class: u8) -> Option<&CostField> {
 
 /// Whether army `army` (its first group) has units of `(layer, class)`: some group of it
 /// has a field there.
+/// The bounding box of a goal's cells.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct GoalBox {
+    min: Cell,
+    max: Cell,
+}
+
+impl GoalBox {
+    /// The smallest box holding `cells` (`None`: no cell).
+    pub(crate) fn of(cells: impl IntoIterator<Item = Cell>) -> Option<Self> {
+        cells.into_iter().fold(None, |b: Option<Self>, c| {
+            Some(b.map_or(Self { min: c, max: c }, |b| Self {
+                min: Cell::new(b.min.x.min(c.x), b.min.y.min(c.y)),
+                max: Cell::new(b.max.x.max(c.x), b.max.y.max(c.y)),
+            }))
+        })
+    }
+
+    /// Chebyshev distance in cells from `cell` to the box (0 inside it): a lower bound of
+    /// the path distance to any goal cell (a step, straight or diagonal, costs at least one
+    /// cell).
+    pub(crate) fn chebyshev(&self, cell: Cell) -> u32 {
+        let dx = (self.min.x.saturating_sub(cell.x)).max(cell.x.saturating_sub(self.max.x));
+        let dy = (self.min.y.saturating_sub(cell.y)).max(cell.y.saturating_sub(self.max.y));
+        dx.max(dy)
+    }
+
+    /// Its first and last corner.
+    pub(crate) fn corners(&self) -> (Cell, Cell) {
+        (self.min, self.max)
+    }
+}
+
 pub(crate) fn army_has(groups: &Groups, army: u16, layer: Layer, class: u8) -> bool {
     (0..groups.len() as u16)
         .filter(|&g| groups.army(g) == army)

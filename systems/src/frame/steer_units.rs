@@ -21,6 +21,7 @@ use horde_core::{
 };
 
 use crate::formations::Formation;
+use crate::frame::fill_goals::GoalBox;
 use crate::frame::{
     CrowdFields, FrameData, GoalFills, ListPart, ListWriter, NeighbourInfo, Neighbours, TOUCHING,
     UNIT_CHUNK, map_unit_chunks,
@@ -66,7 +67,7 @@ pub(crate) fn steer_units(data: &FrameData, ctx: &StageContext<'_>) {
         goal_box: groups
             .list
             .iter()
-            .map(|g| GoalBox::around(g.goal.cells()))
+            .map(|g| GoalBox::of(g.goal.cells().iter().copied()))
             .collect(),
         fills: &fills,
         crowd: &crowd,
@@ -265,7 +266,7 @@ struct Frame<'a> {
     /// Each group's goal box: path distances are at least the Chebyshev distance in cells to
     /// it (every step costs at least one cell), so units farther than `near_goal` cells need
     /// no integration value (saving a cache miss per unit): they neither arrive nor slow down.
-    goal_box: Vec<GoalBox>,
+    goal_box: Vec<Option<GoalBox>>,
     /// Each goal area's fill (`fill_goals`).
     fills: &'a GoalFills,
     /// Each army's way with the crowd in the costs (`crowd_fields`).
@@ -568,6 +569,8 @@ impl<'a> Frame<'a> {
         let far = self
             .goal_box
             .get(g)
+            .copied()
+            .flatten()
             .is_none_or(|b| b.chebyshev(cell) as f32 > self.near_goal);
         let distance = (!far).then(|| {
             distance.unwrap_or_else(|| {
@@ -1222,43 +1225,4 @@ struct Meeting {
     /// Making way for a lower army's stream coming at it: the way it steps (aside, and back
     /// with the stream).
     make_way: Option<Vec2>,
-}
-
-/// The bounding box of a goal's cells.
-#[derive(Clone, Copy, Debug)]
-struct GoalBox {
-    min: Cell,
-    max: Cell,
-}
-
-impl GoalBox {
-    fn around(cells: &[Cell]) -> Self {
-        let first = cells.first().copied().unwrap_or(Cell::new(0, 0));
-        cells.iter().fold(
-            Self {
-                min: first,
-                max: first,
-            },
-            |b, c| Self {
-                min: Cell::new(b.min.x.min(c.x), b.min.y.min(c.y)),
-                max: Cell::new(b.max.x.max(c.x), b.max.y.max(c.y)),
-            },
-        )
-    }
-
-    /// Chebyshev distance in cells from `cell` to the box: a lower bound of the path distance
-    /// to any goal cell (a step, straight or diagonal, costs at least one cell).
-    fn chebyshev(&self, cell: Cell) -> u32 {
-        let dx = self
-            .min
-            .x
-            .saturating_sub(cell.x)
-            .max(cell.x.saturating_sub(self.max.x));
-        let dy = self
-            .min
-            .y
-            .saturating_sub(cell.y)
-            .max(cell.y.saturating_sub(self.max.y));
-        dx.max(dy)
-    }
 }
