@@ -14,7 +14,7 @@
 use horde_core::{Cell, CrowdField, Layer, MAX_SIZE_CLASSES, Map, Navigation};
 
 // Fields per army in the fills' `(layer, size class)` slots.
-use crate::frame::fill_goals::{GoalBox, SLOTS, army_has, slot};
+use crate::frame::fill_goals::{CellBox, SLOTS, army_has, slot};
 use crate::frame::{FrameData, Neighbours};
 use crate::groups::Groups;
 use crate::job_graph::StageContext;
@@ -209,8 +209,8 @@ fn input_of(a: u16, goal: &[Cell], n: &Neighbours, map: &Map) -> Option<CrowdInp
     let cells = walking(n, a)
         .filter_map(|u| grid.cell_at(u.pos))
         .chain(goal.iter().copied());
-    let (lo, hi) = GoalBox::of(cells)?.corners();
-    let goal_box = GoalBox::of(goal.iter().copied());
+    let (lo, hi) = CellBox::of(cells)?.corners();
+    let goal_box = CellBox::of(goal.iter().copied());
     let min = Cell::new(
         lo.x.saturating_sub(BOX_MARGIN),
         lo.y.saturating_sub(BOX_MARGIN),

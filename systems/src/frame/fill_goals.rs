@@ -64,16 +64,14 @@ fn fill_cost(map: &Map, layer: Layer, class: u8) -> Option<&CostField> {
     map.prepared_class_cost_field(layer, class)
 }
 
-/// Whether army `army` (its first group) has units of `(layer, class)`: some group of it
-/// has a field there.
-/// The bounding box of a goal's cells.
+/// The bounding box of some cells (a goal's, for steering and the crowd fields).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct GoalBox {
+pub(crate) struct CellBox {
     min: Cell,
     max: Cell,
 }
 
-impl GoalBox {
+impl CellBox {
     /// The smallest box holding `cells` (`None`: no cell).
     pub(crate) fn of(cells: impl IntoIterator<Item = Cell>) -> Option<Self> {
         cells.into_iter().fold(None, |b: Option<Self>, c| {
@@ -84,9 +82,9 @@ impl GoalBox {
         })
     }
 
-    /// Chebyshev distance in cells from `cell` to the box (0 inside it): a lower bound of
-    /// the path distance to any goal cell (a step, straight or diagonal, costs at least one
-    /// cell).
+    /// Chebyshev distance in cells from `cell` to the box (0 inside it): for a goal's box, a
+    /// lower bound of the path distance to any goal cell (a step, straight or diagonal,
+    /// costs at least one cell).
     pub(crate) fn chebyshev(&self, cell: Cell) -> u32 {
         let dx = (self.min.x.saturating_sub(cell.x)).max(cell.x.saturating_sub(self.max.x));
         let dy = (self.min.y.saturating_sub(cell.y)).max(cell.y.saturating_sub(self.max.y));
@@ -99,6 +97,8 @@ impl GoalBox {
     }
 }
 
+/// Whether army `army` (its first group) has units of `(layer, class)`: some group of it
+/// has a field there.
 pub(crate) fn army_has(groups: &Groups, army: u16, layer: Layer, class: u8) -> bool {
     (0..groups.len() as u16)
         .filter(|&g| groups.army(g) == army)

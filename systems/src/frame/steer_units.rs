@@ -21,7 +21,7 @@ use horde_core::{
 };
 
 use crate::formations::Formation;
-use crate::frame::fill_goals::GoalBox;
+use crate::frame::fill_goals::CellBox;
 use crate::frame::{
     CrowdFields, FrameData, GoalFills, ListPart, ListWriter, NeighbourInfo, Neighbours, TOUCHING,
     UNIT_CHUNK, map_unit_chunks,
@@ -67,7 +67,7 @@ pub(crate) fn steer_units(data: &FrameData, ctx: &StageContext<'_>) {
         goal_box: groups
             .list
             .iter()
-            .map(|g| GoalBox::of(g.goal.cells().iter().copied()))
+            .map(|g| CellBox::of(g.goal.cells().iter().copied()))
             .collect(),
         fills: &fills,
         crowd: &crowd,
@@ -266,7 +266,7 @@ struct Frame<'a> {
     /// Each group's goal box: path distances are at least the Chebyshev distance in cells to
     /// it (every step costs at least one cell), so units farther than `near_goal` cells need
     /// no integration value (saving a cache miss per unit): they neither arrive nor slow down.
-    goal_box: Vec<Option<GoalBox>>,
+    goal_box: Vec<Option<CellBox>>,
     /// Each goal area's fill (`fill_goals`).
     fills: &'a GoalFills,
     /// Each army's way with the crowd in the costs (`crowd_fields`).
